@@ -1,0 +1,90 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// One settings list for every target (the closing loop at the end applies it).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "passkey-server",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "passkey-server", targets: ["passkey-server"]),
+        .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // C libraries from Debian, each wrapped by exactly one Swift module.
+        .systemLibrary(
+            name: "CPasskeyOpenSSL", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CPasskeyCBOR", pkgConfig: "libcbor",
+            providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(
+            name: "CPasskeySQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // Swift wrappers: the only modules that import C.
+        .target(name: "PasskeyCrypto", dependencies: ["CPasskeyOpenSSL"]),
+        .target(name: "PasskeyCBOR", dependencies: ["CPasskeyCBOR"]),
+        .target(name: "PasskeyStore", dependencies: ["CPasskeySQLite"]),
+
+        // WebAuthn verification: no HTTP framework, builds and tests on its own.
+        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR"]),
+
+        // HTTP: translates requests to core calls and back.
+        .target(
+            name: "PasskeyServer",
+            dependencies: [
+                "PasskeyCore", "PasskeyStore", "PasskeyCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "passkey-server",
+            dependencies: [
+                "PasskeyServer", "PasskeyCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // A software authenticator and byte-level builders shared by the test targets.
+        .target(
+            name: "PasskeyTestSupport", dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto"],
+            path: "Tests/PasskeyTestSupport"),
+
+        .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
+        .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"]),
+        .testTarget(name: "PasskeyStoreTests", dependencies: ["PasskeyStore"]),
+        .testTarget(
+            name: "PasskeyCoreTests",
+            dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
+            resources: [.copy("Vectors")]),
+        .testTarget(
+            name: "PasskeyServerTests",
+            dependencies: [
+                "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto",
+                "PasskeyTestSupport", "passkey-server",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
