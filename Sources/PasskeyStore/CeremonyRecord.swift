@@ -1,0 +1,46 @@
+public import Foundation
+
+public enum CeremonyKind: String, Sendable {
+    case registration
+    case authentication
+}
+
+/// A pending registration or authentication ceremony, found again by its challenge.
+public struct CeremonyRecord: Sendable, Equatable {
+    /// The challenge bytes; primary key.
+    public var challenge: [UInt8]
+    public var kind: CeremonyKind
+    /// Registration: the (new or existing) user's handle. Authentication: set when a name was given.
+    public var userHandle: [UInt8]?
+    public var userName: String?
+    public var displayName: String?
+    /// Registration of a new account (the user row is created at finalize).
+    public var isNewUser: Bool
+    /// required | preferred | discouraged
+    public var userVerification: String
+    public var allowCredentialIDs: [[UInt8]]
+    /// The offered pubKeyCredParams algorithms, in order.
+    public var algorithms: [Int]
+    /// Stored with millisecond precision.
+    public var createdAt: Date
+    /// Stored with millisecond precision; the ceremony is expired at `expiresAt` and later.
+    public var expiresAt: Date
+
+    public init(
+        challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, userName: String?,
+        displayName: String?, isNewUser: Bool, userVerification: String,
+        allowCredentialIDs: [[UInt8]], algorithms: [Int], createdAt: Date, expiresAt: Date
+    ) {
+        self.challenge = challenge
+        self.kind = kind
+        self.userHandle = userHandle
+        self.userName = userName
+        self.displayName = displayName
+        self.isNewUser = isNewUser
+        self.userVerification = userVerification
+        self.allowCredentialIDs = allowCredentialIDs
+        self.algorithms = algorithms
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

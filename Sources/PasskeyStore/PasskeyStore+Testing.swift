@@ -1,0 +1,27 @@
+// Internal operations the tests reach with `@testable import`; not part of the public API.
+
+extension PasskeyStore {
+    /// Connection settings a test can read back.
+    enum Pragma: String, Sendable {
+        case journalMode = "journal_mode"
+        case synchronous
+        case foreignKeys = "foreign_keys"
+        case busyTimeout = "busy_timeout"
+    }
+
+    /// The value of `pragma` on the store's own connection, as text.
+    func pragmaValue(_ pragma: Pragma) async throws -> String {
+        try await database.perform { db in
+            // The name comes from the enum above, never from input.
+            try db.row("PRAGMA \(pragma.rawValue)", cached: false) { $0.text(0) } ?? ""
+        }
+    }
+
+    /// Deletes a user; credentials and sessions go with it (ON DELETE CASCADE).
+    func deleteUser(handle: [UInt8]) async throws -> Bool {
+        try await database.perform { db in
+            try db.execute("DELETE FROM users WHERE handle = ?", [.blob(handle)])
+            return try db.changes() == 1
+        }
+    }
+}

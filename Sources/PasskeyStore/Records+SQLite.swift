@@ -1,0 +1,120 @@
+import Foundation
+
+// Column lists, bound arguments and row decoders for each record. A column list and its decoder
+// sit side by side so their order is checked by eye in one place.
+
+extension UserRecord {
+    static let columns = "handle, name, name_key, display_name, created_at"
+
+    init(row: SQLiteRow) {
+        self.init(
+            handle: row.blob(0),
+            name: row.text(1),
+            nameKey: row.text(2),
+            displayName: row.text(3),
+            createdAt: Date(storeMilliseconds: row.int64(4)))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [.blob(handle), .text(name), .text(nameKey), .text(displayName), try .time(createdAt)]
+    }
+}
+
+extension CredentialRecord {
+    static let columns = """
+        id, user_handle, public_key, algorithm, sign_count, transports, backup_eligible, \
+        backup_state, uv_initialized, aaguid, attestation_format, attestation_type, \
+        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned
+        """
+
+    init(row: SQLiteRow) throws {
+        let storedCount = row.int64(4)
+        guard let signCount = UInt32(exactly: storedCount) else {
+            throw StoreError.database("credentials.sign_count out of range")
+        }
+        guard let algorithm = Int(exactly: row.int64(3)) else {
+            throw StoreError.database("credentials.algorithm out of range")
+        }
+        self.init(
+            id: row.blob(0),
+            userHandle: row.blob(1),
+            publicKey: row.blob(2),
+            algorithm: algorithm,
+            signCount: signCount,
+            transports: try ListCoding.strings(row.text(5), column: "credentials.transports"),
+            backupEligible: row.bool(6),
+            backupState: row.bool(7),
+            uvInitialized: row.bool(8),
+            aaguid: row.blob(9),
+            attestationFormat: row.text(10),
+            attestationType: row.text(11),
+            attestationTrusted: row.bool(12),
+            authenticatorName: row.optionalText(13),
+            name: row.text(14),
+            createdAt: Date(storeMilliseconds: row.int64(15)),
+            lastUsedAt: row.isNull(16) ? nil : Date(storeMilliseconds: row.int64(16)),
+            possiblyCloned: row.bool(17))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .blob(id), .blob(userHandle), .blob(publicKey), .int(algorithm),
+            .integer(Int64(signCount)), try ListCoding.encode(strings: transports),
+            .bool(backupEligible), .bool(backupState), .bool(uvInitialized), .blob(aaguid),
+            .text(attestationFormat), .text(attestationType), .bool(attestationTrusted),
+            .optionalText(authenticatorName), .text(name), try .time(createdAt),
+            try .optionalTime(lastUsedAt), .bool(possiblyCloned),
+        ]
+    }
+}
+
+extension CeremonyRecord {
+    static let columns = """
+        challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
+        allow_credential_ids, algorithms, created_at, expires_at
+        """
+
+    init(row: SQLiteRow) throws {
+        guard let kind = CeremonyKind(rawValue: row.text(1)) else {
+            throw StoreError.database("ceremonies.kind holds an unknown kind")
+        }
+        self.init(
+            challenge: row.blob(0),
+            kind: kind,
+            userHandle: row.optionalBlob(2),
+            userName: row.optionalText(3),
+            displayName: row.optionalText(4),
+            isNewUser: row.bool(5),
+            userVerification: row.text(6),
+            allowCredentialIDs: try ListCoding.byteStrings(
+                row.text(7), column: "ceremonies.allow_credential_ids"),
+            algorithms: try ListCoding.integers(row.text(8), column: "ceremonies.algorithms"),
+            createdAt: Date(storeMilliseconds: row.int64(9)),
+            expiresAt: Date(storeMilliseconds: row.int64(10)))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .blob(challenge), .text(kind.rawValue), .optionalBlob(userHandle),
+            .optionalText(userName), .optionalText(displayName), .bool(isNewUser),
+            .text(userVerification), try ListCoding.encode(byteStrings: allowCredentialIDs),
+            try ListCoding.encode(integers: algorithms), try .time(createdAt), try .time(expiresAt),
+        ]
+    }
+}
+
+extension SessionRecord {
+    static let columns = "token_hash, user_handle, created_at, expires_at"
+
+    init(row: SQLiteRow) {
+        self.init(
+            tokenHash: row.blob(0),
+            userHandle: row.blob(1),
+            createdAt: Date(storeMilliseconds: row.int64(2)),
+            expiresAt: Date(storeMilliseconds: row.int64(3)))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt)]
+    }
+}

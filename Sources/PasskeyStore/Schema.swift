@@ -1,0 +1,129 @@
+/// Connection setup and the versioned schema.
+///
+/// `PRAGMA user_version` holds the number of migrations applied. Migrations are append-only:
+/// never edit a shipped one, add the next to `migrations`.
+enum Schema {
+    /// Each migration is a list of single statements run in one transaction, together with the
+    /// bump of `user_version`.
+    static let migrations: [[String]] = [
+        migration1
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Per-connection settings, then migrations. Runs on the database queue right after open.
+    static func prepare(_ db: SQLiteConnection) throws {
+        try db.setBusyTimeout(milliseconds: 5000)
+
+        // WAL is persistent in the file; the pragma answers with the mode now in force.
+        let mode = try db.row("PRAGMA journal_mode = WAL", cached: false) { $0.text(0) }
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError.database("journal_mode is \(mode ?? "unknown"), expected wal")
+        }
+        // FULL: a commit returns only after the WAL is fsynced, so a 200 means the data is on disk.
+        try db.execute("PRAGMA synchronous = FULL", cached: false)
+        // Off by default in SQLite, per connection, and a no-op inside a transaction.
+        try db.execute("PRAGMA foreign_keys = ON", cached: false)
+        let foreignKeys = try db.row("PRAGMA foreign_keys", cached: false) { $0.int64(0) }
+        guard foreignKeys == 1 else {
+            throw StoreError.database("foreign keys are not supported by this SQLite build")
+        }
+
+        try migrate(db)
+    }
+
+    static func userVersion(_ db: SQLiteConnection) throws -> Int {
+        Int(try db.row("PRAGMA user_version") { $0.int64(0) } ?? 0)
+    }
+
+    static func migrate(_ db: SQLiteConnection) throws {
+        let found = try userVersion(db)
+        guard found <= currentVersion else {
+            throw StoreError.database(
+                "database schema version \(found) is newer than this program's \(currentVersion)")
+        }
+        for (index, statements) in migrations.enumerated() where index + 1 > found {
+            let target = index + 1
+            try db.transaction {
+                // Re-read under the write lock: another process may have migrated meanwhile.
+                guard try userVersion(db) < target else { return }
+                for statement in statements {
+                    try db.execute(statement, cached: false)
+                }
+                // PRAGMA takes no bound parameters; `target` is a program constant, not input.
+                try db.execute("PRAGMA user_version = \(target)", cached: false)
+            }
+        }
+    }
+
+    /// Version 1: users, credentials, ceremonies, sessions, server secrets.
+    ///
+    /// STRICT tables: a value of the wrong type is an error, not silently stored.
+    /// Times are INTEGER milliseconds since 1970 UTC; booleans are 0/1; lists are JSON text.
+    static let migration1: [String] = [
+        """
+        CREATE TABLE users (
+            handle       BLOB    NOT NULL PRIMARY KEY,
+            name         TEXT    NOT NULL,
+            name_key     TEXT    NOT NULL UNIQUE,
+            display_name TEXT    NOT NULL,
+            created_at   INTEGER NOT NULL
+        ) STRICT
+        """,
+        """
+        CREATE TABLE credentials (
+            id                  BLOB    NOT NULL PRIMARY KEY,
+            user_handle         BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            public_key          BLOB    NOT NULL,
+            algorithm           INTEGER NOT NULL,
+            sign_count          INTEGER NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+            transports          TEXT    NOT NULL,
+            backup_eligible     INTEGER NOT NULL CHECK (backup_eligible IN (0, 1)),
+            backup_state        INTEGER NOT NULL CHECK (backup_state IN (0, 1)),
+            uv_initialized      INTEGER NOT NULL CHECK (uv_initialized IN (0, 1)),
+            aaguid              BLOB    NOT NULL CHECK (length(aaguid) = 16),
+            attestation_format  TEXT    NOT NULL,
+            attestation_type    TEXT    NOT NULL,
+            attestation_trusted INTEGER NOT NULL CHECK (attestation_trusted IN (0, 1)),
+            authenticator_name  TEXT,
+            name                TEXT    NOT NULL,
+            created_at          INTEGER NOT NULL,
+            last_used_at        INTEGER,
+            possibly_cloned     INTEGER NOT NULL DEFAULT 0 CHECK (possibly_cloned IN (0, 1))
+        ) STRICT
+        """,
+        "CREATE INDEX credentials_by_user ON credentials (user_handle, created_at)",
+        """
+        CREATE TABLE ceremonies (
+            challenge            BLOB    NOT NULL PRIMARY KEY,
+            kind                 TEXT    NOT NULL CHECK (kind IN ('registration', 'authentication')),
+            user_handle          BLOB,
+            user_name            TEXT,
+            display_name         TEXT,
+            is_new_user          INTEGER NOT NULL CHECK (is_new_user IN (0, 1)),
+            user_verification    TEXT    NOT NULL,
+            allow_credential_ids TEXT    NOT NULL,
+            algorithms           TEXT    NOT NULL,
+            created_at           INTEGER NOT NULL,
+            expires_at           INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX ceremonies_by_expiry ON ceremonies (expires_at)",
+        """
+        CREATE TABLE sessions (
+            token_hash  BLOB    NOT NULL PRIMARY KEY,
+            user_handle BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            created_at  INTEGER NOT NULL,
+            expires_at  INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX sessions_by_user ON sessions (user_handle)",
+        "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+        """
+        CREATE TABLE secrets (
+            name  TEXT NOT NULL PRIMARY KEY,
+            value BLOB NOT NULL
+        ) STRICT
+        """,
+    ]
+}

@@ -1,0 +1,20 @@
+public import Foundation
+
+/// A signed-in session. Only the SHA-256 of the token is stored, never the token.
+public struct SessionRecord: Sendable, Equatable {
+    /// SHA-256 of the session token; primary key.
+    public var tokenHash: [UInt8]
+    /// The user's handle (foreign key, ON DELETE CASCADE).
+    public var userHandle: [UInt8]
+    /// Stored with millisecond precision.
+    public var createdAt: Date
+    /// Stored with millisecond precision; the session is expired at `expiresAt` and later.
+    public var expiresAt: Date
+
+    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userHandle = userHandle
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

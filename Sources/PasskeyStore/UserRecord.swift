@@ -1,0 +1,23 @@
+public import Foundation
+
+/// One account. `nameKey` is the case-folded form of `name`, unique across users; the caller
+/// computes it.
+public struct UserRecord: Sendable, Equatable {
+    /// Random 32 bytes (the WebAuthn user handle); primary key.
+    public var handle: [UInt8]
+    /// The name as the user typed it (trimmed).
+    public var name: String
+    /// Case-folded key of `name`; UNIQUE.
+    public var nameKey: String
+    public var displayName: String
+    /// Stored with millisecond precision.
+    public var createdAt: Date
+
+    public init(handle: [UInt8], name: String, nameKey: String, displayName: String, createdAt: Date) {
+        self.handle = handle
+        self.name = name
+        self.nameKey = nameKey
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+}

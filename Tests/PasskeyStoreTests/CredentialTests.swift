@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import PasskeyStore
+
+@Suite("Users and credentials")
+struct CredentialTests {
+    @Test("user round trip by name key and by handle; unknown ones are nil")
+    func userRoundTrip() async throws {
+        try await withStore { store, _ in
+            let user = UserRecord(
+                handle: Fixture.bytes(32), name: "Zoë Ångström", nameKey: "zoë ångström",
+                displayName: "Zoë 🐝", createdAt: Fixture.date(42))
+            try await store.registerCredential(Fixture.credential(for: user), newUser: user)
+
+            #expect(try await store.user(nameKey: "zoë ångström") == user)
+            #expect(try await store.user(handle: user.handle) == user)
+            #expect(try await store.user(nameKey: "Zoë Ångström") == nil)  // the key is exact
+            #expect(try await store.user(handle: Fixture.bytes(32)) == nil)
+        }
+    }
+
+    @Test("credential round trip of every field, minimal and maximal")
+    func credentialRoundTrip() async throws {
+        try await withStore { store, _ in
+            let user = Fixture.user()
+            // Minimal: nil lastUsedAt, empty transports, no authenticator name, all flags false.
+            let minimal = CredentialRecord(
+                id: Fixture.bytes(16), userHandle: user.handle, publicKey: Fixture.bytes(77),
+                algorithm: -8, signCount: 0, transports: [], backupEligible: false,
+                backupState: false, uvInitialized: false, aaguid: [UInt8](repeating: 0, count: 16),
+                attestationFormat: "none", attestationType: "none", attestationTrusted: false,
+                authenticatorName: nil, name: "", createdAt: Fixture.date(1_000), lastUsedAt: nil,
+                possiblyCloned: false)
+            // Maximal: every optional set, every flag true, extreme counter, long ID.
+            let maximal = CredentialRecord(
+                id: Fixture.bytes(1023), userHandle: user.handle, publicKey: Fixture.bytes(270),
+                algorithm: -257, signCount: .max, transports: ["usb", "nfc", "ble", "hybrid", "internal"],
+                backupEligible: true, backupState: true, uvInitialized: true, aaguid: Fixture.bytes(16),
+                attestationFormat: "packed", attestationType: "basic", attestationTrusted: true,
+                authenticatorName: "YubiKey 5 \"NFC\" / ✓", name: "Work key\u{0}tail",
+                createdAt: Fixture.date(2_000), lastUsedAt: Fixture.date(3_000), possiblyCloned: true)
+
+            try await store.registerCredential(minimal, newUser: user)
+            try await store.registerCredential(maximal, newUser: nil)
+
+            #expect(try await store.credential(id: minimal.id) == minimal)
+            #expect(try await store.credential(id: maximal.id) == maximal)
+            #expect(try await store.credential(id: Fixture.bytes(16)) == nil)
+            #expect(try await store.credentials(userHandle: user.handle) == [minimal, maximal])
+        }
+    }
+
+    @Test("credentials(userHandle:) is oldest first, not insertion order, and per user")
+    func credentialsOldestFirst() async throws {
+        try await withStore { store, _ in
+            let alice = Fixture.user(name: "alice")
+            let bob = Fixture.user(name: "bob")
+            let newest = Fixture.credential(for: alice, at: 30_000, name: "newest")
+            let oldest = Fixture.credential(for: alice, at: 10_000, name: "oldest")
+            let middle = Fixture.credential(for: alice, at: 20_000, name: "middle")
+            try await store.registerCredential(newest, newUser: alice)
+            try await store.registerCredential(oldest, newUser: nil)
+            try await store.registerCredential(middle, newUser: nil)
+            let bobs = Fixture.credential(for: bob, at: 0)
+            try await store.registerCredential(bobs, newUser: bob)
+
+            let names = try await store.credentials(userHandle: alice.handle).map(\.name)
+            #expect(names == ["oldest", "middle", "newest"])
+            #expect(try await store.credentials(userHandle: bob.handle) == [bobs])
+            #expect(try await store.credentials(userHandle: Fixture.bytes(32)).isEmpty)
+        }
+    }
+
+    @Test("duplicate credential id → .credentialExists, and the new user row is not left behind")
+    func duplicateCredentialRollsBackUser() async throws {
+        try await withStore { store, _ in
+            let alice = Fixture.user(name: "alice")
+            let first = Fixture.credential(for: alice)
+            try await store.registerCredential(first, newUser: alice)
+
+            let mallory = Fixture.user(name: "mallory")
+            var clash = Fixture.credential(for: mallory)
+            clash.id = first.id
+            let error = await #expect(throws: StoreError.self) {
+                try await store.registerCredential(clash, newUser: mallory)
+            }
+            #expect(error?.code == .credentialExists)
+            #expect(try await store.user(nameKey: "mallory") == nil)
+            #expect(try await store.user(handle: mallory.handle) == nil)
+            #expect(try await store.credential(id: first.id) == first)
+
+            // Same for an existing user adding a clashing credential: nothing changes.
+            var again = Fixture.credential(for: alice, name: "other")
+            again.id = first.id
+            let second = await #expect(throws: StoreError.self) {
+                try await store.registerCredential(again, newUser: nil)
+            }
+            #expect(second?.code == .credentialExists)
+            #expect(try await store.credentials(userHandle: alice.handle) == [first])
+        }
+    }
+
+    @Test("duplicate name key → .userExists, and the credential is not stored")
+    func duplicateNameKey() async throws {
+        try await withStore { store, _ in
+            let alice = Fixture.user(name: "alice")
+            try await store.registerCredential(Fixture.credential(for: alice), newUser: alice)
+
+            var impostor = Fixture.user(name: "ALICE")
+            impostor.nameKey = "alice"
+            let credential = Fixture.credential(for: impostor)
+            let error = await #expect(throws: StoreError.self) {
+                try await store.registerCredential(credential, newUser: impostor)
+            }
+            #expect(error?.code == .userExists)
+            #expect(try await store.credential(id: credential.id) == nil)
+            #expect(try await store.user(handle: impostor.handle) == nil)
+            #expect(try await store.user(nameKey: "alice") == alice)
+        }
+    }
+
+    @Test("a credential for a user that does not exist is refused (foreign key)")
+    func foreignKeyEnforced() async throws {
+        try await withStore { store, _ in
+            let ghost = Fixture.user(name: "ghost")
+            let credential = Fixture.credential(for: ghost)
+            let error = await #expect(throws: StoreError.self) {
+                try await store.registerCredential(credential, newUser: nil)
+            }
+            #expect(error?.code == .database)
+            let stored = try await store.credential(id: credential.id)
+            #expect(stored == nil)
+        }
+    }
+
+    @Test("an AAGUID that is not 16 bytes is refused and nothing is stored")
+    func aaguidLengthChecked() async throws {
+        try await withStore { store, _ in
+            let user = Fixture.user()
+            var credential = Fixture.credential(for: user)
+            credential.aaguid = Fixture.bytes(15)
+            let error = await #expect(throws: StoreError.self) {
+                try await store.registerCredential(credential, newUser: user)
+            }
+            #expect(error?.code == .database)
+            let leftBehind = try await store.user(handle: user.handle)
+            #expect(leftBehind == nil)
+        }
+    }
+
+    @Test("rename and delete only act on the owner's credential")
+    func renameAndDeleteAreScopedToOwner() async throws {
+        try await withStore { store, _ in
+            let alice = Fixture.user(name: "alice")
+            let bob = Fixture.user(name: "bob")
+            let credential = Fixture.credential(for: alice, name: "Phone")
+            try await store.registerCredential(credential, newUser: alice)
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+
+            #expect(try await store.renameCredential(id: credential.id, userHandle: bob.handle, name: "pwned") == false)
+            #expect(try await store.deleteCredential(id: credential.id, userHandle: bob.handle) == false)
+            #expect(try await store.credential(id: credential.id) == credential)
+
+            #expect(try await store.renameCredential(id: credential.id, userHandle: alice.handle, name: "Laptop"))
+            var renamed = credential
+            renamed.name = "Laptop"
+            #expect(try await store.credential(id: credential.id) == renamed)
+            #expect(try await store.renameCredential(id: Fixture.bytes(16), userHandle: alice.handle, name: "x") == false)
+
+            #expect(try await store.deleteCredential(id: credential.id, userHandle: alice.handle))
+            #expect(try await store.credential(id: credential.id) == nil)
+            #expect(try await store.deleteCredential(id: credential.id, userHandle: alice.handle) == false)
+            #expect(try await store.user(handle: alice.handle) == alice)  // the user stays
+        }
+    }
+
+    @Test("deleting a user cascades to credentials and sessions, and only theirs")
+    func deleteUserCascades() async throws {
+        try await withStore { store, _ in
+            let alice = Fixture.user(name: "alice")
+            let bob = Fixture.user(name: "bob")
+            let first = Fixture.credential(for: alice)
+            let second = Fixture.credential(for: alice, at: 1)
+            let bobs = Fixture.credential(for: bob)
+            try await store.registerCredential(first, newUser: alice)
+            try await store.registerCredential(second, newUser: nil)
+            try await store.registerCredential(bobs, newUser: bob)
+            let aliceSession = Fixture.session(for: alice)
+            let bobSession = Fixture.session(for: bob)
+            try await store.insertSession(aliceSession)
+            try await store.insertSession(bobSession)
+
+            #expect(try await store.deleteUser(handle: alice.handle))
+
+            #expect(try await store.user(handle: alice.handle) == nil)
+            #expect(try await store.credential(id: first.id) == nil)
+            #expect(try await store.credential(id: second.id) == nil)
+            #expect(try await store.credentials(userHandle: alice.handle).isEmpty)
+            #expect(try await store.session(tokenHash: aliceSession.tokenHash, now: Fixture.date()) == nil)
+
+            #expect(try await store.credential(id: bobs.id) == bobs)
+            #expect(try await store.session(tokenHash: bobSession.tokenHash, now: Fixture.date()) == bobSession)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import PasskeyStore
+
+@Suite("Sessions and sweeping")
+struct SessionTests {
+    @Test("session insert, lookup, expiry and delete")
+    func lifecycle() async throws {
+        try await withStore { store, _ in
+            let user = Fixture.user()
+            try await store.registerCredential(Fixture.credential(for: user), newUser: user)
+            let session = Fixture.session(for: user, expiresIn: 3_600_000)
+            try await store.insertSession(session)
+
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date(1)) == session)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date(3_599_999)) == session)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: session.expiresAt) == nil)
+            #expect(try await store.session(tokenHash: Fixture.bytes(32), now: Fixture.date(1)) == nil)
+
+            try await store.deleteSession(tokenHash: session.tokenHash)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date(1)) == nil)
+            try await store.deleteSession(tokenHash: session.tokenHash)  // absent: no error
+        }
+    }
+
+    @Test("a session for an unknown user is refused (foreign key)")
+    func sessionNeedsUser() async throws {
+        try await withStore { store, _ in
+            let session = Fixture.session(for: Fixture.user())
+            let error = await #expect(throws: StoreError.self) {
+                try await store.insertSession(session)
+            }
+            #expect(error?.code == .database)
+        }
+    }
+
+    @Test("sweepExpired deletes only expired rows and counts them")
+    func sweepCounts() async throws {
+        try await withStore { store, _ in
+            let user = Fixture.user()
+            try await store.registerCredential(Fixture.credential(for: user), newUser: user)
+            let now = Fixture.date(1_000_000)
+
+            let longGone = Fixture.ceremony(expiresIn: 1_000)
+            let expiringNow = Fixture.ceremony(.registration, expiresIn: 1_000_000)
+            let live = Fixture.ceremony(expiresIn: 1_000_001)
+            for ceremony in [longGone, expiringNow, live] { try await store.insertCeremony(ceremony) }
+
+            let oldSession = Fixture.session(for: user, expiresIn: 999_999)
+            let liveSessions = [Fixture.session(for: user, expiresIn: 2_000_000), Fixture.session(for: user)]
+            for session in [oldSession] + liveSessions { try await store.insertSession(session) }
+
+            let swept = try await store.sweepExpired(now: now)
+            #expect(swept.ceremonies == 2)
+            #expect(swept.sessions == 1)
+
+            let again = try await store.sweepExpired(now: now)
+            #expect(again.ceremonies == 0)
+            #expect(again.sessions == 0)
+
+            // Survivors are intact; the swept ones are gone even for an earlier clock.
+            let earlier = Fixture.date(0)
+            #expect(try await store.consumeCeremony(challenge: live.challenge, kind: .authentication, now: now) == live)
+            #expect(try await store.consumeCeremony(challenge: longGone.challenge, kind: .authentication, now: earlier) == nil)
+            #expect(try await store.consumeCeremony(challenge: expiringNow.challenge, kind: .registration, now: earlier) == nil)
+            for session in liveSessions {
+                #expect(try await store.session(tokenHash: session.tokenHash, now: now) == session)
+            }
+            #expect(try await store.session(tokenHash: oldSession.tokenHash, now: earlier) == nil)
+        }
+    }
+}
