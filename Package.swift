@@ -68,7 +68,7 @@ let package = Package(
             path: "Tests/PasskeyTestSupport"),
 
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
-        .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"]),
+        .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "PasskeyStoreTests", dependencies: ["PasskeyStore"]),
         .testTarget(
             name: "PasskeyCoreTests",
