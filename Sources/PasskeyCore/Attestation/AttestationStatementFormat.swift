@@ -1,0 +1,91 @@
+public import Foundation
+public import PasskeyCBOR
+public import PasskeyCrypto
+
+/// Attestation types (WebAuthn L3 §6.5.3), as stored per credential.
+public enum AttestationType: String, Sendable {
+    case none, `self`, basic, attCA = "attca", anonCA = "anonca"
+}
+
+/// What a format's verification procedure is given (§7.1 step 22).
+public struct AttestationInput: Sendable {
+    public let statement: CBORValue
+    public let authenticatorData: AuthenticatorData
+    public let clientDataHash: [UInt8]
+    public let now: Date
+
+    public var credential: AuthenticatorData.AttestedCredentialData {
+        // AttestationObject refuses authenticator data without attested credential data.
+        authenticatorData.attestedCredentialData!
+    }
+}
+
+/// What a format's verification procedure returns: the attestation type and the trust path
+/// (leaf first) whose trustworthiness is assessed afterwards (§7.1 steps 23–24).
+public struct AttestationOutcome: Sendable {
+    public let type: AttestationType
+    public let trustPath: [Certificate]
+}
+
+/// One attestation statement format (WebAuthn L3 §8). Each format is one type; new formats are
+/// added to `AttestationFormats.supported`.
+public protocol AttestationStatementFormat: Sendable {
+    /// The format identifier matched case-sensitively against `fmt` (§7.1 step 21).
+    var identifier: String { get }
+    /// The format's verification procedure: signature and certificate requirements. Throws
+    /// `invalid_attestation` when the statement does not verify.
+    func verify(_ input: AttestationInput) throws -> AttestationOutcome
+}
+
+public enum AttestationFormats {
+    public static let supported: [any AttestationStatementFormat] = [
+        NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(),
+    ]
+
+    /// §7.1 step 21: USASCII case-sensitive match of `fmt` against the supported formats.
+    public static func format(for identifier: String) -> (any AttestationStatementFormat)? {
+        supported.first { $0.identifier == identifier }
+    }
+}
+
+/// Helpers shared by the x5c-carrying formats.
+enum AttestationStatement {
+    static func map(_ statement: CBORValue, allowedKeys: Set<String>) throws -> [String: CBORValue] {
+        guard let entries = statement.mapEntries else { throw WebAuthnError.invalidAttestation("attStmt is not a map") }
+        var result: [String: CBORValue] = [:]
+        for entry in entries {
+            guard let key = entry.key.textValue, allowedKeys.contains(key) else {
+                throw WebAuthnError.invalidAttestation("attStmt has an unexpected member \(entry.key)")
+            }
+            result[key] = entry.value
+        }
+        return result
+    }
+
+    static func signature(_ members: [String: CBORValue]) throws -> [UInt8] {
+        guard let sig = members["sig"]?.bytesValue, !sig.isEmpty else {
+            throw WebAuthnError.invalidAttestation("attStmt.sig is missing or not a byte string")
+        }
+        return sig
+    }
+
+    /// Parses `x5c`: a non-empty array of DER certificates, leaf first.
+    static func certificates(_ members: [String: CBORValue]) throws -> [Certificate]? {
+        guard let x5c = members["x5c"] else { return nil }
+        guard let array = x5c.arrayValue, !array.isEmpty else {
+            throw WebAuthnError.invalidAttestation("attStmt.x5c is not a non-empty array")
+        }
+        return try array.map { item in
+            guard let der = item.bytesValue else { throw WebAuthnError.invalidAttestation("x5c entry is not a byte string") }
+            do { return try Certificate(derEncoded: der) } catch {
+                throw WebAuthnError.invalidAttestation("x5c entry is not a DER certificate: \(error)")
+            }
+        }
+    }
+
+    static func publicKey(of certificate: Certificate) throws -> PublicKey {
+        do { return try certificate.publicKey } catch {
+            throw WebAuthnError.invalidAttestation("attestation certificate key unusable: \(error)")
+        }
+    }
+}

@@ -1,0 +1,167 @@
+public import Foundation
+public import PasskeyCrypto
+
+/// What the server issued for one registration ceremony.
+public struct RegistrationExpectation: Sendable {
+    public var challenge: [UInt8]
+    public var userVerification: UserVerificationRequirement
+    /// The pubKeyCredParams offered, as COSE algorithm identifiers.
+    public var algorithms: [Int]
+
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, algorithms: [Int]) {
+        self.challenge = challenge
+        self.userVerification = userVerification
+        self.algorithms = algorithms
+    }
+}
+
+/// A registration that passed every check: what becomes the credential record (§7.1 step 27).
+public struct VerifiedRegistration: Sendable {
+    public let credentialID: [UInt8]
+    public let publicKey: COSEKey
+    public let signCount: UInt32
+    public let aaguid: [UInt8]
+    public let transports: [String]
+    public let userVerified: Bool
+    public let backupEligible: Bool
+    public let backupState: Bool
+    public let format: String
+    public let attestationType: AttestationType
+    public let attestationTrusted: Bool
+    public let residentKey: Bool?
+}
+
+/// WebAuthn Level 3 §7.1 "Registering a New Credential", steps 5–27, as the RP performs them.
+/// Steps 1–4 run in the client. Step 26 (credential id not registered for any user) is the
+/// store's PRIMARY KEY, enforced atomically when the record is written.
+public struct RegistrationVerifier: Sendable {
+    public let rp: RelyingParty
+
+    public init(rp: RelyingParty) {
+        self.rp = rp
+    }
+
+    public func verify(_ response: RegistrationResponse, expecting expectation: RegistrationExpectation, now: Date) throws -> VerifiedRegistration {
+        var report = VerificationReport()
+        return try verify(response, expecting: expectation, now: now, report: &report)
+    }
+
+    public func verify(
+        _ response: RegistrationResponse, expecting expectation: RegistrationExpectation, now: Date,
+        report: inout VerificationReport
+    ) throws -> VerifiedRegistration {
+        let clientData = response.clientData
+        let attestation = response.attestationObject
+        let authData = attestation.authenticatorData
+        // AttestationObject refuses authenticator data without attested credential data.
+        let credential = authData.attestedCredentialData!
+
+        // Steps 5–6 (UTF-8 decode and JSON parse of clientDataJSON) and 13 (CBOR decoding of
+        // the attestation object) ran when the response was decoded: malformed input is
+        // `invalid_request` before any challenge is spent.
+        try report.run("7.1.7", "C.type is webauthn.create") {
+            try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
+        }
+        try report.run("7.1.8", "C.challenge is the issued challenge") {
+            try CeremonyChecks.checkChallenge(clientData, expected: expectation.challenge)
+        }
+        try report.run("7.1.9", "C.origin is an allowed origin") {
+            try CeremonyChecks.checkOrigin(clientData, rp: rp)
+        }
+        try report.run("7.1.10-11", "crossOrigin / topOrigin as the RP allows") {
+            try CeremonyChecks.checkCrossOrigin(clientData, rp: rp)
+        }
+        // Step 12: clientDataHash.
+        let clientDataHash = Digest.sha256.hash(clientData.bytes)
+        try report.run("7.1.14", "rpIdHash is SHA-256 of the RP ID") {
+            try CeremonyChecks.checkRPIDHash(authData, rp: rp)
+        }
+        try report.run("7.1.15", "UP flag set") {
+            try CeremonyChecks.checkUserPresent(authData)
+        }
+        try report.run("7.1.16", "UV flag set when required") {
+            try CeremonyChecks.checkUserVerified(authData, requirement: expectation.userVerification)
+        }
+        try report.run("7.1.17", "BS not set without BE") {
+            try CeremonyChecks.checkBackupFlags(authData)
+        }
+        // Steps 18–19: BE and BS are recorded with the credential; BE never changes afterwards.
+        try report.run("7.1.20", "credential alg is one offered in pubKeyCredParams") {
+            try Self.checkAlgorithmOffered(credential.credentialPublicKey, offered: expectation.algorithms)
+        }
+        // Step 20: extension outputs. This RP requests only credProps, a client extension
+        // with no authenticator output; unrequested authenticator outputs are ignored.
+        var format: (any AttestationStatementFormat)?
+        try report.run("7.1.21", "fmt is a supported attestation statement format") {
+            format = try Self.checkFormatSupported(attestation.format)
+        }
+        var outcome: AttestationOutcome?
+        try report.run("7.1.22", "attestation statement verifies (\(attestation.format))") {
+            outcome = try format!.verify(AttestationInput(
+                statement: attestation.statement, authenticatorData: authData, clientDataHash: clientDataHash, now: now))
+        }
+        var trusted = false
+        try report.run("7.1.23-24", "attestation trust path assessed against the RP's anchors") {
+            trusted = try Self.assessTrustworthiness(outcome!, anchors: rp.trustAnchors, now: now)
+        }
+        try report.run("7.1.25", "credential id at most 1023 bytes and equal to rawId") {
+            try Self.checkCredentialID(credential.credentialID, rawID: response.credentialID)
+        }
+        return VerifiedRegistration(
+            credentialID: credential.credentialID,
+            publicKey: credential.credentialPublicKey,
+            signCount: authData.signCount,
+            aaguid: credential.aaguid,
+            transports: response.transports,
+            userVerified: authData.userVerified,
+            backupEligible: authData.backupEligible,
+            backupState: authData.backupState,
+            format: attestation.format,
+            attestationType: outcome!.type,
+            attestationTrusted: trusted,
+            residentKey: response.residentKey)
+    }
+
+    /// §7.1 step 20: the credential key's alg is one of the offered pubKeyCredParams, and one
+    /// this server verifies.
+    static func checkAlgorithmOffered(_ key: COSEKey, offered: [Int]) throws {
+        guard offered.contains(key.algorithmIdentifier), key.algorithm != nil else {
+            throw WebAuthnError(.unsupportedAlgorithm, "credential algorithm \(key.algorithmIdentifier) was not offered")
+        }
+    }
+
+    /// §7.1 step 25: the credential id is at most 1023 bytes. The response's rawId must also
+    /// name the credential that was attested.
+    static func checkCredentialID(_ credentialID: [UInt8], rawID: [UInt8]) throws {
+        guard !credentialID.isEmpty, credentialID.count <= 1023 else {
+            throw WebAuthnError.invalidRequest("credential id is \(credentialID.count) bytes; 1 to 1023 are allowed")
+        }
+        guard credentialID == rawID else {
+            throw WebAuthnError.invalidRequest("rawId differs from the attested credential id")
+        }
+    }
+
+    /// §7.1 step 21: a case-sensitive match of fmt against the supported formats.
+    static func checkFormatSupported(_ fmt: String) throws -> any AttestationStatementFormat {
+        guard let format = AttestationFormats.format(for: fmt) else {
+            throw WebAuthnError.invalidAttestation("attestation format \"\(fmt)\" is not supported")
+        }
+        return format
+    }
+
+    /// §7.1 steps 23–24: every certificate of the trust path must be valid at the verification
+    /// time; the path is trusted only if OpenSSL builds a chain from it to one of the RP's
+    /// anchors. Certificates carried in x5c are never anchors, so an x5c ending in a self-signed
+    /// root is not trusted by itself (GHSA-6hxq-p678-4hr2).
+    static func assessTrustworthiness(_ outcome: AttestationOutcome, anchors: [Certificate], now: Date) throws -> Bool {
+        guard let leaf = outcome.trustPath.first else { return false }
+        for certificate in outcome.trustPath where now < certificate.notBefore || now > certificate.notAfter {
+            throw WebAuthnError.invalidAttestation("an attestation certificate is not valid at the verification time")
+        }
+        guard !anchors.isEmpty else { return false }
+        let verdict = CertificateChain.verify(
+            leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()), anchors: anchors, at: now)
+        if case .trusted = verdict { return true }
+        return false
+    }
+}

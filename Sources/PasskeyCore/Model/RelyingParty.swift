@@ -1,0 +1,68 @@
+public import Foundation
+public import PasskeyCrypto
+
+/// What the relying party expects of every ceremony. Built once at start-up.
+public struct RelyingParty: Sendable {
+    public var id: String
+    public var name: String
+    /// Allowed origins, normalised once (see `Origin.normalize`); compared as exact strings.
+    public private(set) var origins: Set<String>
+    /// Whether responses created in a cross-origin iframe are acceptable at all.
+    public var allowCrossOrigin: Bool
+    /// Origins that may embed a cross-origin ceremony (`topOrigin`), normalised.
+    public private(set) var topOrigins: Set<String>
+    /// pubKeyCredParams offered at registration, in preference order.
+    public var algorithms: [COSEAlgorithm]
+    /// Trust anchors for attestation chains. Empty: chains are checked but never trusted.
+    public var trustAnchors: [Certificate]
+    public var rpIDHash: [UInt8] { Digest.sha256.hash(Array(id.utf8)) }
+
+    public init(
+        id: String, name: String, origins: [String], allowCrossOrigin: Bool = false,
+        topOrigins: [String] = [], algorithms: [COSEAlgorithm] = COSEAlgorithm.defaultOffered,
+        trustAnchors: [Certificate] = []
+    ) throws {
+        self.id = id
+        self.name = name
+        self.origins = Set(try origins.map(Origin.normalize))
+        self.allowCrossOrigin = allowCrossOrigin
+        self.topOrigins = Set(try topOrigins.map(Origin.normalize))
+        self.algorithms = algorithms
+        self.trustAnchors = trustAnchors
+    }
+}
+
+/// Origin normalisation for configured origins (the browser already sends the serialised form).
+public enum Origin {
+    public struct InvalidOrigin: Error, CustomStringConvertible {
+        public let origin: String
+        public let reason: String
+        public var description: String { "invalid origin \(origin): \(reason)" }
+    }
+
+    /// Lower-case scheme and host, default port and trailing slash dropped. Non-URL origins
+    /// (Android's `android:apk-key-hash:…`) are kept as they are.
+    public static func normalize(_ origin: String) throws -> String {
+        let trimmed = origin.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("android:apk-key-hash:") { return trimmed }
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
+              let host = components.host?.lowercased(), !host.isEmpty
+        else { throw InvalidOrigin(origin: origin, reason: "expected scheme://host[:port]") }
+        guard scheme == "https" || scheme == "http" else {
+            throw InvalidOrigin(origin: origin, reason: "scheme must be http or https")
+        }
+        guard components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
+              components.user == nil
+        else { throw InvalidOrigin(origin: origin, reason: "an origin has no path, query, fragment or user") }
+        var result = "\(scheme)://\(host)"
+        if let port = components.port, !(scheme == "https" && port == 443), !(scheme == "http" && port == 80) {
+            result += ":\(port)"
+        }
+        return result
+    }
+}
+
+/// The RP's user verification policy for a ceremony (WebAuthn L3 §5.8.6).
+public enum UserVerificationRequirement: String, Sendable, CaseIterable {
+    case required, preferred, discouraged
+}

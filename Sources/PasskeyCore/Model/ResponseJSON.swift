@@ -1,0 +1,122 @@
+public import Foundation
+
+/// RegistrationResponseJSON (WebAuthn L3 §5.1.3), decoded: every binary field accepts base64url
+/// or base64, padded or not; `id` may be absent when `rawId` is given (and the reverse); a
+/// missing `type` or `clientExtensionResults` is accepted, as native clients omit them.
+public struct RegistrationResponse: Sendable {
+    public let credentialID: [UInt8]
+    public let clientData: CollectedClientData
+    public let attestationObject: AttestationObject
+    public let transports: [String]
+    public let authenticatorAttachment: String?
+    /// clientExtensionResults.credProps.rk, when the client reported it.
+    public let residentKey: Bool?
+
+    private struct JSON: Decodable {
+        struct Response: Decodable {
+            let clientDataJSON: String
+            let attestationObject: String
+            let transports: [String]?
+        }
+        struct Extensions: Decodable {
+            struct CredProps: Decodable { let rk: Bool? }
+            let credProps: CredProps?
+        }
+        let id: String?
+        let rawId: String?
+        let type: String?
+        let response: Response
+        let authenticatorAttachment: String?
+        let clientExtensionResults: Extensions?
+    }
+
+    public init(json: [UInt8]) throws {
+        let decoded: JSON = try ResponseDecoding.decode(json, as: JSON.self)
+        credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
+        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
+        attestationObject = try AttestationObject(bytes: ResponseDecoding.binary(decoded.response.attestationObject, "response.attestationObject"))
+        let transports = decoded.response.transports ?? []
+        guard transports.count <= 16, transports.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 32 }) else {
+            throw WebAuthnError.invalidRequest("response.transports is not a short list of transport names")
+        }
+        self.transports = transports
+        authenticatorAttachment = decoded.authenticatorAttachment
+        residentKey = decoded.clientExtensionResults?.credProps?.rk
+    }
+}
+
+/// AuthenticationResponseJSON (WebAuthn L3 §5.1.4), decoded with the same leniency.
+public struct AuthenticationResponse: Sendable {
+    public let credentialID: [UInt8]
+    public let clientData: CollectedClientData
+    public let authenticatorData: AuthenticatorData
+    public let signature: [UInt8]
+    /// nil when absent, null or empty.
+    public let userHandle: [UInt8]?
+
+    private struct JSON: Decodable {
+        struct Response: Decodable {
+            let clientDataJSON: String
+            let authenticatorData: String
+            let signature: String
+            let userHandle: String?
+        }
+        let id: String?
+        let rawId: String?
+        let type: String?
+        let response: Response
+    }
+
+    public init(json: [UInt8]) throws {
+        let decoded: JSON = try ResponseDecoding.decode(json, as: JSON.self)
+        credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
+        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
+        authenticatorData = try AuthenticatorData(bytes: ResponseDecoding.binary(decoded.response.authenticatorData, "response.authenticatorData"))
+        signature = try ResponseDecoding.binary(decoded.response.signature, "response.signature")
+        if let handle = decoded.response.userHandle, !handle.isEmpty {
+            userHandle = try ResponseDecoding.binary(handle, "response.userHandle")
+        } else {
+            userHandle = nil
+        }
+    }
+}
+
+enum ResponseDecoding {
+    static func decode<T: Decodable>(_ json: [UInt8], as type: T.Type) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(json))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw WebAuthnError.invalidRequest("missing field \(key.stringValue)")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw WebAuthnError.invalidRequest("wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw WebAuthnError.invalidRequest("null at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+        } catch {
+            throw WebAuthnError.invalidRequest("body is not valid JSON")
+        }
+    }
+
+    static func binary(_ string: String, _ field: String) throws -> [UInt8] {
+        guard let bytes = Base64URL.decode(string), !bytes.isEmpty else {
+            throw WebAuthnError.invalidRequest("\(field) is not base64url")
+        }
+        return bytes
+    }
+
+    /// `rawId` (or `id` when rawId is absent); when both are given they must agree.
+    static func credentialID(id: String?, rawId: String?, type: String?) throws -> [UInt8] {
+        if let type, type != "public-key" {
+            throw WebAuthnError.invalidRequest("type must be \"public-key\"")
+        }
+        let fromRaw = try rawId.map { try binary($0, "rawId") }
+        let fromID = try id.map { try binary($0, "id") }
+        switch (fromRaw, fromID) {
+        case let (raw?, id?):
+            guard raw == id else { throw WebAuthnError.invalidRequest("id and rawId differ") }
+            return raw
+        case let (raw?, nil): return raw
+        case let (nil, id?): return id
+        case (nil, nil): throw WebAuthnError.invalidRequest("missing field rawId")
+        }
+    }
+}
