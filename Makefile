@@ -1,0 +1,42 @@
+# Passkey Server — the two commands: `make run` and `make test`.
+# Both install the C libraries from Debian when missing (apt-get; sudo when not root).
+
+SWIFT ?= swift
+PORT ?= 8080
+DATABASE ?= ./passkeys.sqlite
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
+BROWSER_PACKAGES := chromium chromium-driver
+BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
+
+.PHONY: run test build deps browser-deps unit-tests browser-test vectors clean
+
+run: deps build
+	$(BINARY) serve --port $(PORT) --database $(DATABASE)
+
+test: deps browser-deps
+	$(SWIFT) build --build-tests
+	$(MAKE) unit-tests browser-test
+
+unit-tests:
+	$(SWIFT) test --skip-build
+
+browser-test:
+	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
+
+build:
+	$(SWIFT) build
+
+# Installs the -dev packages that are not installed yet (dpkg -s asks without the network).
+deps:
+	@./scripts/install-packages $(SUDO) $(LIB_PACKAGES)
+
+browser-deps:
+	@./scripts/install-packages $(SUDO) $(BROWSER_PACKAGES)
+
+# Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
+vectors:
+	python3 Tests/PasskeyCoreTests/Vectors/generate.py
+
+clean:
+	rm -rf .build

@@ -1,0 +1,71 @@
+public import Hummingbird
+internal import NIOCore
+internal import Logging
+internal import HTTPTypes
+
+/// Turns everything that is not already an `APIError` into the contract's JSON errors: unknown
+/// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies
+/// over the limit (413), and the server's own faults (500, logged, no detail to the client).
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Path → methods the router answers, to tell 405 from 404.
+    let routes: [String: Set<HTTPRequest.Method>]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return try apiError(for: error, request: request, context: context).response(from: request, context: context)
+        }
+    }
+
+    private func apiError(for error: any Error, request: Request, context: Context) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError where error.status == .notFound:
+            if let methods = routes[request.uri.path], !methods.contains(request.method) {
+                return .methodNotAllowed
+            }
+            return .notFound
+        case is NIOTooManyBytesError:
+            return .payloadTooLarge
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return .payloadTooLarge
+        case let error as HTTPError where (400..<500).contains(error.status.code):
+            return APIError(code: "invalid_request", status: error.status.code, message: "The request was not understood.")
+        default:
+            context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return .internalError
+        }
+    }
+}
+
+/// Every request with a body is read up to the limit, chunked or not; a larger one is 413
+/// before any handler sees it.
+struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let maxBody: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody {
+            throw APIError.payloadTooLarge
+        }
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: maxBody)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Headers every answer carries: no sniffing, no framing, no referrer leaks.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
+        return response
+    }
+}

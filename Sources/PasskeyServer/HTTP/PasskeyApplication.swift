@@ -1,0 +1,120 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+public import PasskeyCore
+public import PasskeyStore
+internal import NIOCore
+internal import ServiceLifecycle
+internal import PasskeyCrypto
+
+/// The server, built from a configuration: the store opened, the association file validated,
+/// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
+public struct PasskeyApplication: Sendable {
+    public typealias Context = BasicRequestContext
+
+    public let service: PasskeyService
+    public let store: PasskeyStore
+    public let application: Application<RouterResponder<Context>>
+    let sweeper: SweeperService
+
+    /// Refusals at start-up: bad configuration or association file.
+    public struct StartupError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// - Parameter onListening: called with the host and the real port once the socket is
+    ///   bound (with `--port 0`, the port the system picked).
+    public static func build(
+        configuration: ServerConfiguration, logger: Logger,
+        onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) async throws -> PasskeyApplication {
+        let rp: RelyingParty
+        do {
+            rp = try RelyingParty(id: configuration.rpID, name: configuration.rpName, origins: configuration.effectiveOrigins)
+        } catch {
+            throw StartupError(message: "\(error)")
+        }
+        let association = try loadAssociation(configuration, logger: logger)
+
+        let store = try await PasskeyStore(path: configuration.databasePath)
+        let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
+        let service = PasskeyService(configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger)
+
+        let router = Router(context: Context.self)
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: Routes.table))
+        router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
+        router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+        Routes(service: service, association: association, secureCookies: rp.origins.allSatisfy { $0.hasPrefix("https://") },
+               sessionTTL: configuration.sessionTTL)
+            .register(on: router)
+
+        let host = configuration.host
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                await onListening(host, channel.localAddress?.port ?? configuration.port)
+            },
+            logger: logger)
+        return PasskeyApplication(
+            service: service, store: store, application: application,
+            sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger))
+    }
+
+    /// Serves until SIGTERM or SIGINT: stops accepting, lets requests in flight finish, closes
+    /// the database.
+    public func run() async throws {
+        var application = application
+        application.addServices(sweeper)
+        do {
+            try await application.runService()
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    static func loadAssociation(_ configuration: ServerConfiguration, logger: Logger) throws -> AppleAppSiteAssociation? {
+        var file: [UInt8]?
+        if let path = configuration.associationFile {
+            if let data = FileManager.default.contents(atPath: path) {
+                file = [UInt8](data)
+            } else if configuration.associationFileRequired {
+                throw StartupError(message: "association file \(path) cannot be read. Fix: give --aasa an existing file, or leave it out.")
+            }
+        }
+        guard file != nil || !configuration.iosAppIDs.isEmpty else { return nil }
+        do {
+            let association = try AppleAppSiteAssociation(
+                file: file, source: configuration.associationFile ?? "apple-app-site-association", appIDs: configuration.iosAppIDs)
+            for warning in association.warnings { logger.warning("\(warning)") }
+            return association
+        } catch {
+            throw StartupError(message: "invalid association file: \(error)")
+        }
+    }
+}
+
+/// Sweeps expired ceremonies and sessions every `interval` until graceful shutdown.
+struct SweeperService: Service {
+    let service: PasskeyService
+    let interval: TimeInterval
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                let swept = try await service.sweep()
+                if swept.ceremonies + swept.sessions > 0 {
+                    logger.debug("swept expired rows", metadata: ["ceremonies": "\(swept.ceremonies)", "sessions": "\(swept.sessions)"])
+                }
+            } catch {
+                logger.error("sweeping expired rows failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
+        }
+    }
+}

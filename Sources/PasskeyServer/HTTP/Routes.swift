@@ -1,0 +1,170 @@
+internal import Foundation
+internal import Hummingbird
+internal import NIOCore
+
+/// The contract's endpoints. Each handler only translates HTTP to a `PasskeyService` call and
+/// the result back to HTTP.
+struct Routes: Sendable {
+    typealias Context = PasskeyApplication.Context
+
+    let service: PasskeyService
+    let association: AppleAppSiteAssociation?
+    let secureCookies: Bool
+    let sessionTTL: TimeInterval
+
+    /// Path → methods, so that a known path with another method is 405, not 404.
+    static let table: [String: Set<HTTPRequest.Method>] = [
+        "/healthz": [.get],
+        "/registration_initialize": [.get, .post],
+        "/registration_finalize": [.post],
+        "/authentication_initialize": [.get, .post],
+        "/authentication_finalize": [.post],
+        "/me": [.get],
+        "/logout": [.post],
+        "/.well-known/apple-app-site-association": [.get],
+        "/apple-app-site-association": [.get],
+    ]
+
+    func register(on router: Router<Context>) {
+        router.get("/healthz") { _, _ in
+            _ = try await service.sweep()   // touches the database: 200 only once it answers
+            return Self.json(["status": "ok"])
+        }
+        router.get("/registration_initialize") { request, _ in
+            let query = request.uri.queryParameters
+            let options = try await service.beginRegistration(
+                userName: query.get("user_name"), displayName: query.get("display_name"),
+                session: try await session(request))
+            return try Self.json(options)
+        }
+        router.post("/registration_initialize") { request, _ in
+            let body = try await Self.initializeBody(request)
+            let options = try await service.beginRegistration(
+                userName: body.user_name, displayName: body.display_name, session: try await session(request))
+            return try Self.json(options)
+        }
+        router.post("/registration_finalize") { request, _ in
+            let (result, token) = try await service.finishRegistration(body: try await Self.body(request))
+            return try signedIn(result, token: token)
+        }
+        router.get("/authentication_initialize") { request, _ in
+            try Self.json(try await service.beginAuthentication(userName: request.uri.queryParameters.get("user_name")))
+        }
+        router.post("/authentication_initialize") { request, _ in
+            let body = try await Self.initializeBody(request)
+            return try Self.json(try await service.beginAuthentication(userName: body.user_name))
+        }
+        router.post("/authentication_finalize") { request, _ in
+            let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
+            return try signedIn(result, token: token)
+        }
+        router.get("/me") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            return try Self.json(try await service.me(session))
+        }
+        router.post("/logout") { request, _ in
+            try await service.logout(try await session(request))
+            var response = Self.json(["status": "ok"])
+            response.headers[.setCookie] = cookie(value: "", maxAge: 0)
+            return response
+        }
+        router.patch("/credentials/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            struct Rename: Decodable { let name: String? }
+            let body = try Self.decode(Rename.self, try await Self.body(request))
+            try await service.renameCredential(session, id: context.parameters.get("id") ?? "", name: body.name)
+            return Self.json(["status": "ok"])
+        }
+        router.delete("/credentials/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
+            return Self.json(["status": "ok"])
+        }
+        for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
+            router.get(RouterPath(path)) { _, _ in
+                guard let association else { throw APIError.notFound }
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json"
+                headers[.cacheControl] = "max-age=3600"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: association.json)))
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    /// The session from `Authorization: Bearer …` (native apps) or the `session` cookie.
+    func session(_ request: Request) async throws -> SignedInUser? {
+        try await service.signedInUser(token: Self.token(request))
+    }
+
+    static func token(_ request: Request) -> String? {
+        if let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                return String(parts[1]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if kv.count == 2, kv[0] == "session", !kv[1].isEmpty { return kv[1] }
+            }
+        }
+        return nil
+    }
+
+    /// A finalize answer: the body carries the token for native clients; the cookie is for browsers.
+    func signedIn(_ result: CeremonyResult, token: String) throws -> Response {
+        var response = try Self.json(result)
+        response.headers[.setCookie] = cookie(value: token, maxAge: Int(sessionTTL))
+        return response
+    }
+
+    func cookie(value: String, maxAge: Int) -> String {
+        "session=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secureCookies ? "; Secure" : "")
+    }
+
+    // MARK: Bodies
+
+    static func body(_ request: Request) async throws -> [UInt8] {
+        // BodyLimitMiddleware has already collected the body within the limit.
+        let buffer = try await request.body.collect(upTo: .max)
+        return Array(buffer.readableBytesView)
+    }
+
+    static func initializeBody(_ request: Request) async throws -> InitializeRequest {
+        let bytes = try await body(request)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return InitializeRequest(user_name: nil, display_name: nil)
+        }
+        return try decode(InitializeRequest.self, bytes)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch {
+            throw APIError.invalidRequest("The body is not the expected JSON object.")
+        }
+    }
+
+    // MARK: Answers
+
+    static func json(_ value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return jsonResponse(try encoder.encode(value))
+    }
+
+    static func json(_ value: [String: String]) -> Response {
+        jsonResponse((try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8))
+    }
+
+    private static func jsonResponse(_ data: Data) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

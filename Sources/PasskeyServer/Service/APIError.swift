@@ -1,0 +1,49 @@
+public import PasskeyCore
+internal import PasskeyStore
+
+/// A refused request as the contract names it: an error code, an HTTP status and one sentence
+/// for a human. Built from core and store errors; never carries internal detail to clients.
+public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: String
+    public let httpStatus: Int
+    public let message: String
+
+    public init(code: String, status: Int, message: String) {
+        self.code = code
+        self.httpStatus = status
+        self.message = message
+    }
+
+    public var description: String { "\(httpStatus) \(code): \(message)" }
+
+    public static func invalidRequest(_ message: String) -> APIError { .init(code: "invalid_request", status: 400, message: message) }
+    public static let unknownChallenge = APIError(
+        code: "unknown_challenge", status: 400, message: "The challenge was never issued, was already used, or has expired.")
+    public static let unauthorized = APIError(code: "unauthorized", status: 401, message: "Sign in first.")
+    public static let notFound = APIError(code: "not_found", status: 404, message: "There is nothing at this path.")
+    public static let methodNotAllowed = APIError(code: "method_not_allowed", status: 405, message: "This path does not take that method.")
+    public static let payloadTooLarge = APIError(code: "payload_too_large", status: 413, message: "The request body is larger than the server accepts.")
+    public static let userExists = APIError(code: "user_exists", status: 409, message: "That user name is taken.")
+    public static let credentialExists = APIError(code: "credential_exists", status: 409, message: "This passkey is already registered.")
+    public static let unknownCredential = APIError(code: "unknown_credential", status: 400, message: "This passkey is not registered here.")
+    public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
+
+    /// The contract's mapping of a refused ceremony. The message is the check's reason: it
+    /// names the failed check (never secrets) so developers can see what went wrong.
+    init(_ error: WebAuthnError) {
+        switch error.code {
+        case .credentialExists:
+            self = .credentialExists
+        case .unknownChallenge:
+            self = .unknownChallenge
+        default:
+            self.init(code: error.code.rawValue, status: 400, message: Self.sentence(error.reason))
+        }
+    }
+
+    private static func sentence(_ reason: String) -> String {
+        guard let first = reason.first else { return reason }
+        let capitalised = first.uppercased() + reason.dropFirst()
+        return capitalised.hasSuffix(".") ? capitalised : capitalised + "."
+    }
+}

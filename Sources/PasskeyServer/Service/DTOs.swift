@@ -1,0 +1,99 @@
+/// JSON shapes of the HTTP contract. The core's types are not made Codable; these are the
+/// server's own transfer objects.
+
+/// PublicKeyCredentialCreationOptionsJSON (WebAuthn L3 §5.1.5) wrapped as `{"publicKey": …}`.
+public struct CreationOptionsResponse: Codable, Sendable {
+    public struct Options: Codable, Sendable {
+        public struct RelyingPartyEntity: Codable, Sendable { public let id: String; public let name: String }
+        public struct UserEntity: Codable, Sendable { public let id: String; public let name: String; public let displayName: String }
+        public struct Parameters: Codable, Sendable { public var type = "public-key"; public let alg: Int }
+        public struct Descriptor: Codable, Sendable {
+            public var type = "public-key"
+            public let id: String
+            public let transports: [String]?
+        }
+        public struct AuthenticatorSelection: Codable, Sendable {
+            public let residentKey: String
+            public let requireResidentKey: Bool
+            public let userVerification: String
+        }
+        public struct Extensions: Codable, Sendable { public let credProps: Bool }
+
+        public let rp: RelyingPartyEntity
+        public let user: UserEntity
+        public let challenge: String
+        public let pubKeyCredParams: [Parameters]
+        public let timeout: Int
+        public let excludeCredentials: [Descriptor]
+        public let authenticatorSelection: AuthenticatorSelection
+        public let attestation: String
+        public let extensions: Extensions
+    }
+    public let publicKey: Options
+}
+
+/// PublicKeyCredentialRequestOptionsJSON (WebAuthn L3 §5.1.6) wrapped as `{"publicKey": …}`.
+public struct RequestOptionsResponse: Codable, Sendable {
+    public struct Options: Codable, Sendable {
+        public let challenge: String
+        public let rpId: String
+        public let timeout: Int
+        public let userVerification: String
+        public let allowCredentials: [CreationOptionsResponse.Options.Descriptor]?
+    }
+    public let publicKey: Options
+}
+
+/// The 200 body of both finalize endpoints.
+public struct CeremonyResult: Codable, Sendable {
+    public var status = "ok"
+    public let user_name: String
+    public let credential_id: String
+    public let session: String
+}
+
+/// `GET /me`.
+public struct MeResponse: Codable, Sendable {
+    public struct Credential: Codable, Sendable {
+        public let credential_id: String
+        public let name: String
+        public let created_at: String
+        public let last_used_at: String?
+        public let sign_count: UInt32
+        public let backup_eligible: Bool
+        public let backup_state: Bool
+        public let transports: [String]
+        public let aaguid: String
+        public let possibly_cloned: Bool
+        public let attestation_format: String
+        public let attestation_type: String
+        public let attestation_trusted: Bool
+
+        // `last_used_at` is written as null before the first sign-in, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(credential_id, forKey: .credential_id)
+            try c.encode(name, forKey: .name)
+            try c.encode(created_at, forKey: .created_at)
+            try c.encode(last_used_at, forKey: .last_used_at)
+            try c.encode(sign_count, forKey: .sign_count)
+            try c.encode(backup_eligible, forKey: .backup_eligible)
+            try c.encode(backup_state, forKey: .backup_state)
+            try c.encode(transports, forKey: .transports)
+            try c.encode(aaguid, forKey: .aaguid)
+            try c.encode(possibly_cloned, forKey: .possibly_cloned)
+            try c.encode(attestation_format, forKey: .attestation_format)
+            try c.encode(attestation_type, forKey: .attestation_type)
+            try c.encode(attestation_trusted, forKey: .attestation_trusted)
+        }
+    }
+    public let user_name: String
+    public let display_name: String
+    public let credentials: [Credential]
+}
+
+/// Bodies of the POST variants of the initialize endpoints.
+struct InitializeRequest: Decodable {
+    let user_name: String?
+    let display_name: String?
+}

@@ -1,0 +1,298 @@
+public import Foundation
+public import PasskeyCore
+public import PasskeyStore
+internal import PasskeyCrypto
+public import Logging
+
+/// The relying party's operations, free of HTTP: issue options, finish ceremonies, manage
+/// sessions. Handlers translate HTTP to these calls and back.
+public final class PasskeyService: Sendable {
+    public let configuration: ServerConfiguration
+    public let rp: RelyingParty
+    let store: PasskeyStore
+    let registrationVerifier: RegistrationVerifier
+    let authenticationVerifier: AuthenticationVerifier
+    /// Keys the pseudo-random allowCredentials for names that do not exist.
+    let serverSecret: [UInt8]
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(
+        configuration: ServerConfiguration, rp: RelyingParty, store: PasskeyStore, serverSecret: [UInt8],
+        logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        self.rp = rp
+        self.store = store
+        self.registrationVerifier = RegistrationVerifier(rp: rp)
+        self.authenticationVerifier = AuthenticationVerifier(rp: rp)
+        self.serverSecret = serverSecret
+        self.logger = logger
+        self.now = now
+    }
+
+    // MARK: Registration
+
+    /// `registration_initialize`: a new name starts a new account; an existing name is refused
+    /// unless the caller is signed in as that user, who then adds one more passkey.
+    public func beginRegistration(userName rawName: String?, displayName rawDisplayName: String?, session: SignedInUser?) async throws -> CreationOptionsResponse {
+        guard let rawName else { throw APIError.invalidRequest("user_name is required.") }
+        let name = try UserName(rawName)
+        let displayName = try UserName.displayName(rawDisplayName, default: name)
+        let existing = try await store.user(nameKey: name.key)
+        let user: UserRecord
+        let isNew: Bool
+        if let existing {
+            guard let session, session.user.handle == existing.handle else { throw APIError.userExists }
+            user = existing
+            isNew = false
+        } else {
+            user = UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now())
+            isNew = true
+        }
+        let existingCredentials = isNew ? [] : try await store.credentials(userHandle: user.handle)
+        let challenge = SecureRandom.bytes(32)
+        let created = now()
+        let algorithms = rp.algorithms.map(\.rawValue)
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .registration, userHandle: user.handle, userName: user.name,
+            displayName: user.displayName, isNewUser: isNew, userVerification: configuration.userVerification.rawValue,
+            allowCredentialIDs: [], algorithms: algorithms, createdAt: created,
+            expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
+        typealias Options = CreationOptionsResponse.Options
+        return CreationOptionsResponse(publicKey: Options(
+            rp: .init(id: rp.id, name: rp.name),
+            user: .init(id: Base64URL.encode(user.handle), name: user.name, displayName: user.displayName),
+            challenge: Base64URL.encode(challenge),
+            pubKeyCredParams: algorithms.map { Options.Parameters(alg: $0) },
+            timeout: Int(configuration.challengeTTL * 1000),
+            excludeCredentials: existingCredentials.map {
+                Options.Descriptor(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
+            },
+            authenticatorSelection: .init(
+                residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
+            attestation: "none",
+            extensions: .init(credProps: true)))
+    }
+
+    /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
+    /// the challenge, run §7.1, then store user + credential + session.
+    public func finishRegistration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+        let response: RegistrationResponse
+        do { response = try RegistrationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
+        let ceremony = try await consume(response.clientData, kind: .registration)
+        guard let userHandle = ceremony.userHandle, let userName = ceremony.userName else {
+            throw APIError.internalError
+        }
+        let expectation = RegistrationExpectation(
+            challenge: ceremony.challenge,
+            userVerification: UserVerificationRequirement(rawValue: ceremony.userVerification) ?? .required,
+            algorithms: ceremony.algorithms)
+        let verified: VerifiedRegistration
+        do {
+            verified = try registrationVerifier.verify(response, expecting: expectation, now: now())
+        } catch let error as WebAuthnError {
+            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
+            throw APIError(error)
+        }
+        let created = now()
+        let credential = CredentialRecord(
+            id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey.bytes,
+            algorithm: verified.publicKey.algorithmIdentifier, signCount: verified.signCount,
+            transports: verified.transports, backupEligible: verified.backupEligible, backupState: verified.backupState,
+            uvInitialized: verified.userVerified, aaguid: verified.aaguid, attestationFormat: verified.format,
+            attestationType: verified.attestationType.rawValue, attestationTrusted: verified.attestationTrusted,
+            authenticatorName: nil, name: Self.defaultCredentialName(verified),
+            createdAt: created, lastUsedAt: nil, possiblyCloned: false)
+        let newUser = ceremony.isNewUser
+            ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
+                         displayName: ceremony.displayName ?? userName, createdAt: created)
+            : nil
+        do {
+            try await store.registerCredential(credential, newUser: newUser)
+        } catch let error as StoreError {
+            switch error.code {
+            case .userExists: throw APIError.userExists
+            case .credentialExists: throw APIError.credentialExists
+            case .database: throw error
+            }
+        }
+        let token = try await startSession(userHandle: userHandle)
+        return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
+    }
+
+    static func defaultCredentialName(_ verified: VerifiedRegistration) -> String {
+        verified.backupEligible ? "Synced passkey" : "Passkey"
+    }
+
+    // MARK: Authentication
+
+    /// `authentication_initialize`: with a name, allowCredentials lists that user's passkeys;
+    /// for a name that does not exist, a stable pseudo-random list derived from the server
+    /// secret, so the answer does not reveal whether the account exists.
+    public func beginAuthentication(userName rawName: String?) async throws -> RequestOptionsResponse {
+        var userHandle: [UInt8]?
+        var allow: [CreationOptionsResponse.Options.Descriptor]?
+        if let rawName, !rawName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            let name = try UserName(rawName)
+            if let user = try await store.user(nameKey: name.key) {
+                userHandle = user.handle
+                allow = try await store.credentials(userHandle: user.handle).map {
+                    .init(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
+                }
+            } else {
+                allow = [.init(id: Base64URL.encode(decoyCredentialID(for: name)), transports: ["internal", "hybrid"])]
+            }
+        }
+        let challenge = SecureRandom.bytes(32)
+        let created = now()
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .authentication, userHandle: userHandle, userName: nil, displayName: nil,
+            isNewUser: false, userVerification: configuration.userVerification.rawValue,
+            allowCredentialIDs: (allow ?? []).compactMap { Base64URL.decode($0.id) }, algorithms: [],
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
+        return RequestOptionsResponse(publicKey: .init(
+            challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
+            userVerification: configuration.userVerification.rawValue, allowCredentials: allow))
+    }
+
+    /// A credential id that looks like a real one, the same for a name every time.
+    func decoyCredentialID(for name: UserName) -> [UInt8] {
+        let mac = HMAC.sha256(key: serverSecret, data: Array("decoy-credential:\(name.key)".utf8))
+        let more = HMAC.sha256(key: serverSecret, data: mac)
+        return mac + more.prefix(Int(mac[0] % 2) * 32)
+    }
+
+    /// `authentication_finalize`: decode, consume the challenge, find the credential, run §7.2,
+    /// then update the counter atomically and start a session. A refused counter marks the
+    /// credential possibly cloned and changes nothing else.
+    public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+        let response: AuthenticationResponse
+        do { response = try AuthenticationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
+        let ceremony = try await consume(response.clientData, kind: .authentication)
+        guard let stored = try await store.credential(id: response.credentialID) else {
+            throw APIError.unknownCredential
+        }
+        let key: COSEKey
+        do { key = try COSEKey(bytes: stored.publicKey) } catch {
+            logger.error("stored credential key unreadable", metadata: ["error": "\(error)"])
+            throw APIError.internalError
+        }
+        let expectation = AuthenticationExpectation(
+            challenge: ceremony.challenge,
+            userVerification: UserVerificationRequirement(rawValue: ceremony.userVerification) ?? .required,
+            allowCredentialIDs: ceremony.allowCredentialIDs,
+            identifiedUserHandle: ceremony.userHandle)
+        let state = CredentialState(
+            id: stored.id, userHandle: stored.userHandle, publicKey: key, signCount: stored.signCount,
+            backupEligible: stored.backupEligible)
+        let verified: VerifiedAuthentication
+        do {
+            verified = try authenticationVerifier.verify(response, expecting: expectation, credential: state)
+        } catch let error as WebAuthnError {
+            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
+            if error.code == .counterRegression {
+                try await store.markPossiblyCloned(credentialID: stored.id)
+            }
+            throw APIError(error)
+        }
+        // §7.2 step 25, atomically: the counter is compared again in the same statement, so a
+        // concurrent assertion with the same count cannot also pass.
+        let applied = try await store.recordAssertion(
+            credentialID: stored.id, signCount: verified.signCount, backupState: verified.backupState,
+            uvInitialized: verified.userVerified, at: now())
+        guard applied else {
+            try await store.markPossiblyCloned(credentialID: stored.id)
+            throw APIError(WebAuthnError(.counterRegression, "sign count did not increase over a concurrent assertion"))
+        }
+        guard let user = try await store.user(handle: stored.userHandle) else { throw APIError.internalError }
+        let token = try await startSession(userHandle: user.handle)
+        return (CeremonyResult(user_name: user.name, credential_id: Base64URL.encode(stored.id), session: token), token)
+    }
+
+    /// Consumes the ceremony named by the challenge inside clientDataJSON. A challenge that was
+    /// never issued, was already used, expired, or belongs to the other kind of ceremony is
+    /// `unknown_challenge`.
+    private func consume(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
+        guard let challenge = Base64URL.decodeStrict(clientData.challenge), challenge.count >= 16,
+              let ceremony = try await store.consumeCeremony(challenge: challenge, kind: kind, now: now())
+        else { throw APIError.unknownChallenge }
+        return ceremony
+    }
+
+    // MARK: Sessions
+
+    /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
+    private func startSession(userHandle: [UInt8]) async throws -> String {
+        let token = SecureRandom.bytes(32)
+        let created = now()
+        try await store.insertSession(SessionRecord(
+            tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL)))
+        return Base64URL.encode(token)
+    }
+
+    /// The signed-in user for a session token, or nil when the token is unknown or expired.
+    public func signedInUser(token: String?) async throws -> SignedInUser? {
+        guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
+        let hash = Digest.sha256.hash(bytes)
+        guard let session = try await store.session(tokenHash: hash, now: now()),
+              let user = try await store.user(handle: session.userHandle)
+        else { return nil }
+        return SignedInUser(user: user, tokenHash: hash)
+    }
+
+    public func logout(_ session: SignedInUser?) async throws {
+        guard let session else { return }
+        try await store.deleteSession(tokenHash: session.tokenHash)
+    }
+
+    public func me(_ session: SignedInUser) async throws -> MeResponse {
+        let credentials = try await store.credentials(userHandle: session.user.handle)
+        return MeResponse(
+            user_name: session.user.name, display_name: session.user.displayName,
+            credentials: credentials.map { c in
+                MeResponse.Credential(
+                    credential_id: Base64URL.encode(c.id), name: c.name, created_at: Self.timestamp(c.createdAt),
+                    last_used_at: c.lastUsedAt.map(Self.timestamp), sign_count: c.signCount,
+                    backup_eligible: c.backupEligible, backup_state: c.backupState, transports: c.transports,
+                    aaguid: UUIDString.format(c.aaguid), possibly_cloned: c.possiblyCloned,
+                    attestation_format: c.attestationFormat, attestation_type: c.attestationType,
+                    attestation_trusted: c.attestationTrusted)
+            })
+    }
+
+    /// Renames one of the signed-in user's passkeys.
+    public func renameCredential(_ session: SignedInUser, id: String, name rawName: String?) async throws {
+        guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
+        guard let rawName else { throw APIError.invalidRequest("name is required.") }
+        let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(label.count), !label.unicodeScalars.contains(where: UserName.isControl) else {
+            throw APIError.invalidRequest("name must be 1 to 64 characters without control characters.")
+        }
+        guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label) else {
+            throw APIError.notFound
+        }
+    }
+
+    /// Deletes one of the signed-in user's passkeys.
+    public func deleteCredential(_ session: SignedInUser, id: String) async throws {
+        guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
+        guard try await store.deleteCredential(id: id, userHandle: session.user.handle) else { throw APIError.notFound }
+    }
+
+    public func sweep() async throws -> (ceremonies: Int, sessions: Int) {
+        try await store.sweepExpired(now: now())
+    }
+
+    /// ISO 8601 in UTC, e.g. 2026-11-21T09:30:00Z.
+    static func timestamp(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}
+
+/// A request's session, resolved from the cookie or the Bearer token.
+public struct SignedInUser: Sendable {
+    public let user: UserRecord
+    let tokenHash: [UInt8]
+}

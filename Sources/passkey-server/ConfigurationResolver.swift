@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import PasskeyCore
+import PasskeyServer
+
+/// Flag, else `PASSKEY_*` environment variable, else the default.
+struct ConfigurationResolver {
+    let environment: [String: String]
+
+    func resolve(_ flags: Serve) throws -> ServerConfiguration {
+        var c = ServerConfiguration()
+        c.host = try string(flags.host, "HOST") ?? c.host
+        c.port = try int(flags.port, "PORT", range: 0...65535) ?? c.port
+        c.rpID = try string(flags.rpID, "RP_ID") ?? c.rpID
+        c.rpName = try string(flags.rpName, "RP_NAME") ?? c.rpName
+        c.origins = list(flags.origin, "ORIGIN")
+        c.databasePath = try string(flags.database, "DATABASE") ?? c.databasePath
+        c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? c.publicDirectory
+        if let aasa = try string(flags.aasa, "AASA") {
+            c.associationFile = aasa
+            c.associationFileRequired = true
+        }
+        c.iosAppIDs = list(flags.iosAppID, "IOS_APP_ID")
+        if let uv = try string(flags.userVerification, "USER_VERIFICATION") {
+            guard let requirement = UserVerificationRequirement(rawValue: uv) else {
+                throw ValidationError("--user-verification must be required, preferred or discouraged, not \(uv)")
+            }
+            c.userVerification = requirement
+        }
+        c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
+        c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
+        c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
+        for origin in c.effectiveOrigins {
+            do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--origin: \(error)") }
+        }
+        return c
+    }
+
+    private func string(_ flag: String?, _ name: String) throws -> String? {
+        if let flag { return flag }
+        guard let value = environment["PASSKEY_" + name] else { return nil }
+        return value
+    }
+
+    private func int(_ flag: Int?, _ name: String, range: ClosedRange<Int>) throws -> Int? {
+        let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let value: Int
+        if let flag {
+            value = flag
+        } else if let text = environment["PASSKEY_" + name] {
+            guard let parsed = Int(text) else { throw ValidationError("PASSKEY_\(name) must be a whole number, not \(text)") }
+            value = parsed
+        } else {
+            return nil
+        }
+        guard range.contains(value) else {
+            throw ValidationError("\(option) must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+        }
+        return value
+    }
+
+    private func list(_ flags: [String], _ name: String) -> [String] {
+        if !flags.isEmpty { return flags }
+        guard let value = environment["PASSKEY_" + name] else { return [] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PasskeyCore
+import PasskeyServer
+
+@main
+struct PasskeyServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkey-server",
+        abstract: "A passkey (WebAuthn) relying-party server with SQLite storage.",
+        subcommands: [Serve.self])
+}
+
+/// `passkey-server serve`. Every option also reads `PASSKEY_<OPTION>` from the environment
+/// (repeatable options: a comma-separated list); a flag on the command line wins.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the JSON API, the ceremony page and the association file.",
+        discussion: """
+            Every option can also be set in the environment as PASSKEY_ followed by the option in \
+            upper snake case (--rp-id → PASSKEY_RP_ID); repeatable options take a comma-separated \
+            list there. A flag on the command line wins over the environment.
+            """)
+
+    @Option(help: "Address to bind. (env: PASSKEY_HOST, default 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one. (env: PASSKEY_PORT, default 8080)")
+    var port: Int?
+
+    @Option(name: .customLong("rp-id"), help: "Relying party ID: the domain passkeys are bound to. (env: PASSKEY_RP_ID, default localhost)")
+    var rpID: String?
+
+    @Option(name: .customLong("rp-name"), help: "Relying party name shown by authenticators. (env: PASSKEY_RP_NAME, default \"Passkey Server\")")
+    var rpName: String?
+
+    @Option(help: "An allowed origin, compared exactly after normalising; repeatable. (env: PASSKEY_ORIGIN, default http://localhost:PORT)")
+    var origin: [String] = []
+
+    @Option(help: "SQLite database file, created if missing. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)")
+    var database: String?
+
+    @Option(name: .customLong("public-dir"), help: "Folder served at / (the ceremony page). (env: PASSKEY_PUBLIC_DIR, default Public)")
+    var publicDir: String?
+
+    @Option(help: "apple-app-site-association file to serve; start-up stops if it is invalid. (env: PASSKEY_AASA, default apple-app-site-association when that file exists)")
+    var aasa: String?
+
+    @Option(name: .customLong("ios-app-id"), help: "TEAMID.bundle.id merged into webcredentials.apps; repeatable. (env: PASSKEY_IOS_APP_ID)")
+    var iosAppID: [String] = []
+
+    @Option(name: .customLong("user-verification"), help: "required, preferred or discouraged. (env: PASSKEY_USER_VERIFICATION, default preferred)")
+    var userVerification: String?
+
+    @Option(name: .customLong("challenge-ttl"), help: "Seconds a ceremony's challenge stays valid. (env: PASSKEY_CHALLENGE_TTL, default 300)")
+    var challengeTTL: Int?
+
+    @Option(name: .customLong("session-ttl"), help: "Seconds a session lasts. (env: PASSKEY_SESSION_TTL, default 604800 = 7 days)")
+    var sessionTTL: Int?
+
+    @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
+    var maxBody: Int?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: PASSKEY_LOG_LEVEL, default info)")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration: ServerConfiguration
+        do {
+            configuration = try ConfigurationResolver(environment: environment).resolve(self)
+        } catch let error as ValidationError {
+            throw error
+        }
+        var logger = Logger(label: "passkey-server")
+        let level = logLevel ?? environment["PASSKEY_LOG_LEVEL"] ?? "info"
+        guard let parsedLevel = Logger.Level(rawValue: level) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        logger.logLevel = parsedLevel
+
+        let app: PasskeyApplication
+        do {
+            app = try await PasskeyApplication.build(configuration: configuration, logger: logger) { host, port in
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            }
+        } catch let error as PasskeyApplication.StartupError {
+            FileHandle.standardError.write(Data("passkey-server: \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+        try await app.run()
+    }
+}
