@@ -82,9 +82,9 @@ struct Serve: AsyncParsableCommand {
 
         let app: PasskeyApplication
         do {
-            app = try await PasskeyApplication.build(configuration: configuration, logger: logger) { host, port in
+            app = try await PasskeyApplication.build(configuration: configuration, logger: logger, onListening: { host, port in
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
-            }
+            })
         } catch let error as PasskeyApplication.StartupError {
             FileHandle.standardError.write(Data("passkey-server: \(error.message)\n".utf8))
             throw ExitCode(1)

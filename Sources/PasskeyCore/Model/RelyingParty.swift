@@ -17,6 +17,11 @@ public struct RelyingParty: Sendable {
     public var trustAnchors: [Certificate]
     public var rpIDHash: [UInt8] { Digest.sha256.hash(Array(id.utf8)) }
 
+    /// Replaces the allowed origins (normalised), e.g. once the real port is known.
+    public mutating func setOrigins(_ origins: [String]) throws {
+        self.origins = Set(try origins.map(Origin.normalize))
+    }
+
     public init(
         id: String, name: String, origins: [String], allowCrossOrigin: Bool = false,
         topOrigins: [String] = [], algorithms: [COSEAlgorithm] = COSEAlgorithm.defaultOffered,

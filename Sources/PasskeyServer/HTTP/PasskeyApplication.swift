@@ -23,10 +23,12 @@ public struct PasskeyApplication: Sendable {
         public var description: String { message }
     }
 
-    /// - Parameter onListening: called with the host and the real port once the socket is
-    ///   bound (with `--port 0`, the port the system picked).
+    /// - Parameters:
+    ///   - now: the clock for challenges and sessions (tests pin it).
+    ///   - onListening: called with the host and the real port once the socket is bound (with
+    ///     `--port 0`, the port the system picked).
     public static func build(
-        configuration: ServerConfiguration, logger: Logger,
+        configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) async throws -> PasskeyApplication {
         let rp: RelyingParty
@@ -39,7 +41,7 @@ public struct PasskeyApplication: Sendable {
 
         let store = try await PasskeyStore(path: configuration.databasePath)
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
-        let service = PasskeyService(configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger)
+        let service = PasskeyService(configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, now: now)
 
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware())
@@ -55,7 +57,11 @@ public struct PasskeyApplication: Sendable {
             router: router,
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
-                await onListening(host, channel.localAddress?.port ?? configuration.port)
+                let port = channel.localAddress?.port ?? configuration.port
+                do { try service.adoptListeningPort(port) } catch {
+                    logger.critical("cannot set the default origin", metadata: ["error": "\(error)"])
+                }
+                await onListening(host, port)
             },
             logger: logger)
         return PasskeyApplication(

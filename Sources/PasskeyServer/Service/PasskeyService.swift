@@ -2,16 +2,18 @@ public import Foundation
 public import PasskeyCore
 public import PasskeyStore
 internal import PasskeyCrypto
+internal import Synchronization
 public import Logging
 
 /// The relying party's operations, free of HTTP: issue options, finish ceremonies, manage
 /// sessions. Handlers translate HTTP to these calls and back.
 public final class PasskeyService: Sendable {
     public let configuration: ServerConfiguration
-    public let rp: RelyingParty
+    /// The relying party; its origins change once, when the default origin learns the port
+    /// the server really bound (`--port 0`).
+    private let relyingParty: Mutex<RelyingParty>
+    public var rp: RelyingParty { relyingParty.withLock { $0 } }
     let store: PasskeyStore
-    let registrationVerifier: RegistrationVerifier
-    let authenticationVerifier: AuthenticationVerifier
     /// Keys the pseudo-random allowCredentials for names that do not exist.
     let serverSecret: [UInt8]
     let now: @Sendable () -> Date
@@ -22,13 +24,18 @@ public final class PasskeyService: Sendable {
         logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.configuration = configuration
-        self.rp = rp
+        self.relyingParty = Mutex(rp)
         self.store = store
-        self.registrationVerifier = RegistrationVerifier(rp: rp)
-        self.authenticationVerifier = AuthenticationVerifier(rp: rp)
         self.serverSecret = serverSecret
         self.logger = logger
         self.now = now
+    }
+
+    /// With no configured origins the default is http://localhost:PORT; this sets PORT to the
+    /// port actually bound.
+    func adoptListeningPort(_ port: Int) throws {
+        guard configuration.origins.isEmpty else { return }
+        try relyingParty.withLock { try $0.setOrigins(["http://localhost:\(port)"]) }
     }
 
     // MARK: Registration
@@ -90,7 +97,7 @@ public final class PasskeyService: Sendable {
             algorithms: ceremony.algorithms)
         let verified: VerifiedRegistration
         do {
-            verified = try registrationVerifier.verify(response, expecting: expectation, now: now())
+            verified = try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now())
         } catch let error as WebAuthnError {
             logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
             throw APIError(error)
@@ -188,7 +195,7 @@ public final class PasskeyService: Sendable {
             backupEligible: stored.backupEligible)
         let verified: VerifiedAuthentication
         do {
-            verified = try authenticationVerifier.verify(response, expecting: expectation, credential: state)
+            verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
         } catch let error as WebAuthnError {
             logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
             if error.code == .counterRegression {

@@ -1,0 +1,210 @@
+import Foundation
+import PasskeyCore
+import PasskeyCrypto
+import PasskeyServer
+import PasskeyStore
+import PasskeyTestSupport
+import Testing
+
+/// The real `passkey-server` binary as a child process.
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked: `process` and `output` are set once in init and only read afterwards.
+    let process: Process
+    let port: Int
+    private let output: Pipe
+
+    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var origin: String { "http://localhost:\(port)" }
+
+    static var binary: URL {
+        get throws {
+            if let path = ProcessInfo.processInfo.environment["PASSKEY_SERVER_BINARY"] { return URL(fileURLWithPath: path) }
+            // The test bundle sits next to the products of the same build.
+            var candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+            candidates += [URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug")]
+            for directory in candidates {
+                var url = directory
+                for _ in 0..<3 {
+                    let candidate = url.appendingPathComponent("passkey-server")
+                    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                    url.deleteLastPathComponent()
+                }
+            }
+            throw POSIXError(.ENOENT)
+        }
+    }
+
+    init(arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = try Self.binary
+        process.arguments = ["serve"] + arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
+        env.merge(environment) { $1 }
+        process.environment = env
+        output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read stdout until the `listening on` line.
+        var buffer = Data()
+        var found: Int?
+        let deadline = Date().addingTimeInterval(30)
+        while found == nil, Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer += chunk
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let range = text.range(of: #"listening on http://[^:\s]+:(\d+)"#, options: .regularExpression) {
+                found = Int(text[range].split(separator: ":").last ?? "")
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw POSIXError(.ETIMEDOUT)
+        }
+        port = found
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func terminate() -> Int32 {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+@Suite(.serialized) struct ProcessTests {
+    func temporaryDatabase() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-proc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("db.sqlite")
+    }
+
+    /// Register, kill -9, restart on the same file with the same origin, sign in.
+    @Test func survivesKillDashNine() async throws {
+        let database = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let first = try ServerProcess(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
+        let client = Client(base: first.base)
+        let initialize = try await client.get("/registration_initialize?user_name=kim")
+        let options = initialize.json["publicKey"] as! [String: Any]
+        let handle = Base64URL.decode((options["user"] as! [String: Any])["id"] as! String)!
+        let credential = try TestCredential(userHandle: handle)
+        let registration = try RegistrationBuilder(
+            credential: credential, rpID: "localhost", origin: "http://localhost:1",
+            challenge: Base64URL.decode(options["challenge"] as! String)!).json()
+        let registered = try await client.post("/registration_finalize", bytes: registration)
+        #expect(registered.status == 200)
+        let token = try #require(registered.json["session"] as? String)
+        first.kill9()
+
+        let second = try ServerProcess(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
+        let again = Client(base: second.base)
+        #expect(try await again.get("/me", bearer: token).status == 200)   // the session survived too
+        let start = try await again.get("/authentication_initialize?user_name=KIM")
+        let challenge = Base64URL.decode((start.json["publicKey"] as! [String: Any])["challenge"] as! String)!
+        let assertion = try AssertionBuilder(credential: credential, rpID: "localhost", origin: "http://localhost:1", challenge: challenge, signCount: 1).json()
+        let signedIn = try await again.post("/authentication_finalize", bytes: assertion)
+        #expect(signedIn.status == 200)
+        #expect(signedIn.json["user_name"] as? String == "kim")
+        #expect(second.terminate() == 0)
+    }
+
+    /// SIGTERM: stop accepting, finish, close the database, exit 0. Flags come from the
+    /// environment too.
+    @Test func terminatesCleanlyAndReadsTheEnvironment() async throws {
+        let database = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let server = try ServerProcess(arguments: [], environment: [
+            "PASSKEY_PORT": "0", "PASSKEY_DATABASE": database.path, "PASSKEY_RP_ID": "example.test",
+            "PASSKEY_RP_NAME": "Env Name", "PASSKEY_ORIGIN": "https://example.test, https://www.example.test",
+            "PASSKEY_USER_VERIFICATION": "required", "PASSKEY_IOS_APP_ID": "ABCDE12345.com.example.env",
+        ])
+        let client = Client(base: server.base)
+        let options = (try await client.get("/registration_initialize?user_name=lee")).json["publicKey"] as! [String: Any]
+        #expect((options["rp"] as? [String: Any])?["id"] as? String == "example.test")
+        #expect((options["rp"] as? [String: Any])?["name"] as? String == "Env Name")
+        #expect((options["authenticatorSelection"] as? [String: Any])?["userVerification"] as? String == "required")
+        let aasa = try await client.get("/.well-known/apple-app-site-association")
+        #expect(((aasa.json["webcredentials"] as? [String: Any])?["apps"] as? [String])?.contains("ABCDE12345.com.example.env") == true)
+        #expect(server.terminate() == 0)
+        #expect(FileManager.default.fileExists(atPath: database.path))
+    }
+
+    @Test func refusesBadConfigurationWithAMessage() throws {
+        for arguments in [["--aasa", "/nonexistent/aasa"], ["--user-verification", "sometimes"], ["--origin", "ftp://x"], ["--port", "70000"]] {
+            let process = Process()
+            process.executableURL = try ServerProcess.binary
+            process.arguments = ["serve", "--port", "0", "--database", "/tmp/never-created-\(UUID().uuidString).sqlite"] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus != 0, "\(arguments)")
+            #expect(!message.isEmpty, "\(arguments)")
+        }
+    }
+
+    @Test func helpExplainsEveryFlag() throws {
+        let process = Process()
+        process.executableURL = try ServerProcess.binary
+        process.arguments = ["serve", "--help"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
+                     "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "PASSKEY_"] {
+            #expect(help.contains(flag), "\(flag)")
+        }
+    }
+}
+
+/// Many ceremonies at once: no 5xx, no lost and no double-spent challenge.
+@Suite struct ConcurrencyTests {
+    @Test func parallelCeremonies() async throws {
+        try await withServer { _, ceremonies, _ in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<40 {
+                    group.addTask {
+                        let (registered, credential, _) = try await ceremonies.register("parallel\(i)")
+                        guard registered.status == 200 else { return registered.status }
+                        return try await ceremonies.signIn(i.isMultiple(of: 2) ? nil : "parallel\(i)", credential: credential, signCount: 1).result.status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.count == 40)
+            #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        }
+    }
+
+    @Test func oneChallengeIsSpentOnce() async throws {
+        try await withServer { server, _, client in
+            let initialize = try await client.get("/registration_initialize?user_name=race")
+            let options = initialize.json["publicKey"] as! [String: Any]
+            let challenge = Base64URL.decode(options["challenge"] as! String)!
+            let handle = Base64URL.decode((options["user"] as! [String: Any])["id"] as! String)!
+            // Twenty different credentials racing on one challenge.
+            let bodies = try (0..<20).map { _ in
+                try RegistrationBuilder(credential: try TestCredential(userHandle: handle), rpID: "localhost", origin: server.origin, challenge: challenge).json()
+            }
+            let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+                for body in bodies { group.addTask { try await client.post("/registration_finalize", bytes: body) } }
+                return try await group.reduce(into: [HTTPResult]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0.status == 200 }.count == 1)
+            #expect(results.filter { $0.error == "unknown_challenge" }.count == 19)
+            #expect(results.allSatisfy { $0.status < 500 })
+            let user = try #require(try await server.app.store.user(nameKey: "race"))
+            #expect(try await server.app.store.credentials(userHandle: user.handle).count == 1)
+        }
+    }
+}

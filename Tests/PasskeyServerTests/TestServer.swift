@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import PasskeyCore
+import PasskeyCrypto
+import PasskeyServer
+import PasskeyTestSupport
+import Synchronization
+import Testing
+
+/// A clock tests can move.
+final class TestClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+}
+
+/// The real server, in process, on a free port of 127.0.0.1, with a database in a fresh
+/// temporary folder. Browsers' origin is http://localhost:PORT as in the default set-up.
+final class TestServer: Sendable {
+    let app: PasskeyApplication
+    let port: Int
+    let directory: URL
+    let clock: TestClock
+    private let task: Task<Void, any Error>
+
+    var origin: String { "http://localhost:\(port)" }
+    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let listening = AsyncStream<Int>.makeStream()
+        let clock = TestClock()
+        // Port 0: the default origin follows the port the server binds.
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.databasePath = directory.appendingPathComponent("db.sqlite").path
+        configuration.publicDirectory = directory.path
+        configuration.associationFile = nil
+        configure(&configuration)
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .warning
+        let app = try await PasskeyApplication.build(configuration: configuration, logger: logger, now: { clock.now() }, onListening: { _, port in
+            listening.continuation.yield(port)
+        })
+        let task = Task { try await app.run() }
+        var port = 0
+        for await p in listening.stream {
+            port = p
+            break
+        }
+        return TestServer(app: app, port: port, directory: directory, clock: clock, task: task)
+    }
+
+    private init(app: PasskeyApplication, port: Int, directory: URL, clock: TestClock, task: Task<Void, any Error>) {
+        self.app = app
+        self.port = port
+        self.directory = directory
+        self.clock = clock
+        self.task = task
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+enum FreePort {
+    /// Binds port 0 on 127.0.0.1, reads the port back, and closes the socket.
+    static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A response as the tests look at it.
+struct HTTPResult: Sendable {
+    let status: Int
+    let headers: [String: String]
+    let body: Data
+
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    var error: String? { json["error"] as? String }
+    var setCookie: String? { headers.first { $0.key.lowercased() == "set-cookie" }?.value }
+}
+
+/// A client that keeps no cookies (as native apps) unless a token is passed explicitly.
+struct Client: Sendable {
+    let base: URL
+
+    func send(_ method: String, _ path: String, body: Data? = nil, bearer: String? = nil, cookie: String? = nil, headers: [String: String] = [:]) async throws -> HTTPResult {
+        var request = URLRequest(url: URL(string: path, relativeTo: base)!)
+        request.httpMethod = method
+        request.httpBody = body
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let cookie { request.setValue("session=\(cookie)", forHTTPHeaderField: "Cookie") }
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (k, v) in http.allHeaderFields { fields["\(k)"] = "\(v)" }
+        return HTTPResult(status: http.statusCode, headers: fields, body: data)
+    }
+
+    func get(_ path: String, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+        try await send("GET", path, bearer: bearer, cookie: cookie)
+    }
+
+    func post(_ path: String, json: Any, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+        try await send("POST", path, body: try JSONSerialization.data(withJSONObject: json), bearer: bearer, cookie: cookie)
+    }
+
+    func post(_ path: String, bytes: [UInt8], bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+        try await send("POST", path, body: Data(bytes), bearer: bearer, cookie: cookie)
+    }
+}
+
+/// Whole ceremonies over HTTP with the software authenticator.
+struct Ceremonies {
+    let server: TestServer
+    var client: Client { Client(base: server.base) }
+
+    /// registration_initialize → authenticator → registration_finalize, with a hook to change
+    /// the response before it is sent.
+    func register(
+        _ name: String, credential: TestCredential? = nil, session: String? = nil,
+        adjust: (inout RegistrationBuilder) -> Void = { _ in }
+    ) async throws -> (result: HTTPResult, credential: TestCredential, options: [String: Any]) {
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
+        let initialize = try await client.get("/registration_initialize?user_name=\(encoded)", bearer: session)
+        #expect(initialize.status == 200, "\(String(decoding: initialize.body, as: UTF8.self))")
+        let options = initialize.json["publicKey"] as? [String: Any] ?? [:]
+        let challenge = Base64URL.decode(options["challenge"] as? String ?? "") ?? []
+        let user = options["user"] as? [String: Any] ?? [:]
+        let handle = Base64URL.decode(user["id"] as? String ?? "") ?? []
+        let credential = try credential ?? TestCredential(userHandle: handle)
+        var builder = RegistrationBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: challenge)
+        adjust(&builder)
+        let result = try await client.post("/registration_finalize", bytes: builder.json())
+        return (result, credential, options)
+    }
+
+    /// authentication_initialize (with or without a name) → authenticator → finalize.
+    func signIn(
+        _ name: String?, credential: TestCredential, signCount: UInt32,
+        adjust: (inout AssertionBuilder) -> Void = { _ in }
+    ) async throws -> (result: HTTPResult, options: [String: Any]) {
+        let path = name.map { "/authentication_initialize?user_name=\($0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!)" }
+            ?? "/authentication_initialize"
+        let initialize = try await client.get(path)
+        #expect(initialize.status == 200)
+        let options = initialize.json["publicKey"] as? [String: Any] ?? [:]
+        let challenge = Base64URL.decode(options["challenge"] as? String ?? "") ?? []
+        var builder = AssertionBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: challenge, signCount: signCount)
+        adjust(&builder)
+        return (try await client.post("/authentication_finalize", bytes: builder.json()), options)
+    }
+}
+
+/// Runs `body` against a fresh server and stops it afterwards.
+func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer, Ceremonies, Client) async throws -> Void) async throws {
+    let server = try await TestServer.start(configure)
+    do {
+        try await body(server, Ceremonies(server: server), Client(base: server.base))
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}
