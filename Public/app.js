@@ -1,0 +1,529 @@
+// Passkey Server ceremony page: registration, sign-in (named, usernameless and
+// autofill/conditional), and the signed-in account view. Talks to the endpoints
+// in shared/spec/http-api.md. Plain ES2020 module, no dependencies.
+//
+// Page URL switches (for debugging and automated browsers):
+// - `?json=manual` skips the browser's JSON helpers (parse*OptionsFromJSON,
+//   PublicKeyCredential.toJSON) and uses the base64url fallbacks below, so both
+//   paths can be exercised in a modern browser.
+// - `?autofill=off` never starts the conditional-mediation (autofill) request.
+//   Virtual authenticators answer such a request at once instead of waiting for
+//   the user to pick a passkey, which would sign a test straight back in.
+
+const pageOptions = new URLSearchParams(location.search);
+const useBrowserJSON = pageOptions.get("json") !== "manual";
+const autofillEnabled = pageOptions.get("autofill") !== "off";
+
+const el = {
+  signedOut: document.querySelector("#signed-out"),
+  signedIn: document.querySelector("#signed-in"),
+  form: document.querySelector("#ceremony-form"),
+  username: document.querySelector("#username"),
+  register: document.querySelector("#register"),
+  login: document.querySelector("#login"),
+  whoami: document.querySelector("#whoami"),
+  passkeys: document.querySelector("#passkeys"),
+  addPasskey: document.querySelector("#add-passkey"),
+  logout: document.querySelector("#logout"),
+  status: document.querySelector("#status"),
+};
+
+const state = {
+  account: null,          // the /me body while signed in, else null
+  busy: false,
+  conditional: null,      // {controller, done} while an autofill request is pending
+  lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
+};
+
+// ---------------------------------------------------------------- base64url
+
+function bufferToBase64url(value) {
+  const bytes = value instanceof ArrayBuffer
+    ? new Uint8Array(value)
+    : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 1) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+// Accepts base64url with or without padding, and plain base64.
+function base64urlToBuffer(text) {
+  const b64 = String(text).replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+  const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes.buffer;
+}
+
+// ------------------------------------------------------- options from JSON
+
+function descriptorsFromJSON(list) {
+  return (list ?? []).map((d) => ({ ...d, id: base64urlToBuffer(d.id) }));
+}
+
+function creationOptionsFromJSON(json) {
+  if (useBrowserJSON && typeof PublicKeyCredential.parseCreationOptionsFromJSON === "function") {
+    return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  }
+  return {
+    ...json,
+    challenge: base64urlToBuffer(json.challenge),
+    user: { ...json.user, id: base64urlToBuffer(json.user.id) },
+    excludeCredentials: descriptorsFromJSON(json.excludeCredentials),
+  };
+}
+
+function requestOptionsFromJSON(json) {
+  if (useBrowserJSON && typeof PublicKeyCredential.parseRequestOptionsFromJSON === "function") {
+    return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  }
+  const options = { ...json, challenge: base64urlToBuffer(json.challenge) };
+  if (json.allowCredentials !== undefined) {
+    options.allowCredentials = descriptorsFromJSON(json.allowCredentials);
+  }
+  return options;
+}
+
+// ------------------------------------------------------ credential to JSON
+
+function commonCredentialJSON(credential, response) {
+  const json = {
+    id: credential.id,
+    rawId: bufferToBase64url(credential.rawId),
+    type: credential.type,
+    response,
+    clientExtensionResults: credential.getClientExtensionResults?.() ?? {},
+  };
+  if (credential.authenticatorAttachment) {
+    json.authenticatorAttachment = credential.authenticatorAttachment;
+  }
+  return json;
+}
+
+// RegistrationResponseJSON (WebAuthn L3 §5.1).
+function registrationToJSON(credential) {
+  if (useBrowserJSON && typeof credential.toJSON === "function") return credential.toJSON();
+  const r = credential.response;
+  const response = {
+    clientDataJSON: bufferToBase64url(r.clientDataJSON),
+    attestationObject: bufferToBase64url(r.attestationObject),
+    transports: typeof r.getTransports === "function" ? r.getTransports() : [],
+  };
+  if (typeof r.getAuthenticatorData === "function") {
+    response.authenticatorData = bufferToBase64url(r.getAuthenticatorData());
+  }
+  if (typeof r.getPublicKeyAlgorithm === "function") {
+    response.publicKeyAlgorithm = r.getPublicKeyAlgorithm();
+  }
+  const publicKey = typeof r.getPublicKey === "function" ? r.getPublicKey() : null;
+  if (publicKey) response.publicKey = bufferToBase64url(publicKey);
+  return commonCredentialJSON(credential, response);
+}
+
+// AuthenticationResponseJSON (WebAuthn L3 §5.1).
+function assertionToJSON(credential) {
+  if (useBrowserJSON && typeof credential.toJSON === "function") return credential.toJSON();
+  const r = credential.response;
+  const response = {
+    clientDataJSON: bufferToBase64url(r.clientDataJSON),
+    authenticatorData: bufferToBase64url(r.authenticatorData),
+    signature: bufferToBase64url(r.signature),
+  };
+  if (r.userHandle) response.userHandle = bufferToBase64url(r.userHandle);
+  return commonCredentialJSON(credential, response);
+}
+
+// ------------------------------------------------------------------- server
+
+class ServerError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = "ServerError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function api(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = typeof data?.message === "string" && data.message
+      ? data.message
+      : `The server answered ${response.status} ${response.statusText}.`.replace(" .", ".");
+    throw new ServerError(response.status, data?.error ?? `http_${response.status}`, message);
+  }
+  return data;
+}
+
+function describeError(error) {
+  if (error instanceof ServerError) return error.message;
+  if (error instanceof DOMException || error?.name?.endsWith?.("Error")) {
+    switch (error.name) {
+      case "NotAllowedError":
+        return "The passkey request was cancelled or timed out.";
+      case "InvalidStateError":
+        return "This authenticator already holds a passkey for this account.";
+      case "AbortError":
+        return "The passkey request was aborted.";
+      case "SecurityError":
+        return "The browser refused the request: this page's address does not match the relying party.";
+      case "NotSupportedError":
+        return "This authenticator does not support the requested options.";
+      case "TypeError":
+        if (error.message.includes("fetch")) return "Could not reach the server.";
+        break;
+      default:
+        break;
+    }
+    return `${error.name}: ${error.message}`;
+  }
+  return String(error);
+}
+
+// ----------------------------------------------------------------- the view
+
+// `data-state` is idle | busy | ok | error; on error `data-error` carries the server's
+// error code or the browser's DOMException name, for scripts and tests.
+function setStatus(kind, text, error) {
+  el.status.dataset.state = kind;
+  el.status.textContent = text;
+  if (kind === "error" && error !== undefined) {
+    el.status.dataset.error = error instanceof ServerError ? error.code : (error?.name ?? "Error");
+  } else {
+    delete el.status.dataset.error;
+  }
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  document.body.setAttribute("aria-busy", busy ? "true" : "false");
+  for (const button of [el.register, el.login, el.addPasskey, el.logout]) button.disabled = busy;
+}
+
+function formatTime(iso) {
+  if (!iso) return null;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function timeElement(iso, fallback) {
+  if (!iso) {
+    const span = document.createElement("span");
+    span.textContent = fallback;
+    return span;
+  }
+  const time = document.createElement("time");
+  time.dateTime = iso;
+  time.textContent = formatTime(iso);
+  time.title = iso;
+  return time;
+}
+
+function detail(list, term, value, className) {
+  const dt = document.createElement("dt");
+  dt.textContent = term;
+  const dd = document.createElement("dd");
+  if (className) dd.className = className;
+  if (value instanceof Node) dd.append(value);
+  else dd.textContent = value;
+  list.append(dt, dd);
+}
+
+function badge(text, className) {
+  const span = document.createElement("span");
+  span.className = `badge ${className}`;
+  span.textContent = text;
+  return span;
+}
+
+function passkeyItem(credential) {
+  const li = document.createElement("li");
+  li.className = "passkey";
+  li.dataset.credentialId = credential.credential_id;
+  li.dataset.signCount = String(credential.sign_count ?? 0);
+  li.dataset.lastUsed = credential.last_used_at ?? "";
+  li.dataset.possiblyCloned = credential.possibly_cloned ? "true" : "false";
+
+  const head = document.createElement("div");
+  head.className = "passkey-head";
+  const name = document.createElement("span");
+  name.className = "passkey-name";
+  name.textContent = credential.name || `Passkey ${String(credential.credential_id).slice(0, 8)}`;
+  head.append(name);
+  if (credential.backup_state) head.append(badge("Synced", "synced"));
+  else if (credential.backup_eligible) head.append(badge("Not synced yet", "neutral"));
+  else head.append(badge("This device only", "neutral"));
+  if (credential.credential_id === state.lastCredentialId) {
+    li.setAttribute("aria-current", "true");
+    head.append(badge("Just used", "current"));
+  }
+  li.append(head);
+
+  const dl = document.createElement("dl");
+  detail(dl, "Created", timeElement(credential.created_at, "unknown"), "created");
+  detail(dl, "Last used", timeElement(credential.last_used_at, "never"), "last-used");
+  detail(dl, "Sign count", String(credential.sign_count ?? 0), "sign-count");
+  const transports = Array.isArray(credential.transports) && credential.transports.length
+    ? credential.transports.join(", ")
+    : "unknown";
+  detail(dl, "Transports", transports, "transports");
+  const id = document.createElement("code");
+  const fullId = String(credential.credential_id);
+  id.textContent = fullId.length > 16 ? `${fullId.slice(0, 16)}…` : fullId;
+  id.title = fullId;
+  detail(dl, "Credential ID", id, "credential-id");
+  li.append(dl);
+
+  if (credential.possibly_cloned) {
+    const warning = document.createElement("p");
+    warning.className = "warning cloned";
+    warning.textContent =
+      "Warning: this passkey's signature counter went backwards once. It may have been cloned; " +
+      "consider removing it from your authenticator and creating a new one.";
+    li.append(warning);
+  }
+  return li;
+}
+
+function showSignedIn(account) {
+  state.account = account;
+  const shown = account.display_name && account.display_name !== account.user_name
+    ? `${account.display_name} (${account.user_name})`
+    : account.user_name;
+  el.whoami.textContent = `Signed in as ${shown}`;
+  el.whoami.dataset.userName = account.user_name;
+  const items = (account.credentials ?? []).map(passkeyItem);
+  el.passkeys.replaceChildren(...items);
+  if (items.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No passkeys.";
+    el.passkeys.append(empty);
+  }
+  el.signedOut.hidden = true;
+  el.signedIn.hidden = false;
+}
+
+function showSignedOut() {
+  state.account = null;
+  state.lastCredentialId = null;
+  el.passkeys.replaceChildren();
+  el.whoami.textContent = "Signed in";
+  delete el.whoami.dataset.userName;
+  el.signedIn.hidden = true;
+  el.signedOut.hidden = false;
+}
+
+// Loads /me; shows the account and returns true, or shows the sign-in view on 401.
+async function refreshAccount() {
+  try {
+    showSignedIn(await api("GET", "/me"));
+    return true;
+  } catch (error) {
+    if (error instanceof ServerError && error.status === 401) {
+      showSignedOut();
+      return false;
+    }
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------- conditional UI
+
+// Starts the autofill request: passkeys show in the #username suggestions, and
+// picking one signs in. Its challenge expires on the server, so the request is
+// renewed shortly before the options' timeout.
+function startConditional() {
+  if (!autofillEnabled || state.conditional || state.account) return;
+  if (typeof PublicKeyCredential?.isConditionalMediationAvailable !== "function") return;
+  const controller = new AbortController();
+  let renewal = null;
+  const renewAfter = (ms) => {
+    renewal = setTimeout(() => {
+      if (state.conditional?.controller !== controller) return;
+      stopConditional().then(startConditional);
+    }, ms);
+  };
+  const done = conditionalCeremony(controller.signal, renewAfter).catch((error) => {
+    if (controller.signal.aborted || error?.name === "AbortError") return;
+    console.warn("Passkey autofill ended:", error);
+  }).finally(() => {
+    clearTimeout(renewal);
+    if (state.conditional?.controller === controller) state.conditional = null;
+  });
+  state.conditional = { controller, done };
+}
+
+async function conditionalCeremony(signal, renewAfter) {
+  if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+  if (signal.aborted) return;
+  const { publicKey } = await api("GET", "/authentication_initialize");
+  if (signal.aborted) return;
+  const timeout = Number.isFinite(publicKey.timeout) ? publicKey.timeout : 300000;
+  renewAfter(Math.max(30000, timeout - 15000));
+  const credential = await navigator.credentials.get({
+    mediation: "conditional",
+    publicKey: requestOptionsFromJSON(publicKey),
+    signal,
+  });
+  if (signal.aborted || !credential) return;
+  // The user picked a passkey from the autofill list.
+  state.conditional = null;
+  setBusy(true);
+  setStatus("busy", "Signing in…");
+  try {
+    await finishSignIn(credential, publicKey);
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+  } finally {
+    setBusy(false);
+    // Offer autofill again once the user returns to the field, not at once: a
+    // browser that answers autofill requests by itself would loop on the error.
+    if (!state.account) el.username.addEventListener("focus", startConditional, { once: true });
+  }
+}
+
+async function stopConditional() {
+  const pending = state.conditional;
+  if (!pending) return;
+  state.conditional = null;
+  pending.controller.abort();
+  await pending.done;
+}
+
+// ---------------------------------------------------------------- ceremonies
+
+// WebAuthn L3 signal API, where the browser has it; best effort.
+function signalUnknown(rpId, credentialId) {
+  if (typeof PublicKeyCredential.signalUnknownCredential !== "function") return;
+  PublicKeyCredential.signalUnknownCredential({ rpId: rpId ?? location.hostname, credentialId })
+    .catch(() => {});
+}
+
+// Sends the assertion. `publicKey` is the request options JSON it answers.
+async function finishSignIn(credential, publicKey) {
+  let result;
+  try {
+    result = await api("POST", "/authentication_finalize", assertionToJSON(credential));
+  } catch (error) {
+    // A discoverable passkey the server does not hold (deleted account, reset
+    // database): tell the authenticator so it stops offering it (WebAuthn L3
+    // signal API). Only without allowCredentials: in a named ceremony the
+    // refusal says nothing about the passkey itself.
+    const discoverable = !(publicKey.allowCredentials?.length);
+    if (discoverable && error instanceof ServerError && error.code === "unknown_credential") {
+      signalUnknown(publicKey.rpId, credential.id);
+    }
+    throw error;
+  }
+  state.lastCredentialId = result?.credential_id ?? credential.id;
+  await refreshAccount();
+  setStatus("ok", `Signed in as ${result?.user_name ?? state.account?.user_name ?? "you"}`);
+}
+
+async function register(userName) {
+  const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName });
+  const credential = await navigator.credentials.create({ publicKey: creationOptionsFromJSON(publicKey) });
+  let result;
+  try {
+    result = await api("POST", "/registration_finalize", registrationToJSON(credential));
+  } catch (error) {
+    // The server refused the new passkey and stored nothing (a 400; not a 409
+    // credential_exists, whose passkey is registered): tell the authenticator,
+    // so it does not keep offering a passkey that cannot sign in.
+    if (error instanceof ServerError && error.status === 400) {
+      signalUnknown(publicKey.rp?.id, credential.id);
+    }
+    throw error;
+  }
+  state.lastCredentialId = result?.credential_id ?? credential.id;
+  await refreshAccount();
+  setStatus("ok", `Passkey created for ${result?.user_name ?? userName}`);
+}
+
+async function signIn(userName) {
+  const { publicKey } = userName
+    ? await api("POST", "/authentication_initialize", { user_name: userName })
+    : await api("GET", "/authentication_initialize");
+  const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
+  await finishSignIn(credential, publicKey);
+}
+
+// Runs one modal ceremony from a button: stops autofill first, reports the outcome.
+async function runCeremony(busyText, ceremony) {
+  if (state.busy) return;
+  setBusy(true);
+  setStatus("busy", busyText);
+  try {
+    await stopConditional();
+    await ceremony();
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+  } finally {
+    setBusy(false);
+    if (!state.account) startConditional();
+  }
+}
+
+el.register.addEventListener("click", () => {
+  const userName = el.username.value.trim();
+  if (!userName) {
+    setStatus("error", "Type a user name to create a passkey for.");
+    el.username.focus();
+    return;
+  }
+  runCeremony(`Creating a passkey for ${userName}…`, () => register(userName));
+});
+
+el.form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const userName = el.username.value.trim();
+  runCeremony(userName ? `Signing in as ${userName}…` : "Signing in…", () => signIn(userName));
+});
+
+el.addPasskey.addEventListener("click", () => {
+  const userName = state.account?.user_name;
+  if (!userName) return;
+  runCeremony(`Creating another passkey for ${userName}…`, () => register(userName));
+});
+
+el.logout.addEventListener("click", () => {
+  runCeremony("Signing out…", async () => {
+    await api("POST", "/logout");
+    showSignedOut();
+    setStatus("ok", "Signed out");
+  });
+});
+
+// ---------------------------------------------------------------- start-up
+
+async function start() {
+  if (typeof window.PublicKeyCredential !== "function" || !navigator.credentials) {
+    setStatus("error", "This browser does not support passkeys (WebAuthn), or the page is not in a secure context.");
+    showSignedOut();
+    for (const button of [el.register, el.login]) button.disabled = true;
+    return;
+  }
+  try {
+    await refreshAccount();
+  } catch (error) {
+    showSignedOut();
+    setStatus("error", describeError(error), error);
+  }
+  if (!state.account) startConditional();
+}
+
+start();

@@ -1,0 +1,733 @@
+#!/usr/bin/env python3
+"""Real-browser test of Public/index.html against a running passkey-server.
+
+Starts `passkey-server serve --port 0`, starts chromedriver, drives headless
+Chromium over plain W3C WebDriver HTTP/JSON, and uses the WebDriver extension
+for virtual authenticators (WebAuthn Level 3, section 11) to run every
+ceremony the page offers. Standard library only.
+
+    python3 Tests/Browser/browser_test.py [--server-binary PATH]
+
+Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
+"N passed, N failed"; exits 1 if any check failed.
+"""
+
+import argparse
+import base64
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
+CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+STATE_TIMEOUT = 15.0       # seconds to wait for #status to settle
+OVERALL_BUDGET = 170.0     # seconds for the whole run (setup included)
+SCREENSHOT = "/tmp/passkey-page.png"
+
+
+class CheckFailed(Exception):
+    """A check's expectation did not hold; the message says why."""
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def record(self, name, error=None):
+        if error is None:
+            self.passed += 1
+            print(f"ok - {name}", flush=True)
+        else:
+            self.failed += 1
+            why = " ".join(str(error).split()) or type(error).__name__
+            print(f"not ok - {name}: {why}", flush=True)
+
+    def check(self, name, function):
+        """Runs one check; returns its result, or None when it failed."""
+        try:
+            value = function()
+        except Exception as error:  # every failure becomes a reported line
+            self.record(name, error)
+            return None
+        self.record(name)
+        return value if value is not None else True
+
+
+def expect(condition, why):
+    if not condition:
+        raise CheckFailed(why)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(method, url, body=None, timeout=30.0, headers=None):
+    """Returns (status, parsed JSON or raw text, response headers)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Accept", "application/json")
+    if data is not None:
+        request.add_header("Content-Type", "application/json; charset=utf-8")
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, raw, head = response.status, response.read(), response.headers
+    except urllib.error.HTTPError as error:
+        status, raw, head = error.code, error.read(), error.headers
+    text = raw.decode("utf-8", "replace")
+    try:
+        return status, json.loads(text) if text else None, head
+    except ValueError:
+        return status, text, head
+
+
+# --------------------------------------------------------------------- server
+
+class Server:
+    """passkey-server serve --port 0, with its output drained by threads."""
+
+    LISTENING = re.compile(r"listening on http://([^\s:/]+|\[[^\]]+\]):(\d+)")
+
+    def __init__(self, binary, database, public_dir, port=0):
+        self.lines = queue.Queue()
+        self.log = []
+        self.process = subprocess.Popen(
+            [binary, "serve", "--port", str(port), "--database", database, "--public-dir", public_dir],
+            cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for stream, name in ((self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
+            threading.Thread(target=self._drain, args=(stream, name), daemon=True).start()
+
+    def _drain(self, stream, name):
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.log.append(f"[{name}] {line}")
+            self.lines.put((name, line))
+        self.lines.put((name, None))
+
+    def wait_listening(self, timeout):
+        """Returns (stream name, port) of the `listening on` line."""
+        deadline = time.monotonic() + timeout
+        closed = set()
+        while time.monotonic() < deadline:
+            try:
+                name, line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.process.poll() is not None and len(closed) == 2:
+                    break
+                continue
+            if line is None:
+                closed.add(name)
+                if len(closed) == 2:
+                    break
+                continue
+            match = self.LISTENING.search(line)
+            if match:
+                return name, int(match.group(2))
+        code = self.process.poll()
+        tail = " | ".join(self.log[-8:])
+        raise CheckFailed(f"no 'listening on' line (exit code {code}); output: {tail}")
+
+    def stop(self):
+        """SIGTERM, then wait; returns the exit code (killing it if it hangs)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                return self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+                raise CheckFailed("did not exit within 10 s of SIGTERM; killed")
+        return self.process.returncode
+
+
+# ------------------------------------------------------------------ webdriver
+
+class WebDriverError(Exception):
+    pass
+
+
+class WebDriver:
+    """The few W3C WebDriver commands this test needs, over HTTP/JSON."""
+
+    def __init__(self, port):
+        self.base = f"http://127.0.0.1:{port}"
+        self.session = None
+
+    def command(self, method, path, body=None, timeout=30.0):
+        url = self.base + (f"/session/{self.session}" if self.session else "") + path
+        if method == "POST" and body is None:
+            body = {}
+        status, data, _ = http(method, url, body, timeout=timeout)
+        value = data.get("value") if isinstance(data, dict) else data
+        if status != 200:
+            if isinstance(value, dict):
+                raise WebDriverError(f"{method} {path}: {value.get('error')}: "
+                                     f"{str(value.get('message', ''))[:300]}")
+            raise WebDriverError(f"{method} {path}: HTTP {status}: {str(data)[:300]}")
+        return value
+
+    def wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                status, data, _ = http("GET", self.base + "/status", timeout=2)
+                if status == 200 and data.get("value", {}).get("ready"):
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise CheckFailed("chromedriver did not become ready")
+
+    def start_session(self):
+        capabilities = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": CHROME_ARGS},
+        }}}
+        value = self.command("POST", "/session", capabilities, timeout=60)
+        self.session = value["sessionId"]
+
+    def end_session(self):
+        if self.session:
+            try:
+                self.command("DELETE", "", timeout=15)
+            finally:
+                self.session = None
+
+    # -- page
+    def navigate(self, url):
+        self.command("POST", "/url", {"url": url})
+
+    def script(self, source, *args):
+        """Runs a function body in the page; a returned Promise is awaited."""
+        return self.command("POST", "/execute/sync", {"script": source, "args": list(args)})
+
+    def find(self, selector):
+        value = self.command("POST", "/element", {"using": "css selector", "value": selector})
+        return value[ELEMENT_KEY]
+
+    def click(self, selector):
+        self.command("POST", f"/element/{self.find(selector)}/click")
+
+    def type_into(self, selector, text):
+        element = self.find(selector)
+        self.command("POST", f"/element/{element}/clear")
+        if text:
+            self.command("POST", f"/element/{element}/value", {"text": text})
+
+    def screenshot(self, path):
+        png = base64.b64decode(self.command("GET", "/screenshot"))
+        with open(path, "wb") as f:
+            f.write(png)
+        return len(png)
+
+    # -- WebAuthn L3 §11 virtual authenticators
+    def add_authenticator(self, transport="internal"):
+        return self.command("POST", "/webauthn/authenticator", {
+            "protocol": "ctap2",
+            "transport": transport,
+            "hasResidentKey": True,
+            "hasUserVerification": True,
+            "isUserConsenting": True,
+            "isUserVerified": True,
+        })
+
+    def remove_authenticator(self, authenticator):
+        self.command("DELETE", f"/webauthn/authenticator/{authenticator}")
+
+    def credentials(self, authenticator):
+        return self.command("GET", f"/webauthn/authenticator/{authenticator}/credentials")
+
+    def replace_credential(self, authenticator, credential, sign_count):
+        """Removes a credential and adds it back (same key) with another signature counter."""
+        base = f"/webauthn/authenticator/{authenticator}"
+        self.command("DELETE", f"{base}/credentials/{credential['credentialId']}")
+        self.command("POST", f"{base}/credential", {
+            "credentialId": credential["credentialId"],
+            "isResidentCredential": credential["isResidentCredential"],
+            "rpId": credential["rpId"],
+            "privateKey": credential["privateKey"],
+            "userHandle": credential["userHandle"],
+            "signCount": sign_count,
+        })
+
+
+# ----------------------------------------------------------------- page model
+
+PAGE_STATE_JS = """
+const q = (s) => document.querySelector(s);
+const status = q('#status');
+return {
+  state: status ? status.dataset.state : null,
+  text: status ? status.textContent : null,
+  error: status ? (status.dataset.error || null) : null,
+  signedIn: q('#signed-in') ? !q('#signed-in').hidden : false,
+  signedOut: q('#signed-out') ? !q('#signed-out').hidden : false,
+  whoami: q('#whoami') ? q('#whoami').textContent : null,
+  passkeys: Array.from(document.querySelectorAll('#passkeys [data-credential-id]')).map((li) => ({
+    id: li.dataset.credentialId,
+    signCount: li.dataset.signCount,
+    lastUsed: li.dataset.lastUsed,
+    lastUsedText: (li.querySelector('.last-used') || {}).textContent || '',
+    signCountText: (li.querySelector('.sign-count') || {}).textContent || '',
+    possiblyCloned: li.dataset.possiblyCloned === 'true',
+    warning: (li.querySelector('.warning') || {}).textContent || '',
+    text: li.textContent,
+  })),
+};
+"""
+
+STATUS_LOG_JS = """
+const status = document.querySelector('#status');
+if (!window.__statusLog) {
+  const note = () => {
+    const entry = `${status.dataset.state}: ${status.textContent}`;
+    const log = window.__statusLog;
+    if (status.dataset.state !== 'stale' && log[log.length - 1] !== entry) log.push(entry);
+  };
+  window.__statusLog = [];
+  new MutationObserver(note).observe(status, {attributes: true, childList: true, characterData: true, subtree: true});
+}
+window.__statusLog.length = 0;
+status.dataset.state = 'stale';
+"""
+
+
+class Page:
+    def __init__(self, driver, origin):
+        self.driver = driver
+        self.origin = origin
+
+    def snapshot(self):
+        return self.driver.script(PAGE_STATE_JS)
+
+    def open(self, query=""):
+        self.driver.navigate(self.origin + "/" + query)
+        # The page settles once its /me call has answered: one of the views shows.
+        return self.wait_for(lambda s: s["signedIn"] or s["signedOut"], "a view to show")
+
+    def wait_for(self, predicate, what, timeout=STATE_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            last = self.snapshot()
+            if predicate(last):
+                return last
+            time.sleep(0.1)
+        raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}; "
+                          f"status={last and last['state']!r} text={last and last['text']!r}")
+
+    def run(self, click_selector, expect_state):
+        """Clicks a button, then waits for #status to leave `busy` and checks its state."""
+        # Mark the status so a stale ok/error from the previous ceremony is not mistaken,
+        # and log every later change of it for the failure message.
+        self.driver.script(STATUS_LOG_JS)
+        self.driver.click(click_selector)
+        snap = self.wait_for(lambda s: s["state"] in ("ok", "error"), "#status ok or error")
+        if snap["state"] != expect_state:
+            time.sleep(0.5)  # let a follow-up change land in the log too
+            history = " -> ".join(self.driver.script("return window.__statusLog || [];"))
+            raise CheckFailed(f"#status data-state is {snap['state']!r}, wanted {expect_state!r}: "
+                              f"{snap['text']!r} (changes: {history})")
+        return snap
+
+    def fetch_status(self, path):
+        return self.driver.script(
+            "return fetch(arguments[0], {credentials: 'same-origin'}).then((r) => r.status);", path)
+
+
+# ---------------------------------------------------------------------- steps
+
+def run_checks(results, driver, page, server_port):
+    origin = page.origin
+    check = results.check
+    state = {}
+
+    def health():
+        status, _, _ = http("GET", f"http://127.0.0.1:{server_port}/healthz", timeout=5)
+        expect(status == 200, f"GET /healthz answered {status}")
+    check("GET /healthz answers 200", health)
+
+    def loads():
+        snap = page.open()
+        hooks = driver.script("""
+            const q = (s) => document.querySelector(s);
+            return {
+              username: !!q('input#username'),
+              autocomplete: q('#username') && q('#username').getAttribute('autocomplete'),
+              label: !!q('label[for=username]'),
+              register: !!q('button#register'),
+              login: !!q('button#login'),
+              status: !!q('#status'),
+              live: q('#status') && q('#status').getAttribute('aria-live'),
+            };""")
+        missing = [k for k in ("username", "label", "register", "login", "status") if not hooks[k]]
+        expect(not missing, f"missing hooks: {missing}")
+        expect(hooks["autocomplete"] == "username webauthn",
+               f"#username autocomplete is {hooks['autocomplete']!r}")
+        expect(hooks["live"] in ("polite", "assertive"), "#status has no aria-live")
+        expect(snap["signedOut"] and not snap["signedIn"], "a fresh browser does not see the sign-in view")
+    if not check("page loads with #username, #register, #login, #status", loads):
+        return  # nothing else can work
+
+    authenticator = check("virtual authenticator added (ctap2, internal, resident keys, UV)",
+                          driver.add_authenticator)
+    if not authenticator:
+        return
+    state["authenticator"] = authenticator
+
+    def register_alice():
+        driver.type_into("#username", "alice")
+        snap = page.run("#register", "ok")
+        expect("Passkey created for alice" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"], "the signed-in view is not shown")
+        state["after_register"] = snap
+    registered = check("register 'alice' -> #status ok", register_alice)
+
+    def one_resident():
+        creds = driver.credentials(authenticator)
+        expect(len(creds) == 1, f"authenticator holds {len(creds)} credentials")
+        cred = creds[0]
+        expect(cred.get("isResidentCredential") is True, "the credential is not resident (discoverable)")
+        expect(cred.get("rpId") == "localhost", f"rpId is {cred.get('rpId')!r}")
+        expect(cred.get("userHandle"), "the credential has no user handle")
+        user_id = base64.urlsafe_b64decode(pad(cred["userHandle"]))
+        expect(b"alice" not in user_id, "user.id contains the user name")
+        expect(len(user_id) >= 16, f"user.id is {len(user_id)} bytes, fewer than 16")
+        state["first_credential"] = cred
+    if registered:
+        check("virtual authenticator holds 1 resident credential for rpId localhost", one_resident)
+
+    def listed_once():
+        snap = page.snapshot()
+        expect("alice" in (snap["whoami"] or ""), f"heading is {snap['whoami']!r}")
+        expect(len(snap["passkeys"]) == 1, f"#passkeys lists {len(snap['passkeys'])} items")
+        cred = state.get("first_credential")
+        if cred:
+            expect(same_id(snap["passkeys"][0]["id"], cred["credentialId"]),
+                   f"listed id {snap['passkeys'][0]['id']!r} is not the authenticator's "
+                   f"{cred['credentialId']!r}")
+        expect(snap["passkeys"][0]["lastUsed"] == "", "a new passkey already has a last-used time")
+    if registered:
+        check("/me through the page: signed in as alice, #passkeys has 1 item", listed_once)
+
+    def excluded():
+        snap = page.run("#add-passkey", "error")
+        expect(snap["error"] == "InvalidStateError",
+               f"data-error is {snap['error']!r} ({snap['text']!r}), wanted InvalidStateError")
+        expect(len(snap["passkeys"]) == 1, f"#passkeys lists {len(snap['passkeys'])} items")
+        expect(len(driver.credentials(authenticator)) == 1, "the authenticator made a second credential")
+    if registered:
+        check("add-passkey on the same authenticator is refused (excludeCredentials) -> error", excluded)
+
+    # A second device: the first authenticator goes away, a new one creates the second passkey.
+    def second_passkey():
+        driver.remove_authenticator(authenticator)
+        state["authenticator"] = driver.add_authenticator()
+        snap = page.run("#add-passkey", "ok")
+        expect("Passkey created for alice" in snap["text"], f"status text is {snap['text']!r}")
+        expect(len(snap["passkeys"]) == 2, f"#passkeys lists {len(snap['passkeys'])} items")
+        creds = driver.credentials(state["authenticator"])
+        expect(len(creds) == 1, f"the second authenticator holds {len(creds)} credentials")
+        expect(creds[0]["userHandle"] == state["first_credential"]["userHandle"],
+               "the second passkey has a different user handle")
+        expect(any(same_id(p["id"], creds[0]["credentialId"]) for p in snap["passkeys"]),
+               "the new credential is not listed")
+    added = registered and check("add a second passkey (another authenticator) -> #passkeys has 2 items",
+                                 second_passkey)
+    authenticator = state["authenticator"]
+
+    # From here on the page runs with ?autofill=off: a virtual authenticator answers a
+    # conditional (autofill) request at once, which would sign the browser straight back
+    # in after every logout. Autofill gets its own check further down.
+    def reload_keeps_session():
+        snap = page.open("?autofill=off")
+        expect(snap["signedIn"], "after a reload the sign-in view shows (session not restored by /me)")
+        expect(len(snap["passkeys"]) == (2 if added else 1), f"#passkeys lists {len(snap['passkeys'])}")
+    if registered:
+        check("reloading the page restores the signed-in view from /me", reload_keeps_session)
+
+    def logout():
+        snap = page.run("#logout", "ok")
+        expect(snap["signedOut"] and not snap["signedIn"], "the sign-in view is not shown")
+        expect(snap["passkeys"] == [], "the passkey list still shows")
+        code = page.fetch_status("/me")
+        expect(code == 401, f"GET /me after logout answered {code}")
+    if registered:
+        check("logout -> signed-out view, /me answers 401", logout)
+
+    def named_sign_in():
+        driver.type_into("#username", "alice")
+        snap = page.run("#login", "ok")
+        expect("Signed in as alice" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"] and "alice" in snap["whoami"], f"heading is {snap['whoami']!r}")
+        state["named"] = snap
+    signed_in = registered and check("sign in with name 'alice' -> #status ok", named_sign_in)
+
+    def counter_shown():
+        cred = driver.credentials(authenticator)[0]
+        item = next((p for p in state["named"]["passkeys"] if same_id(p["id"], cred["credentialId"])), None)
+        expect(item is not None, "the credential just used is not listed")
+        expect(item["lastUsed"], "last used is empty after a sign-in")
+        expect(item["lastUsedText"].strip() and item["lastUsedText"].strip() != "never",
+               f"last used shows {item['lastUsedText']!r}")
+        expect(int(item["signCount"]) == int(cred["signCount"]),
+               f"page shows sign count {item['signCount']}, the authenticator is at {cred['signCount']}")
+        expect(item["signCountText"].strip() == str(cred["signCount"]),
+               f"sign count text is {item['signCountText']!r}")
+        state["count_after_named"] = int(cred["signCount"])
+    if signed_in:
+        check("last used time and sign counter are shown after sign-in", counter_shown)
+
+    def logout_again():
+        snap = page.run("#logout", "ok")
+        expect(snap["signedOut"], "the sign-in view is not shown")
+    if signed_in:
+        check("logout again", logout_again)
+
+    def usernameless():
+        driver.type_into("#username", "")
+        snap = page.run("#login", "ok")
+        expect("alice" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"] and "alice" in snap["whoami"], f"heading is {snap['whoami']!r}")
+        cred = driver.credentials(authenticator)[0]
+        item = next((p for p in snap["passkeys"] if same_id(p["id"], cred["credentialId"])), None)
+        expect(item is not None, "the credential just used is not listed")
+        expect(int(item["signCount"]) == int(cred["signCount"]),
+               f"page shows sign count {item['signCount']}, the authenticator is at {cred['signCount']}")
+        before = state.get("count_after_named")
+        if before is not None and int(cred["signCount"]) != 0:
+            expect(int(cred["signCount"]) > before, "the sign counter did not advance")
+    nameless = registered and check("usernameless sign-in (empty name) -> ok, alice shown", usernameless)
+
+    def screenshot():
+        driver.command("POST", "/window/rect", {"width": 1000, "height": 1100})
+        size = driver.screenshot(SCREENSHOT)
+        expect(size > 1000, f"screenshot is only {size} bytes")
+    if nameless:
+        check(f"screenshot of the signed-in view saved to {SCREENSHOT}", screenshot)
+
+    def taken_name():
+        if page.snapshot()["signedIn"]:
+            page.run("#logout", "ok")
+        status, body, _ = http("POST", f"http://127.0.0.1:{server_port}/registration_initialize",
+                               {"user_name": "alice"}, timeout=10)
+        expect(status == 409 and isinstance(body, dict) and body.get("error") == "user_exists",
+               f"server answered {status} {body!r} to a taken name")
+        driver.type_into("#username", "alice")
+        snap = page.run("#register", "error")
+        expect(snap["error"] == "user_exists", f"data-error is {snap['error']!r}")
+        expect(snap["text"].strip() == body.get("message", "").strip(),
+               f"status text {snap['text']!r} is not the server's message {body.get('message')!r}")
+        expect(len(driver.credentials(authenticator)) == 1, "the authenticator made a credential anyway")
+    if registered:
+        check("register 'alice' again while signed out -> error with the user_exists message", taken_name)
+
+    def autofill():
+        snap = page.snapshot()
+        expect(snap["signedOut"], "the page is not signed out before the autofill check")
+        available = driver.script(
+            "return PublicKeyCredential.isConditionalMediationAvailable ? "
+            "PublicKeyCredential.isConditionalMediationAvailable() : false;")
+        expect(available is True, f"isConditionalMediationAvailable() is {available!r} in this browser")
+        page.driver.navigate(origin + "/")
+        snap = page.wait_for(lambda s: s["state"] in ("ok", "error") and (s["signedIn"] or s["state"] == "error"),
+                             "the autofill request to sign in")
+        expect(snap["state"] == "ok" and snap["signedIn"], f"status {snap['state']!r}: {snap['text']!r}")
+        expect("Signed in as alice" in snap["text"], f"status text is {snap['text']!r}")
+    if registered:
+        check("autofill: a signed-out page's conditional-mediation request signs in as alice", autofill)
+
+    # The authenticator's counter is set back (as a cloned key would be): the server refuses
+    # the assertion and marks the passkey; a later assertion that passes every check succeeds
+    # and the page warns about the mark.
+    def cloned():
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        cred = driver.credentials(authenticator)[0]
+        expect(int(cred["signCount"]) > 1, f"the authenticator's counter is only {cred['signCount']}")
+        driver.replace_credential(authenticator, cred, sign_count=1)
+        driver.type_into("#username", "alice")
+        snap = page.run("#login", "error")
+        expect(snap["error"] == "counter_regression",
+               f"data-error is {snap['error']!r} ({snap['text']!r}), wanted counter_regression")
+        expect(snap["signedOut"], "the refused sign-in signed in anyway")
+        driver.replace_credential(authenticator, cred, sign_count=int(cred["signCount"]) + 1000)
+        snap = page.run("#login", "ok")
+        item = next((p for p in snap["passkeys"] if same_id(p["id"], cred["credentialId"])), None)
+        expect(item is not None, "the credential is not listed")
+        expect(item["possiblyCloned"], "the passkey is not marked possibly cloned")
+        expect(item["warning"].strip(), "no warning is shown for the possibly cloned passkey")
+        others = [p for p in snap["passkeys"] if p is not item]
+        expect(not any(p["possiblyCloned"] for p in others), "another passkey is marked too")
+    if added:
+        check("a regressed sign counter is refused (counter_regression), then the passkey shows "
+              "a possibly-cloned warning", cloned)
+
+    # The base64url fallbacks used when the browser lacks the JSON helpers.
+    def manual_register():
+        snap = page.open("?json=manual&autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        driver.type_into("#username", "bob")
+        snap = page.run("#register", "ok")
+        expect("Passkey created for bob" in snap["text"], f"status text is {snap['text']!r}")
+        expect(len(snap["passkeys"]) == 1, f"#passkeys lists {len(snap['passkeys'])} items")
+    manual = check("without the JSON helpers (?json=manual): register 'bob' -> ok", manual_register)
+
+    def manual_sign_in():
+        page.run("#logout", "ok")
+        driver.type_into("#username", "bob")
+        snap = page.run("#login", "ok")
+        expect("Signed in as bob" in snap["text"], f"status text is {snap['text']!r}")
+        expect(len(snap["passkeys"]) == 1 and snap["passkeys"][0]["lastUsed"], "bob's passkey not marked used")
+    if manual:
+        check("without the JSON helpers: sign in as 'bob' -> ok", manual_sign_in)
+
+
+def pad(text):
+    return text + "=" * (-len(text) % 4)
+
+
+def same_id(a, b):
+    """Compares two credential ids given as base64url/base64, padded or not."""
+    try:
+        return base64.urlsafe_b64decode(pad(a.replace("+", "-").replace("/", "_"))) == \
+            base64.urlsafe_b64decode(pad(b.replace("+", "-").replace("/", "_")))
+    except (ValueError, AttributeError):
+        return a == b
+
+
+# ----------------------------------------------------------------------- main
+
+class OutOfTime(BaseException):
+    """Raised by SIGALRM; a BaseException so no check swallows it."""
+
+
+def run(results, args, workdir, live):
+    """Starts the server, chromedriver and a session (kept in `live` for cleanup), then checks."""
+    binary = os.path.abspath(args.server_binary)
+    if not results.check("server binary exists",
+                         lambda: expect(os.access(binary, os.X_OK), f"{binary} is not executable")):
+        return
+    server = Server(binary, os.path.join(workdir, "db.sqlite"), os.path.join(REPO, "Public"),
+                    args.server_port)
+    live["server"] = server
+    stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",
+                                 lambda: server.wait_listening(30)) or (None, None)
+    if port is None:
+        return
+    live["server_listening"] = True
+    results.check("the 'listening on' line is on stdout",
+                  lambda: expect(stream == "stdout", f"it was on {stream}"))
+
+    driver_port = free_port()
+    live["chromedriver"] = subprocess.Popen(
+        [args.chromedriver, f"--port={driver_port}"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, so the browser goes with it
+    )
+    driver = WebDriver(driver_port)
+    live["driver"] = driver
+
+    def start_browser():
+        driver.wait_ready(20)
+        driver.start_session()
+    if not results.check("chromedriver starts a headless Chromium session", start_browser):
+        return
+    # The RP ID is localhost and the allowed origin is http://localhost:PORT (not 127.0.0.1).
+    run_checks(results, driver, Page(driver, f"http://localhost:{port}"), port)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--server-port", type=int, default=0,
+                        help="port passed to `serve --port` (default 0: the server picks one)")
+    args = parser.parse_args()
+
+    results = Results()
+    started = time.monotonic()
+    workdir = tempfile.mkdtemp(prefix="passkey-browser-")
+    live = {}
+
+    # Bound the whole run: a hang anywhere ends in cleanup, not in a stuck job.
+    def out_of_time(signum, frame):
+        raise OutOfTime(f"the run took longer than {OVERALL_BUDGET:.0f} s")
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.alarm(int(OVERALL_BUDGET))
+
+    try:
+        run(results, args, workdir, live)
+    except (Exception, OutOfTime) as error:
+        results.record("run finished without an unexpected error", error)
+    finally:
+        signal.alarm(0)
+        driver = live.get("driver")
+        if driver is not None:
+            try:
+                driver.end_session()
+            except Exception as error:
+                print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
+        if live.get("chromedriver") is not None:
+            stop_group(live["chromedriver"])
+        server = live.get("server")
+        if server is not None and not live.get("server_listening"):
+            try:
+                server.stop()
+            except Exception as error:
+                print(f"# server: {error}", file=sys.stderr)
+        elif server is not None:
+            def stopped():
+                code = server.stop()
+                expect(code == 0, f"exit code {code}")
+            results.check("server exits 0 on SIGTERM", stopped)
+            if results.failed:
+                print("# server output (last 20 lines):", file=sys.stderr)
+                for line in server.log[-20:]:
+                    print(f"#   {line}", file=sys.stderr)
+        shutil.rmtree(workdir, ignore_errors=True)
+        print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
+
+    print(f"{results.passed} passed, {results.failed} failed")
+    return 1 if results.failed else 0
+
+
+def stop_group(process):
+    """Ends chromedriver and anything it started (its own process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
