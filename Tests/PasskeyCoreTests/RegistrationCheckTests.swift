@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: COSEAlgorithm.allCases)
     func acceptsNoneAttestationForEveryAlgorithm(_ algorithm: COSEAlgorithm) throws {
         let b = try builder(algorithm)
-        let result = try register(b, expecting: expectation(challenge))
+        let result = try register(b, expecting: expectation(challenge, algorithms: COSEAlgorithm.allCases))
         #expect(result.credentialID == b.credential.id)
         #expect(result.publicKey.bytes == b.credential.coseKey)
         #expect(result.publicKey.algorithm == algorithm)
@@ -31,7 +31,7 @@ import Testing
     func acceptsPackedSelfAttestationForEveryAlgorithm(_ algorithm: COSEAlgorithm) throws {
         var b = try builder(algorithm)
         b.format = "packed"
-        let result = try register(b, expecting: expectation(challenge))
+        let result = try register(b, expecting: expectation(challenge, algorithms: COSEAlgorithm.allCases))
         #expect(result.attestationType == .self)
         #expect(result.attestationTrusted == false)
     }
@@ -133,6 +133,24 @@ import Testing
     @Test func refusesAlgorithmNotOffered() throws {
         let b = try builder(.rs256)
         expectRefusal(.unsupportedAlgorithm) { _ = try register(b, expecting: expectation(challenge, algorithms: [.es256])) }
+    }
+
+    // RS1 is verified (TPM) but not offered unless the RP asks for it.
+    @Test func rs1IsNotOfferedByDefault() throws {
+        #expect(!COSEAlgorithm.defaultOffered.contains(.rs1))
+        let b = try builder(.rs1)
+        expectRefusal(.unsupportedAlgorithm) { _ = try register(b, expecting: expectation(challenge)) }
+    }
+
+    // EdDSA names either curve; the fully-specified identifiers fix theirs.
+    @Test func edwardsKeysMustFitTheirAlgorithm() throws {
+        let ed448 = try PrivateKey.generateEdwards(.ed448)
+        var b = try builder(.ed25519)
+        b.authData.coseKey = COSEKeyEncoder.encode(ed448.publicKey, algorithm: COSEAlgorithm.ed25519.rawValue)
+        expectRefusal(.invalidRequest) { _ = try register(b, expecting: expectation(challenge)) }
+        let ed25519 = try PrivateKey.generateEdwards(.ed25519)
+        b.authData.coseKey = COSEKeyEncoder.encode(ed25519.publicKey, algorithm: COSEAlgorithm.ed448.rawValue)
+        expectRefusal(.invalidRequest) { _ = try register(b, expecting: expectation(challenge)) }
     }
 
     // §7.1 step 20: an algorithm this server does not know at all.

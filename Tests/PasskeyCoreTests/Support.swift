@@ -9,7 +9,7 @@ let origin = "https://example.org"
 let fixedNow = Date(timeIntervalSince1970: 1_780_000_000)   // 2026-05-28
 
 func makeRP(allowCrossOrigin: Bool = false, topOrigins: [String] = [], anchors: [Certificate] = []) throws -> RelyingParty {
-    try RelyingParty(id: rpID, name: "Example", origins: [origin], allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, trustAnchors: anchors)
+    try RelyingParty(id: rpID, name: "Example", origins: [origin], allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, trustAnchors: StaticTrustAnchors(common: anchors))
 }
 
 func expectation(_ challenge: [UInt8], uv: UserVerificationRequirement = .preferred, algorithms: [COSEAlgorithm] = COSEAlgorithm.defaultOffered) -> RegistrationExpectation {

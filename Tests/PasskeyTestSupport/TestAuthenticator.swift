@@ -22,7 +22,8 @@ public struct TestCredential: Sendable {
         case .es384: privateKey = try .generateEC(.p384)
         case .es512: privateKey = try .generateEC(.p521)
         case .edDSA, .ed25519: privateKey = try .generateEdwards(.ed25519)
-        case .rs256, .ps256: privateKey = try .generateRSA(bits: 2048)
+        case .ed448: privateKey = try .generateEdwards(.ed448)
+        case .rs256, .rs384, .rs512, .rs1, .ps256, .ps384, .ps512: privateKey = try .generateRSA(bits: 2048)
         }
     }
 

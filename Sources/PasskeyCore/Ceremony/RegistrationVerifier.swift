@@ -102,7 +102,8 @@ public struct RegistrationVerifier: Sendable {
         }
         var trusted = false
         try report.run("7.1.23-24", "attestation trust path assessed against the RP's anchors") {
-            trusted = try Self.assessTrustworthiness(outcome!, anchors: rp.trustAnchors, now: now)
+            let anchors = rp.trustAnchors.anchors(format: attestation.format, aaguid: credential.aaguid)
+            trusted = try Self.assessTrustworthiness(outcome!, anchors: anchors, now: now)
         }
         try report.run("7.1.25", "credential id at most 1023 bytes and equal to rawId") {
             try Self.checkCredentialID(credential.credentialID, rawID: response.credentialID)

@@ -8,11 +8,21 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Hashable {
     case es512 = -36
     case edDSA = -8
     case ed25519 = -19
+    case ed448 = -53
     case rs256 = -257
+    case rs384 = -258
+    case rs512 = -259
     case ps256 = -37
+    case ps384 = -38
+    case ps512 = -39
+    /// RSASSA-PKCS1-v1_5 with SHA-1: verification only, for TPM-era authenticators; never
+    /// offered by default.
+    case rs1 = -65535
 
-    /// The algorithms offered by default, in preference order.
-    public static let defaultOffered: [COSEAlgorithm] = [.es256, .edDSA, .ed25519, .es384, .es512, .ps256, .rs256]
+    /// The algorithms offered by default, in preference order (all but RS1).
+    public static let defaultOffered: [COSEAlgorithm] = [
+        .es256, .edDSA, .ed25519, .es384, .es512, .ed448, .ps256, .ps384, .ps512, .rs256, .rs384, .rs512,
+    ]
 
     public var name: String {
         switch self {
@@ -21,8 +31,14 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Hashable {
         case .es512: "ES512"
         case .edDSA: "EdDSA"
         case .ed25519: "Ed25519"
+        case .ed448: "Ed448"
         case .rs256: "RS256"
+        case .rs384: "RS384"
+        case .rs512: "RS512"
         case .ps256: "PS256"
+        case .ps384: "PS384"
+        case .ps512: "PS512"
+        case .rs1: "RS1"
         }
     }
 
@@ -32,13 +48,26 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Hashable {
         case .es256: .ecdsa(.sha256)
         case .es384: .ecdsa(.sha384)
         case .es512: .ecdsa(.sha512)
-        case .edDSA, .ed25519: .eddsa
+        case .edDSA, .ed25519, .ed448: .eddsa
         case .rs256: .rsaPKCS1v15(.sha256)
+        case .rs384: .rsaPKCS1v15(.sha384)
+        case .rs512: .rsaPKCS1v15(.sha512)
+        case .rs1: .rsaPKCS1v15(.sha1)
         case .ps256: .rsaPSS(.sha256)
+        case .ps384: .rsaPSS(.sha384)
+        case .ps512: .rsaPSS(.sha512)
         }
     }
 
     /// WebAuthn L3 §5.8.5: ES256 MUST use P-256, ES384 P-384, ES512 P-521.
+    /// The digest that names the algorithm (TPM extraData, hashes over signed data).
+    public var digest: Digest? {
+        switch signatureAlgorithm {
+        case .ecdsa(let d), .rsaPKCS1v15(let d), .rsaPSS(let d): d
+        case .eddsa: nil
+        }
+    }
+
     var requiredCurve: EllipticCurve? {
         switch self {
         case .es256: .p256

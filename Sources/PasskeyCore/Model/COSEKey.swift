@@ -65,15 +65,19 @@ public struct COSEKey: Sendable {
                     throw WebAuthnError.invalidRequest("EC2 key needs x and y byte strings (compressed points are not accepted)")
                 }
                 return try PublicKey.ec(curve: curve, x: x, y: y)
-            case (.okp, .edDSA), (.okp, .ed25519):
+            case (.okp, .edDSA), (.okp, .ed25519), (.okp, .ed448):
                 guard let crv = cbor[int: -1]?.intValue else { throw WebAuthnError.invalidRequest("OKP key without crv") }
-                guard crv == 6 else {
-                    // Ed448 (crv 7) is verified once the Ed448 algorithm is supported.
-                    throw WebAuthnError.invalidRequest("OKP key with unsupported crv \(crv) for \(algorithm.name)")
+                // EdDSA (-8) names either curve; the fully-specified Ed25519 (-19) and Ed448 (-53)
+                // fix theirs (RFC 9864).
+                let curve: EdwardsCurve
+                switch (crv, algorithm) {
+                case (6, .edDSA), (6, .ed25519): curve = .ed25519
+                case (7, .edDSA), (7, .ed448): curve = .ed448
+                default: throw WebAuthnError.invalidRequest("OKP key with crv \(crv) does not fit \(algorithm.name)")
                 }
                 guard let x = cbor[int: -2]?.bytesValue else { throw WebAuthnError.invalidRequest("OKP key without x") }
-                return try PublicKey.edwards(curve: .ed25519, x: x)
-            case (.rsa, .rs256), (.rsa, .ps256):
+                return try PublicKey.edwards(curve: curve, x: x)
+            case (.rsa, .rs256), (.rsa, .rs384), (.rsa, .rs512), (.rsa, .rs1), (.rsa, .ps256), (.rsa, .ps384), (.rsa, .ps512):
                 guard let n = cbor[int: -1]?.bytesValue, let e = cbor[int: -2]?.bytesValue else {
                     throw WebAuthnError.invalidRequest("RSA key needs n and e byte strings")
                 }

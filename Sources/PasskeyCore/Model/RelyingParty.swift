@@ -13,8 +13,8 @@ public struct RelyingParty: Sendable {
     public private(set) var topOrigins: Set<String>
     /// pubKeyCredParams offered at registration, in preference order.
     public var algorithms: [COSEAlgorithm]
-    /// Trust anchors for attestation chains. Empty: chains are checked but never trusted.
-    public var trustAnchors: [Certificate]
+    /// Trust anchors for attestation chains. None: chains are checked but never trusted.
+    public var trustAnchors: any TrustAnchorProvider
     public var rpIDHash: [UInt8] { Digest.sha256.hash(Array(id.utf8)) }
 
     /// Replaces the allowed origins (normalised), e.g. once the real port is known.
@@ -25,7 +25,7 @@ public struct RelyingParty: Sendable {
     public init(
         id: String, name: String, origins: [String], allowCrossOrigin: Bool = false,
         topOrigins: [String] = [], algorithms: [COSEAlgorithm] = COSEAlgorithm.defaultOffered,
-        trustAnchors: [Certificate] = []
+        trustAnchors: any TrustAnchorProvider = StaticTrustAnchors()
     ) throws {
         self.id = id
         self.name = name
