@@ -12,7 +12,6 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         case userVerificationRequired = "user_verification_required"
         case unsupportedAlgorithm = "unsupported_algorithm"
         case invalidAttestation = "invalid_attestation"
-        case untrustedAttestation = "untrusted_attestation"
         case unknownCredential = "unknown_credential"
         case userHandleMismatch = "user_handle_mismatch"
         case invalidSignature = "invalid_signature"
