@@ -9,7 +9,25 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server with SQLite storage.",
-        subcommands: [Serve.self])
+        subcommands: [Serve.self, Verify.self])
+
+    /// Usage errors exit with status 2 (the offline verifier's contract), not sysexits' 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// `passkey-server serve`. Every option also reads `PASSKEY_<OPTION>` from the environment

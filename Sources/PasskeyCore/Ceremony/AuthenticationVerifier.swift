@@ -18,15 +18,17 @@ public struct AuthenticationExpectation: Sendable {
     }
 }
 
-/// The credential record as stored, as far as §7.2 needs it.
+/// The credential record as stored, as far as §7.2 needs it. The offline verifier may not know
+/// the id or the owner's user handle: then the steps that need them are skipped and reported so.
 public struct CredentialState: Sendable {
-    public var id: [UInt8]
-    public var userHandle: [UInt8]
+    public var id: [UInt8]?
+    public var userHandle: [UInt8]?
     public var publicKey: COSEKey
     public var signCount: UInt32
-    public var backupEligible: Bool
+    /// nil: unknown, so the BE comparison of step 19 is skipped.
+    public var backupEligible: Bool?
 
-    public init(id: [UInt8], userHandle: [UInt8], publicKey: COSEKey, signCount: UInt32, backupEligible: Bool) {
+    public init(id: [UInt8]?, userHandle: [UInt8]?, publicKey: COSEKey, signCount: UInt32, backupEligible: Bool?) {
         self.id = id
         self.userHandle = userHandle
         self.publicKey = publicKey
@@ -70,8 +72,12 @@ public struct AuthenticationVerifier: Sendable {
         try report.run("7.2.5", "credential is in allowCredentials") {
             try Self.checkAllowedCredential(response.credentialID, allowed: expectation.allowCredentialIDs, credential: credential)
         }
-        try report.run("7.2.6", "userHandle belongs to the credential's owner") {
-            try Self.checkUserHandle(response.userHandle, identifiedUser: expectation.identifiedUserHandle, credential: credential)
+        if let owner = credential.userHandle {
+            try report.run("7.2.6", "userHandle belongs to the credential's owner") {
+                try Self.checkUserHandle(response.userHandle, identifiedUser: expectation.identifiedUserHandle, owner: owner)
+            }
+        } else {
+            report.skip("7.2.6", "userHandle belongs to the credential's owner", because: "the owner's user handle is not known")
         }
         // Steps 7–9 (UTF-8 decode and parse of clientDataJSON) ran when the response was
         // decoded: malformed input is `invalid_request` before any challenge is spent.
@@ -99,8 +105,12 @@ public struct AuthenticationVerifier: Sendable {
         try report.run("7.2.18", "BS not set without BE") {
             try CeremonyChecks.checkBackupFlags(authData)
         }
-        try report.run("7.2.19", "BE equals the stored backup eligibility") {
-            try Self.checkBackupEligibilityUnchanged(authData, credential: credential)
+        if let storedBE = credential.backupEligible {
+            try report.run("7.2.19", "BE equals the stored backup eligibility") {
+                try Self.checkBackupEligibilityUnchanged(authData, stored: storedBE)
+            }
+        } else {
+            report.skip("7.2.19", "BE equals the stored backup eligibility", because: "the stored backup eligibility is not known")
         }
         // Step 20: extension outputs. This RP requests no authentication extensions.
         // Step 21: hash of clientDataJSON.
@@ -113,14 +123,14 @@ public struct AuthenticationVerifier: Sendable {
         }
         // Step 24: no attestation is requested in assertions.
         return VerifiedAuthentication(
-            credentialID: credential.id, signCount: authData.signCount,
+            credentialID: response.credentialID, signCount: authData.signCount,
             userVerified: authData.userVerified, backupState: authData.backupState)
     }
 
     /// §7.2 step 5: when allowCredentials was sent, credential.id is one of them. Also that
     /// the record the caller found is the one named by rawId.
     static func checkAllowedCredential(_ rawID: [UInt8], allowed: [[UInt8]], credential: CredentialState) throws {
-        guard rawID == credential.id else {
+        if let id = credential.id, rawID != id {
             throw WebAuthnError(.unknownCredential, "the credential record does not match rawId")
         }
         if !allowed.isEmpty, !allowed.contains(rawID) {
@@ -131,9 +141,9 @@ public struct AuthenticationVerifier: Sendable {
     /// §7.2 step 6: if the user was identified before the ceremony, the credential belongs to
     /// that user and a present userHandle equals theirs; otherwise userHandle must be present
     /// and must be the handle of the credential's owner (YSA-2026-02 class).
-    static func checkUserHandle(_ userHandle: [UInt8]?, identifiedUser: [UInt8]?, credential: CredentialState) throws {
+    static func checkUserHandle(_ userHandle: [UInt8]?, identifiedUser: [UInt8]?, owner: [UInt8]) throws {
         if let identifiedUser {
-            guard credential.userHandle == identifiedUser else {
+            guard owner == identifiedUser else {
                 throw WebAuthnError(.unknownCredential, "the credential does not belong to the identified user")
             }
             if let userHandle, userHandle != identifiedUser {
@@ -143,15 +153,15 @@ public struct AuthenticationVerifier: Sendable {
             guard let userHandle else {
                 throw WebAuthnError(.userHandleMismatch, "a discoverable-credential assertion must carry userHandle")
             }
-            guard userHandle == credential.userHandle else {
+            guard userHandle == owner else {
                 throw WebAuthnError(.userHandleMismatch, "userHandle does not belong to the credential's owner")
             }
         }
     }
 
     /// §7.2 step 19: BE of a stored credential never changes.
-    static func checkBackupEligibilityUnchanged(_ authData: AuthenticatorData, credential: CredentialState) throws {
-        guard authData.backupEligible == credential.backupEligible else {
+    static func checkBackupEligibilityUnchanged(_ authData: AuthenticatorData, stored: Bool) throws {
+        guard authData.backupEligible == stored else {
             throw WebAuthnError.invalidRequest("backup eligibility (BE) differs from the stored credential")
         }
     }

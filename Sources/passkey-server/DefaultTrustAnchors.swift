@@ -1,0 +1,6 @@
+import PasskeyCore
+
+/// The anchors `verify` uses when no --trust-anchor is given.
+enum DefaultTrustAnchors {
+    static var provider: any TrustAnchorProvider { StaticTrustAnchors() }
+}
