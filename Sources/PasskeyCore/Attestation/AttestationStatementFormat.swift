@@ -14,6 +14,15 @@ public struct AttestationInput: Sendable {
     public let clientDataHash: [UInt8]
     public let now: Date
 
+    /// Public so a format can be run on its own (tests, a format configured with a non-default
+    /// policy such as `AndroidKeyAttestation(requireHardwareEnforced: false)`).
+    public init(statement: CBORValue, authenticatorData: AuthenticatorData, clientDataHash: [UInt8], now: Date) {
+        self.statement = statement
+        self.authenticatorData = authenticatorData
+        self.clientDataHash = clientDataHash
+        self.now = now
+    }
+
     public var credential: AuthenticatorData.AttestedCredentialData {
         // AttestationObject refuses authenticator data without attested credential data.
         authenticatorData.attestedCredentialData!
@@ -39,7 +48,7 @@ public protocol AttestationStatementFormat: Sendable {
 
 public enum AttestationFormats {
     public static let supported: [any AttestationStatementFormat] = [
-        NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(),
+        NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(), TPMAttestation(), AndroidKeyAttestation(),
     ]
 
     /// §7.1 step 21: USASCII case-sensitive match of `fmt` against the supported formats.
