@@ -66,6 +66,7 @@ public protocol AttestationStatementFormat: Sendable {
 public enum AttestationFormats {
     public static let supported: [any AttestationStatementFormat] = [
         NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(),
+        AppleAttestation(), AndroidSafetyNetAttestation(), CompoundAttestation(),
     ]
 
     /// §7.1 step 21: USASCII case-sensitive match of `fmt` against the supported formats.
