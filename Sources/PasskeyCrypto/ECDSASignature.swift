@@ -16,6 +16,41 @@ public enum ECDSASignature {
         return (try positiveInteger(elements[0], name: "r"), try positiveInteger(elements[1], name: "s"))
     }
 
+    /// The DER ECDSA-Sig-Value for a signature given as r ‖ s, both halves of equal length —
+    /// the form JWS (RFC 7518 §3.4), COSE and IEEE P1363 use. Leading zero bytes are dropped and a
+    /// 0x00 is prepended where the high bit is set, so the result is minimal DER. Throws
+    /// `.invalidSignatureEncoding` for an empty or odd-length input. Whether the halves have the
+    /// curve's size, and whether r and s are in range, is the caller's (and the verifier's) concern.
+    public static func der(concatenated raw: [UInt8]) throws -> [UInt8] {
+        guard !raw.isEmpty, raw.count % 2 == 0 else {
+            throw CryptoError(.invalidSignatureEncoding, "ECDSA signature: r ‖ s of \(raw.count) bytes cannot be split in two halves")
+        }
+        let half = raw.count / 2
+        let body = integerTLV(Array(raw[..<half])) + integerTLV(Array(raw[half...]))
+        return [0x30] + lengthOctets(body.count) + body
+    }
+
+    /// INTEGER holding a non-negative big-endian magnitude, minimally encoded.
+    private static func integerTLV(_ magnitude: [UInt8]) -> [UInt8] {
+        var content = BigEndian.minimal(magnitude)
+        if content.first.map({ $0 & 0x80 != 0 }) ?? true {
+            content.insert(0x00, at: 0)
+        }
+        return [0x02] + lengthOctets(content.count) + content
+    }
+
+    /// DER definite length: short form below 128, else the minimal long form.
+    private static func lengthOctets(_ length: Int) -> [UInt8] {
+        guard length >= 0x80 else { return [UInt8(length)] }
+        var bytes: [UInt8] = []
+        var remaining = length
+        while remaining > 0 {
+            bytes.insert(UInt8(remaining & 0xFF), at: 0)
+            remaining >>= 8
+        }
+        return [0x80 | UInt8(bytes.count)] + bytes
+    }
+
     private static func positiveInteger(_ node: DERNode, name: String) throws -> [UInt8] {
         guard node.tag == 0x02 else {
             throw CryptoError(.invalidSignatureEncoding, "ECDSA signature: \(name) is not an INTEGER")

@@ -111,7 +111,7 @@ struct AttestationVectors {
     /// The vector's statement as a format's verification procedure receives it (§7.1 step 22).
     func attestationInput(_ vector: Vector) throws -> AttestationInput {
         let response = try RegistrationResponse(json: vector.responseJSON)
-        return AttestationInput(
+        return try AttestationInput(
             statement: response.attestationObject.statement, authenticatorData: response.attestationObject.authenticatorData,
             clientDataHash: Digest.sha256.hash(response.clientData.bytes), now: now)
     }

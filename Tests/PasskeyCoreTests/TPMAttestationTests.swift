@@ -84,7 +84,7 @@ import Testing
             let statement = CBORValue.map(entries.map { entry in
                 entry.key == .text(member) ? CBORMapEntry(key: entry.key, value: .bytes(Array(full.prefix(length)))) : entry
             })
-            let truncated = AttestationInput(statement: statement, authenticatorData: input.authenticatorData,
+            let truncated = try AttestationInput(statement: statement, authenticatorData: input.authenticatorData,
                                              clientDataHash: input.clientDataHash, now: input.now)
             expectRefusal(.invalidAttestation) { _ = try TPMAttestation().verify(truncated) }
         }

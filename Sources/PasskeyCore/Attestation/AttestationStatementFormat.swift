@@ -15,8 +15,12 @@ public struct AttestationInput: Sendable {
     public let now: Date
 
     /// Public so a format can be run on its own (tests, a format configured with a non-default
-    /// policy such as `AndroidKeyAttestation(requireHardwareEnforced: false)`).
-    public init(statement: CBORValue, authenticatorData: AuthenticatorData, clientDataHash: [UInt8], now: Date) {
+    /// policy such as `AndroidKeyAttestation(requireHardwareEnforced: false)`). Refuses
+    /// authenticator data without attested credential data, as `AttestationObject` does.
+    public init(statement: CBORValue, authenticatorData: AuthenticatorData, clientDataHash: [UInt8], now: Date) throws {
+        guard authenticatorData.attestedCredentialData != nil else {
+            throw WebAuthnError.invalidRequest("authenticator data in a registration has no attested credential data (AT flag)")
+        }
         self.statement = statement
         self.authenticatorData = authenticatorData
         self.clientDataHash = clientDataHash
@@ -24,7 +28,7 @@ public struct AttestationInput: Sendable {
     }
 
     public var credential: AuthenticatorData.AttestedCredentialData {
-        // AttestationObject refuses authenticator data without attested credential data.
+        // `init` refuses authenticator data without attested credential data.
         authenticatorData.attestedCredentialData!
     }
 }
@@ -34,6 +38,21 @@ public struct AttestationInput: Sendable {
 public struct AttestationOutcome: Sendable {
     public let type: AttestationType
     public let trustPath: [Certificate]
+    /// `compound` (§8.9) only: each sub-statement's format and outcome, in statement order.
+    /// A compound outcome has no trust path of its own; each sub-outcome's path is assessed
+    /// against the anchors of its own format. Empty for every other format.
+    public let subOutcomes: [SubOutcome]
+
+    public struct SubOutcome: Sendable {
+        public let format: String
+        public let outcome: AttestationOutcome
+    }
+
+    public init(type: AttestationType, trustPath: [Certificate], subOutcomes: [SubOutcome] = []) {
+        self.type = type
+        self.trustPath = trustPath
+        self.subOutcomes = subOutcomes
+    }
 }
 
 /// One attestation statement format (WebAuthn L3 §8). Each format is one type; new formats are
@@ -49,6 +68,7 @@ public protocol AttestationStatementFormat: Sendable {
 public enum AttestationFormats {
     public static let supported: [any AttestationStatementFormat] = [
         NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(), TPMAttestation(), AndroidKeyAttestation(),
+        AppleAttestation(), AndroidSafetyNetAttestation(), CompoundAttestation(),
     ]
 
     /// §7.1 step 21: USASCII case-sensitive match of `fmt` against the supported formats.

@@ -97,13 +97,13 @@ public struct RegistrationVerifier: Sendable {
         }
         var outcome: AttestationOutcome?
         try report.run("7.1.22", "attestation statement verifies (\(attestation.format))") {
-            outcome = try format!.verify(AttestationInput(
+            outcome = try format!.verify(try AttestationInput(
                 statement: attestation.statement, authenticatorData: authData, clientDataHash: clientDataHash, now: now))
         }
         var trusted = false
         try report.run("7.1.23-24", "attestation trust path assessed against the RP's anchors") {
-            let anchors = rp.trustAnchors.anchors(format: attestation.format, aaguid: credential.aaguid)
-            trusted = try Self.assessTrustworthiness(outcome!, anchors: anchors, now: now)
+            trusted = try Self.assessTrustworthiness(
+                outcome!, format: attestation.format, aaguid: credential.aaguid, provider: rp.trustAnchors, now: now)
         }
         try report.run("7.1.25", "credential id at most 1023 bytes and equal to rawId") {
             try Self.checkCredentialID(credential.credentialID, rawID: response.credentialID)
@@ -148,6 +148,25 @@ public struct RegistrationVerifier: Sendable {
             throw WebAuthnError.invalidAttestation("attestation format \"\(fmt)\" is not supported")
         }
         return format
+    }
+
+    /// §7.1 steps 23–24 for the outcome of format `format`, with that format's anchors.
+    ///
+    /// A compound outcome (§8.9) is assessed sub-statement by sub-statement, each with the anchors
+    /// of its own format: every sub-statement that has a trust path must have all certificates
+    /// valid at `now` (else `invalid_attestation`), and the registration is trusted only if at
+    /// least one sub-statement has a trust path and every such path chains to its anchors.
+    static func assessTrustworthiness(
+        _ outcome: AttestationOutcome, format: String, aaguid: [UInt8], provider: any TrustAnchorProvider, now: Date
+    ) throws -> Bool {
+        guard !outcome.subOutcomes.isEmpty else {
+            return try assessTrustworthiness(outcome, anchors: provider.anchors(format: format, aaguid: aaguid), now: now)
+        }
+        // `map`, not `allSatisfy`: the validity of every path is checked even after an untrusted one.
+        let verdicts = try outcome.subOutcomes.filter { !$0.outcome.trustPath.isEmpty }.map {
+            try assessTrustworthiness($0.outcome, format: $0.format, aaguid: aaguid, provider: provider, now: now)
+        }
+        return !verdicts.isEmpty && verdicts.allSatisfy { $0 }
     }
 
     /// §7.1 steps 23–24: every certificate of the trust path must be valid at the verification

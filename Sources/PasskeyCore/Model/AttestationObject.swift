@@ -15,8 +15,9 @@ public struct AttestationObject: Sendable {
         }
         guard let entries = value.mapEntries else { throw WebAuthnError.invalidRequest("attestationObject is not a map") }
         guard let fmt = value[text: "fmt"]?.textValue else { throw WebAuthnError.invalidRequest("attestationObject has no text fmt") }
-        guard let statement = value[text: "attStmt"], statement.mapEntries != nil else {
-            throw WebAuthnError.invalidRequest("attestationObject has no attStmt map")
+        // attStmtTemplate: a map, or an array (`compound`, §8.9); the format checks the rest.
+        guard let statement = value[text: "attStmt"], statement.mapEntries != nil || statement.arrayValue != nil else {
+            throw WebAuthnError.invalidRequest("attestationObject has no attStmt map or array")
         }
         guard let authData = value[text: "authData"]?.bytesValue else {
             throw WebAuthnError.invalidRequest("attestationObject has no authData byte string")
