@@ -6,7 +6,7 @@ Writes, next to this file:
   authentication.json  authentication ceremonies against a stored credential
   spec.json            WebAuthn Level 3 §16 "Test Vectors", transcribed, re-derived and checked
 
-Only Python 3.11, `cryptography` (>= 44, for deterministic ECDSA) and `cbor2` are used.
+Only Python 3.11, `cryptography` (48 tested; deterministic ECDSA needed) and `cbor2` are used.
 
 Everything is deterministic: every "random" value comes from HKDF-SHA-256 over a fixed seed
 and a label unique to its use, ECDSA uses RFC 6979 nonces, RSA primes are searched from
@@ -839,15 +839,13 @@ class Auth:
 
 
 def auth_vector(a: Auth, description: str, cdj: bytes, ad: bytes, sig: bytes, expect: dict[str, Any], *,
-                user_verification: str = "preferred", enc: Callable[[bytes], str] = b64url,
-                response_user_handle: bytes | None | str = "default") -> dict[str, Any]:
+                user_verification: str = "preferred", enc: Callable[[bytes], str] = b64url) -> dict[str, Any]:
     if a.allow == "named":
         allow = [b64url(a.cred_id)]
     elif a.allow == "usernameless":
         allow = None
     else:
         allow = [b64url(det(f"auth/{a.name}/other-credential-{i}", 32)) for i in range(2)]
-    uh = a.user_handle if response_user_handle == "default" else response_user_handle
     return {
         "name": a.name, "description": description, "ceremony": "authentication",
         "rp_id": RP_ID, "origins": [ORIGIN], "allow_cross_origin": False, "top_origins": [],
@@ -857,7 +855,7 @@ def auth_vector(a: Auth, description: str, cdj: bytes, ad: bytes, sig: bytes, ex
                        "sign_count": a.stored_count, "user_handle": b64url(USER_ALICE),
                        "backup_eligible": a.stored_be},
         "allow_credentials": allow,
-        "response": assertion_json(a.cred_id, cdj, ad, sig, uh, enc=enc),
+        "response": assertion_json(a.cred_id, cdj, ad, sig, a.user_handle, enc=enc),
         "expect": expect,
     }
 
@@ -917,7 +915,7 @@ def authentication_vectors() -> list[dict[str, Any]]:
     r_, s_ = decode_dss_signature(a.key.sign(ad + sha256(cdj)))
     n_p256 = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
     high = encode_dss_signature(r_, s_ if s_ > n_p256 // 2 else n_p256 - s_)
-    out.append(auth_vector(a, "Valid ES256 signature in its high-S form (ECDSA, unlike some chains, allows both).",
+    out.append(auth_vector(a, "Valid ES256 signature in its high-S form (s > n/2): ECDSA verification accepts either form.",
                            cdj, ad, high, accept_auth(a)))
     a = Auth("auth-ps256-key-rs256-signature", alg=PS256)
     cdj, ad = a.client_data(), a.auth_data()
