@@ -9,7 +9,7 @@ LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test vectors clean
+.PHONY: run test build deps browser-deps unit-tests browser-test vectors bench clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
@@ -33,6 +33,12 @@ deps:
 
 browser-deps:
 	@./scripts/install-packages $(SUDO) $(BROWSER_PACKAGES)
+
+# Verification throughput as ratios against `openssl speed`, in one run (release build).
+bench: deps
+	@./scripts/install-packages $(SUDO) openssl
+	$(SWIFT) build -c release --product passkey-bench
+	$$($(SWIFT) build -c release --show-bin-path)/passkey-bench
 
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:

@@ -67,6 +67,10 @@ let package = Package(
             name: "PasskeyTestSupport", dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto"],
             path: "Tests/PasskeyTestSupport"),
 
+        // Throughput next to `openssl speed`: `make bench`.
+        .executableTarget(
+            name: "passkey-bench", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
+
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
         .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"], exclude: ["Fixtures"]),
         .testTarget(name: "PasskeyStoreTests", dependencies: ["PasskeyStore"]),

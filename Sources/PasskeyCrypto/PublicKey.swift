@@ -211,13 +211,16 @@ public final class PublicKey: @unchecked Sendable {
         return curve
     }
 
-    /// EVP_PKEY_public_check: for EC, on the curve, not infinity, order n.
+    /// EVP_PKEY_public_check_quick: for EC, the point decodes, is on the curve and is not the
+    /// point at infinity. The full check adds n·Q = ∞, a scalar multiplication that costs more
+    /// than a signature verification; on P-256, P-384 and P-521 (cofactor 1, prime order) every
+    /// point on the curve other than ∞ has order n, so it proves nothing more.
     private static func publicCheck(_ key: OpaquePointer, what: String) throws {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
             throw CryptoError.openSSL(.internalFailure, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_public_check(context) == 1 else {
+        guard EVP_PKEY_public_check_quick(context) == 1 else {
             throw CryptoError.openSSL(.invalidKey, "\(what) fails the public key check")
         }
     }
