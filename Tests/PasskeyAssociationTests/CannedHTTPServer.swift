@@ -44,11 +44,16 @@ final class CannedHTTPServer: Sendable {
 
     private let answers: [String: Answer]
 
-    /// Accepts until the listener is closed.
+    /// Accepts until `stop()` shuts the listener down, then closes it. Only this thread closes
+    /// it: a descriptor closed elsewhere could be reused by another test's socket while this
+    /// thread still calls accept() on its number.
     private func serve() {
         while true {
             let connection = accept(listener, nil, nil)
-            if connection < 0 { return }
+            if connection < 0 {
+                close(listener)
+                return
+            }
             let head = Self.readHead(connection)
             requests.withLock { $0.append(head) }
             let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
@@ -68,7 +73,6 @@ final class CannedHTTPServer: Sendable {
 
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     /// A response with the given status, headers and body (Content-Length added).

@@ -57,9 +57,9 @@ import Testing
     @Test func silenceTimesOut() async throws {
         let server = try CannedHTTPServer(["/.well-known/assetlinks.json": .silence])
         defer { server.stop() }
-        let started = Date()
+        // The server closes the connection after 3 s without answering: "timed out" (not
+        // "connection lost") shows the 1 s timeout fired first.
         let checks = await AssetLinksChecker.check(site: server.base, fetcher: WellKnownFetcher(timeout: 1))
-        #expect(Date().timeIntervalSince(started) < 10)
         let fetch = try #require(checks.first { $0.name == "fetch" })
         #expect(!fetch.ok)
         #expect(fetch.detail.contains("timed out"), "\(fetch.detail)")
