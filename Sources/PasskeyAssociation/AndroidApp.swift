@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// An Android app allowed to use the RP's passkeys: its package name and the SHA-256
 /// fingerprint of its signing certificate, as `keytool -list -v` prints it

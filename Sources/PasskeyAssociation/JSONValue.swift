@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// Any JSON value, parsed without loss of kind: `true` stays a boolean and `1` a number, so an
 /// association file's `applinks` / `appclips` sections survive a merge exactly as written.

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCore
 
 /// Related Origin Requests (WebAuthn L3 §5.11): other origins allowed to use this RP ID, served

@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+internal import FoundationNetworking
 #endif
 internal import Synchronization
 
