@@ -43,11 +43,16 @@ let package = Package(
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR"]),
 
+        // Association files for native apps (apple-app-site-association, assetlinks.json,
+        // /.well-known/webauthn): their rules, the checkers behind `aasa check` and
+        // `assetlinks check`, and the fetcher. Foundation only, no HTTP framework.
+        .target(name: "PasskeyAssociation", dependencies: ["PasskeyCore"]),
+
         // HTTP: translates requests to core calls and back.
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyStore", "PasskeyCrypto",
+                "PasskeyCore", "PasskeyStore", "PasskeyCrypto", "PasskeyAssociation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -57,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore",
+                "PasskeyServer", "PasskeyCore", "PasskeyAssociation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -78,10 +83,11 @@ let package = Package(
             name: "PasskeyCoreTests",
             dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
+        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore"]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto",
+                "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 public import Foundation
 public import PasskeyCore
+public import PasskeyAssociation
 
 /// Everything `passkey-server serve` is configured with; defaults make a local demo.
 public struct ServerConfiguration: Sendable {
@@ -16,6 +17,12 @@ public struct ServerConfiguration: Sendable {
     /// True when the file was named explicitly: then a missing file stops start-up.
     public var associationFileRequired = false
     public var iosAppIDs: [String] = []
+    /// Android apps (`--android-app PACKAGE:FINGERPRINT`): listed in /.well-known/assetlinks.json,
+    /// and their `android:apk-key-hash:` origins allowed in ceremonies.
+    public var androidApps: [AndroidApp] = []
+    /// Related origins (`--related-origin`, WebAuthn L3 §5.11): listed in /.well-known/webauthn
+    /// and allowed in ceremonies.
+    public var relatedOrigins: [String] = []
     public var userVerification: UserVerificationRequirement = .preferred
     public var challengeTTL: TimeInterval = 300
     public var sessionTTL: TimeInterval = 7 * 24 * 3600
@@ -25,8 +32,14 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
-    /// The origins in force: the configured ones, or http://localhost:PORT.
+    /// The origins in force: the configured ones (or http://localhost:PORT), the Android
+    /// apps' origins and the related origins.
     public var effectiveOrigins: [String] {
-        origins.isEmpty ? ["http://localhost:\(port)"] : origins
+        allowedOrigins(listeningPort: port)
+    }
+
+    /// `effectiveOrigins` once the server knows the port it really bound (`--port 0`).
+    public func allowedOrigins(listeningPort: Int) -> [String] {
+        (origins.isEmpty ? ["http://localhost:\(listeningPort)"] : origins) + androidApps.map(\.origin) + relatedOrigins
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PasskeyAssociation
 import PasskeyCore
 import PasskeyServer
 
@@ -21,6 +22,13 @@ struct ConfigurationResolver {
             c.associationFileRequired = true
         }
         c.iosAppIDs = list(flags.iosAppID, "IOS_APP_ID")
+        c.androidApps = try list(flags.androidApp, "ANDROID_APP").map { argument in
+            do { return try AndroidApp(argument: argument) } catch { throw ValidationError("--android-app \(error)") }
+        }
+        c.relatedOrigins = list(flags.relatedOrigin, "RELATED_ORIGIN")
+        for origin in c.relatedOrigins {
+            do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--related-origin: \(error)") }
+        }
         if let uv = try string(flags.userVerification, "USER_VERIFICATION") {
             guard let requirement = UserVerificationRequirement(rawValue: uv) else {
                 throw ValidationError("--user-verification must be required, preferred or discouraged, not \(uv)")
@@ -30,7 +38,7 @@ struct ConfigurationResolver {
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
-        for origin in c.effectiveOrigins {
+        for origin in c.origins {
             do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--origin: \(error)") }
         }
         return c

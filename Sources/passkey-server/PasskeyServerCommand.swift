@@ -9,21 +9,23 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server with SQLite storage.",
-        subcommands: [Serve.self, Verify.self])
+        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self])
 
-    /// Usage errors exit with status 2 (the offline verifier's contract), not sysexits' 64.
+    /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the
+    /// `check` commands promise 0 = accepted / all passed, 1 = rejected / a check failed,
+    /// 2 = the command line was wrong.
     static func main() async {
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
             } else {
                 try command.run()
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                exit(withError: ExitCode(2))
             }
             exit(withError: error)
         }
@@ -34,7 +36,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
 /// (repeatable options: a comma-separated list); a flag on the command line wins.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the JSON API, the ceremony page and the association file.",
+        abstract: "Serve the JSON API, the ceremony page and the association files.",
         discussion: """
             Every option can also be set in the environment as PASSKEY_ followed by the option in \
             upper snake case (--rp-id → PASSKEY_RP_ID); repeatable options take a comma-separated \
@@ -67,6 +69,16 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("ios-app-id"), help: "TEAMID.bundle.id merged into webcredentials.apps; repeatable. (env: PASSKEY_IOS_APP_ID)")
     var iosAppID: [String] = []
+
+    @Option(name: .customLong("android-app"), help: ArgumentHelp(
+        "PACKAGE:SHA256_FINGERPRINT of an Android app (fingerprint as keytool prints it: 32 colon-separated hex bytes); served in /.well-known/assetlinks.json and its android:apk-key-hash: origin allowed; repeatable. (env: PASSKEY_ANDROID_APP)",
+        valueName: "package:fingerprint"))
+    var androidApp: [String] = []
+
+    @Option(name: .customLong("related-origin"), help: ArgumentHelp(
+        "Another https origin allowed to use this RP ID (WebAuthn Related Origin Requests); served in /.well-known/webauthn and allowed in ceremonies; at most 5 distinct registrable domain labels; repeatable. (env: PASSKEY_RELATED_ORIGIN)",
+        valueName: "origin"))
+    var relatedOrigin: [String] = []
 
     @Option(name: .customLong("user-verification"), help: "required, preferred or discouraged. (env: PASSKEY_USER_VERIFICATION, default preferred)")
     var userVerification: String?

@@ -1,95 +1,102 @@
-public import Foundation
+internal import PasskeyAssociation
 
 /// The apple-app-site-association file as Apple's CDN fetches it: the top-level file's JSON,
-/// with `--ios-app-id` values merged into `webcredentials.apps`, validated once at start-up.
+/// with `--ios-app-id` values merged into `webcredentials.apps`, validated once at start-up
+/// with the rules of `passkey-server aasa check`.
 public struct AppleAppSiteAssociation: Sendable {
     public struct Invalid: Error, Sendable, CustomStringConvertible {
         public let message: String
         public var description: String { message }
     }
 
-    /// The JSON served, byte for byte.
+    /// The JSON served: the file byte for byte when there is nothing to merge, else the file
+    /// re-encoded with the merged `webcredentials.apps` (every other section kept as written).
     public let json: [UInt8]
-    /// Problems that do not stop start-up (unknown top-level keys).
+    /// Problems that do not stop start-up (unknown top-level keys, no app listed).
     public let warnings: [String]
 
     /// Apple's limit on the file's size.
-    public static let maximumSize = 128 * 1024
-    static let knownTopLevelKeys: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+    public static let maximumSize = AppleAppSiteAssociationChecker.maximumSize
+    public static var knownTopLevelKeys: Set<String> { AppleAppSiteAssociationChecker.knownTopLevelKeys }
 
     /// - Parameters:
     ///   - file: the file's bytes, or nil when there is no file.
     ///   - source: how to name the file in messages.
     ///   - appIDs: `TEAMID.bundle.id` values to merge into `webcredentials.apps`.
     public init(file: [UInt8]?, source: String = "apple-app-site-association", appIDs: [String]) throws(Invalid) {
-        var root: [String: Any] = [:]
-        var warnings: [String] = []
-        if let file {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(file)), let dictionary = object as? [String: Any] else {
-                throw Invalid(message: "\(source): not a JSON object. Fix: the file must be one JSON object such as {\"webcredentials\": {\"apps\": [\"TEAMID.bundle.id\"]}}.")
-            }
-            root = dictionary
-            for key in root.keys.sorted() where !Self.knownTopLevelKeys.contains(key) {
-                warnings.append("\(source): unknown top-level key \"\(key)\" is served as it is but Apple ignores it.")
-            }
-        }
+        typealias Rules = AppleAppSiteAssociationChecker
         for appID in appIDs {
-            try Self.checkAppID(appID, where: "--ios-app-id")
+            if let problem = AppleAppID.problem(appID) {
+                throw Invalid(message: "--ios-app-id: \(problem). Fix: \(AppleAppID.fix)")
+            }
         }
+        guard let file else {
+            guard !appIDs.isEmpty else {
+                throw Invalid(message: "no association file and no --ios-app-id given. Fix: give --aasa FILE or --ios-app-id TEAMID.bundle.id.")
+            }
+            var apps: [String] = []
+            for appID in appIDs where !apps.contains(appID) { apps.append(appID) }
+            self.json = JSONValue.object(["webcredentials": .object(["apps": .array(apps.map(JSONValue.string))])]).encoded()
+            self.warnings = []
+            return
+        }
+        try Self.require(Rules.checkSize(file.count), source)
+        let parsed = Rules.checkJSON(file)
+        try Self.require(parsed.check, source)
+        guard let value = parsed.value else { throw Self.invalid(parsed.check, source) }
+        let object = Rules.checkTopLevelObject(value)
+        try Self.require(object.check, source)
+        guard var root = object.root else { throw Self.invalid(object.check, source) }
+
+        var warnings: [String] = []
+        let keys = Rules.checkTopLevelKeys(root)
+        if !keys.ok { warnings.append("\(source): \(keys.detail). Fix: \(keys.fix ?? "")") }
+
+        // webcredentials: optional in the file when --ios-app-id supplies the apps.
+        var section: [String: JSONValue] = [:]
         var apps: [String] = []
-        if let webcredentials = root["webcredentials"] {
-            guard let section = webcredentials as? [String: Any] else {
-                throw Invalid(message: "\(source): \"webcredentials\" must be an object with an \"apps\" array.")
-            }
-            guard let listed = section["apps"] as? [Any] else {
-                throw Invalid(message: "\(source): \"webcredentials.apps\" must be an array of \"TEAMID.bundle.id\" strings.")
-            }
-            for (index, entry) in listed.enumerated() {
-                guard let appID = entry as? String else {
-                    throw Invalid(message: "\(source): webcredentials.apps[\(index)] is not a string. Fix: list app IDs as \"TEAMID.bundle.id\" strings.")
+        if root["webcredentials"] != nil {
+            let found = Rules.checkWebCredentials(root)
+            try Self.require(found.check, source)
+            section = found.section ?? [:]
+            if section["apps"] != nil, section["apps"] != .array([]) {
+                let listed = Rules.checkAppsArray(section)
+                try Self.require(listed.check, source)
+                apps = listed.apps
+                for (index, appID) in apps.enumerated() {
+                    if let problem = AppleAppID.problem(appID) {
+                        throw Invalid(message: "\(source): webcredentials.apps[\(index)]: \(problem). Fix: \(AppleAppID.fix)")
+                    }
                 }
-                try Self.checkAppID(appID, where: "\(source): webcredentials.apps[\(index)]")
-                apps.append(appID)
             }
         }
-        guard file != nil || !appIDs.isEmpty else {
-            throw Invalid(message: "no association file and no --ios-app-id given")
+        for appID in appIDs where !apps.contains(appID) { apps.append(appID) }
+        if apps.isEmpty {
+            warnings.append("\(source): webcredentials.apps lists no app, so no iOS app can use this site's passkeys. Fix: add \"webcredentials\": {\"apps\": [\"TEAMID.bundle.id\"]} or start with --ios-app-id.")
         }
-        for appID in appIDs where !apps.contains(appID) {
-            apps.append(appID)
+
+        guard !appIDs.isEmpty else {
+            self.json = file   // nothing to merge: served exactly as written
+            self.warnings = warnings
+            return
         }
-        var webcredentials = root["webcredentials"] as? [String: Any] ?? [:]
-        webcredentials["apps"] = apps
-        root["webcredentials"] = webcredentials
-        let data: Data
-        do {
-            data = try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
-        } catch {
-            throw Invalid(message: "\(source): cannot be serialised again: \(error)")
+        section["apps"] = .array(apps.map(JSONValue.string))
+        root["webcredentials"] = .object(section)
+        let merged = JSONValue.object(root).encoded()
+        let size = Rules.checkSize(merged.count)
+        guard size.ok else {
+            throw Invalid(message: "\(source) with the --ios-app-id values merged: \(size.detail). Fix: \(size.fix ?? "")")
         }
-        guard data.count <= Self.maximumSize else {
-            throw Invalid(message: "\(source): \(data.count) bytes; Apple fetches at most \(Self.maximumSize).")
-        }
-        self.json = [UInt8](data)
+        self.json = merged
         self.warnings = warnings
     }
 
-    /// An app ID is a 10-character team ID (upper-case letters and digits), a dot, and a bundle
-    /// ID (letters, digits, hyphens and dots).
-    static func checkAppID(_ appID: String, where location: String) throws(Invalid) {
-        let parts = appID.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let fix = "Fix: use TEAMID.bundle.id, e.g. ABCDE12345.com.example.app (the team ID is 10 upper-case letters or digits)."
-        guard parts.count == 2 else { throw Invalid(message: "\(location): \"\(appID)\" has no dot between team ID and bundle ID. \(fix)") }
-        let team = parts[0], bundle = parts[1]
-        guard team.count == 10, team.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) }) else {
-            throw Invalid(message: "\(location): \"\(appID)\" has team ID \"\(team)\", not 10 upper-case letters or digits. \(fix)")
-        }
-        guard !bundle.isEmpty, !bundle.hasPrefix("."), !bundle.hasSuffix("."), !bundle.contains(".."),
-              bundle.unicodeScalars.allSatisfy({
-                  ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "."
-              })
-        else {
-            throw Invalid(message: "\(location): \"\(appID)\" has an invalid bundle ID \"\(bundle)\". \(fix)")
-        }
+    /// A failed rule stops start-up; the message names the file, the key and the fix.
+    private static func require(_ check: AssociationCheck, _ source: String) throws(Invalid) {
+        guard check.ok else { throw invalid(check, source) }
+    }
+
+    private static func invalid(_ check: AssociationCheck, _ source: String) -> Invalid {
+        Invalid(message: "\(source): \(check.name): \(check.detail). Fix: \(check.fix ?? "see passkey-server aasa check \(source)")")
     }
 }

@@ -6,6 +6,7 @@ public import PasskeyStore
 internal import NIOCore
 internal import ServiceLifecycle
 internal import PasskeyCrypto
+internal import PasskeyAssociation
 
 /// The server, built from a configuration: the store opened, the association file validated,
 /// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
@@ -38,6 +39,7 @@ public struct PasskeyApplication: Sendable {
             throw StartupError(message: "\(error)")
         }
         let association = try loadAssociation(configuration, logger: logger)
+        let wellKnown = try wellKnownDocuments(configuration)
 
         let store = try await PasskeyStore(path: configuration.databasePath)
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
@@ -48,8 +50,10 @@ public struct PasskeyApplication: Sendable {
         router.add(middleware: ErrorMiddleware(routes: Routes.table))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        Routes(service: service, association: association, secureCookies: rp.origins.allSatisfy { $0.hasPrefix("https://") },
-               sessionTTL: configuration.sessionTTL)
+        // Cookies are for browsers: Android apps' origins do not decide whether they are Secure.
+        let webOrigins = rp.origins.filter { !$0.hasPrefix("android:") }
+        Routes(service: service, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
+               secureCookies: webOrigins.allSatisfy { $0.hasPrefix("https://") }, sessionTTL: configuration.sessionTTL)
             .register(on: router)
 
         let host = configuration.host
@@ -81,6 +85,18 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
         await store.close()
+    }
+
+    /// /.well-known/assetlinks.json and /.well-known/webauthn, when configured. More than five
+    /// registrable domain labels among the related origins stop start-up.
+    static func wellKnownDocuments(_ configuration: ServerConfiguration) throws -> (assetLinks: [UInt8]?, relatedOrigins: [UInt8]?) {
+        let assetLinks = configuration.androidApps.isEmpty ? nil : AssetLinks.document(for: configuration.androidApps)
+        guard !configuration.relatedOrigins.isEmpty else { return (assetLinks, nil) }
+        do {
+            return (assetLinks, try RelatedOrigins(configuration.relatedOrigins).document)
+        } catch {
+            throw StartupError(message: "invalid related origins: \(error)")
+        }
     }
 
     static func loadAssociation(_ configuration: ServerConfiguration, logger: Logger) throws -> AppleAppSiteAssociation? {

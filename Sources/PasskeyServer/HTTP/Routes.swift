@@ -9,6 +9,10 @@ struct Routes: Sendable {
 
     let service: PasskeyService
     let association: AppleAppSiteAssociation?
+    /// /.well-known/assetlinks.json, when Android apps are configured.
+    let assetLinks: [UInt8]?
+    /// /.well-known/webauthn, when related origins are configured.
+    let relatedOrigins: [UInt8]?
     let secureCookies: Bool
     let sessionTTL: TimeInterval
 
@@ -23,6 +27,8 @@ struct Routes: Sendable {
         "/logout": [.post],
         "/.well-known/apple-app-site-association": [.get],
         "/apple-app-site-association": [.get],
+        "/.well-known/assetlinks.json": [.get],
+        "/.well-known/webauthn": [.get],
     ]
 
     func register(on router: Router<Context>) {
@@ -80,15 +86,22 @@ struct Routes: Sendable {
             try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
             return Self.json(["status": "ok"])
         }
+        // Association files, when configured: 200 with exactly `application/json`, no redirect,
+        // no Content-Encoding whatever the client accepts (nothing here compresses).
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-            router.get(RouterPath(path)) { _, _ in
-                guard let association else { throw APIError.notFound }
-                var headers = HTTPFields()
-                headers[.contentType] = "application/json"
-                headers[.cacheControl] = "max-age=3600"
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: association.json)))
-            }
+            router.get(RouterPath(path)) { _, _ in try Self.wellKnown(association?.json) }
         }
+        router.get("/.well-known/assetlinks.json") { _, _ in try Self.wellKnown(assetLinks) }
+        router.get("/.well-known/webauthn") { _, _ in try Self.wellKnown(relatedOrigins) }
+    }
+
+    /// A well-known JSON file as fetchers want it; 404 when it is not configured.
+    static func wellKnown(_ document: [UInt8]?) throws -> Response {
+        guard let document else { throw APIError.notFound }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "max-age=3600"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: document)))
     }
 
     // MARK: Sessions

@@ -35,7 +35,7 @@ public final class PasskeyService: Sendable {
     /// port actually bound.
     func adoptListeningPort(_ port: Int) throws {
         guard configuration.origins.isEmpty else { return }
-        try relyingParty.withLock { try $0.setOrigins(["http://localhost:\(port)"]) }
+        try relyingParty.withLock { try $0.setOrigins(configuration.allowedOrigins(listeningPort: port)) }
     }
 
     // MARK: Registration

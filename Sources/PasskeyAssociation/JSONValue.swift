@@ -1,0 +1,87 @@
+internal import Foundation
+
+/// Any JSON value, parsed without loss of kind: `true` stays a boolean and `1` a number, so an
+/// association file's `applinks` / `appclips` sections survive a merge exactly as written.
+/// (`JSONSerialization` hands back `NSNumber` for both, which on Linux can turn `true` into `1`.)
+public indirect enum JSONValue: Sendable, Equatable, Codable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Parses `bytes` as one JSON text.
+    public init(parsing bytes: some Collection<UInt8>) throws(Invalid) {
+        do {
+            self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch let DecodingError.dataCorrupted(context) {
+            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            throw Invalid(description: underlying ?? context.debugDescription)
+        } catch {
+            throw Invalid(description: "\(error)")
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// Compact JSON with sorted keys and unescaped slashes (URLs stay readable).
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case maps to JSON (non-finite doubles never
+        // come out of the parser).
+        return (try? [UInt8](encoder.encode(self))) ?? Array("null".utf8)
+    }
+
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+
+    /// The JSON kind, for messages ("a string", "an array", …).
+    public var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 that answers each path with a fixed raw response, for
+/// what the project's own server never does (redirects, wrong content types, huge bodies,
+/// silence). Each connection gets one response and is closed.
+final class CannedHTTPServer: Sendable {
+    /// What to do for a path: a raw response, or nothing at all (to test timeouts).
+    enum Answer: Sendable {
+        case raw(String)
+        case bytes([UInt8])
+        case silence
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let requests = Mutex<[String]>([])
+
+    init(_ answers: [String: Answer]) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.answers = answers
+        Thread { [self] in serve() }.start()
+    }
+
+    private let answers: [String: Answer]
+
+    /// Accepts until `stop()` shuts the listener down, then closes it. Only this thread closes
+    /// it: a descriptor closed elsewhere could be reused by another test's socket while this
+    /// thread still calls accept() on its number.
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                close(listener)
+                return
+            }
+            let head = Self.readHead(connection)
+            requests.withLock { $0.append(head) }
+            let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+            switch answers[path] ?? Self.response("404 Not Found") {
+            case .raw(let text): Self.write(Array(text.utf8), to: connection)
+            case .bytes(let bytes): Self.write(bytes, to: connection)
+            case .silence: Thread.sleep(forTimeInterval: 3)
+            }
+            close(connection)
+        }
+    }
+
+    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The request heads received so far.
+    var received: [String] { requests.withLock { $0 } }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// A response with the given status, headers and body (Content-Length added).
+    static func response(_ status: String, headers: [String: String] = [:], body: String = "") -> Answer {
+        var text = "HTTP/1.1 \(status)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        return .raw(text)
+    }
+
+    private static func readHead(_ fd: Int32) -> String {
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            head += buffer[0..<n]
+        }
+        return String(decoding: head, as: UTF8.self)
+    }
+
+    private static func write(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
