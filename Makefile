@@ -37,6 +37,7 @@ browser-deps:
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:
 	python3 Tests/PasskeyCoreTests/Vectors/generate.py
+	python3 Tests/PasskeyCoreTests/Vectors/mds/generate_mds.py
 
 # Recompiles the bundled vendor roots (Sources/PasskeyCore/TrustAnchors/PEM) into Swift source.
 trust-anchors:
