@@ -9,7 +9,7 @@ LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test vectors bench clean
+.PHONY: run test build deps browser-deps unit-tests browser-test vectors bench trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
@@ -43,6 +43,11 @@ bench: deps
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:
 	python3 Tests/PasskeyCoreTests/Vectors/generate.py
+	python3 Tests/PasskeyCoreTests/Vectors/mds/generate_mds.py
+
+# Recompiles the bundled vendor roots (Sources/PasskeyCore/TrustAnchors/PEM) into Swift source.
+trust-anchors:
+	python3 scripts/generate-trust-anchors.py
 
 clean:
 	rm -rf .build

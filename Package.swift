@@ -41,7 +41,9 @@ let package = Package(
         .target(name: "PasskeyStore", dependencies: ["CPasskeySQLite"]),
 
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
-        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR"]),
+        // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
+        // from TrustAnchors/PEM by scripts/generate-trust-anchors.py): one binary, no bundle.
+        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR"], exclude: ["TrustAnchors/PEM"]),
 
         // Association files for native apps (apple-app-site-association, assetlinks.json,
         // /.well-known/webauthn): their rules, the checkers behind `aasa check` and

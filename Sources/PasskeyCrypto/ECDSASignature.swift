@@ -72,3 +72,34 @@ public enum ECDSASignature {
         return magnitude
     }
 }
+
+extension ECDSASignature {
+    /// The DER ECDSA-Sig-Value for a fixed-size `r ‖ s` signature, as JWS (RFC 7518 §3.4) and
+    /// COSE carry ECDSA: `raw` must be exactly two `coordinateSize`-byte big-endian integers.
+    /// Zero r or s is refused here; the range check against the curve order stays with the
+    /// verifier (`isValidSignature`).
+    public static func der(raw: [UInt8], curve: EllipticCurve) throws -> [UInt8] {
+        let size = curve.coordinateSize
+        guard raw.count == 2 * size else {
+            throw CryptoError(.invalidSignatureEncoding, "ECDSA r‖s for \(curve.groupName) must be \(2 * size) bytes, got \(raw.count)")
+        }
+        let r = BigEndian.minimal(Array(raw[0..<size])), s = BigEndian.minimal(Array(raw[size...]))
+        guard !r.isEmpty, !s.isEmpty else {
+            throw CryptoError(.invalidSignatureEncoding, "ECDSA r‖s has a zero component")
+        }
+        let body = derInteger(r) + derInteger(s)
+        return [0x30] + derLength(body.count) + body
+    }
+
+    /// A positive INTEGER from a minimal magnitude: a 0x00 byte first when the top bit is set.
+    private static func derInteger(_ magnitude: [UInt8]) -> [UInt8] {
+        let content = magnitude[0] & 0x80 != 0 ? [0] + magnitude : magnitude
+        return [0x02] + derLength(content.count) + content
+    }
+
+    private static func derLength(_ count: Int) -> [UInt8] {
+        if count < 0x80 { return [UInt8(count)] }
+        if count <= 0xff { return [0x81, UInt8(count)] }
+        return [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+    }
+}

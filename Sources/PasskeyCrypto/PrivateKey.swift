@@ -1,6 +1,8 @@
+internal import Foundation
 internal import CPasskeyOpenSSL
 
-/// A freshly generated private key, for tests and the test authenticator only (never persisted).
+/// A private key for tests and the test authenticator only (never persisted): generated, or
+/// imported from a fixture.
 /// Owns an `EVP_PKEY *`.
 //
 // @unchecked Sendable: the EVP_PKEY is not mutated after generation, and OpenSSL 3 allows
@@ -27,6 +29,38 @@ public final class PrivateKey: @unchecked Sendable {
 
     deinit {
         EVP_PKEY_free(pointer)
+    }
+
+    /// Imports an unencrypted PKCS#8 `PRIVATE KEY` PEM block (what `openssl genpkey` and
+    /// Python's `cryptography` write), e.g. a test attestation key made by a fixture script.
+    public convenience init(pem: String) throws {
+        let lines = pem.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let begin = lines.firstIndex(of: "-----BEGIN PRIVATE KEY-----"),
+              let end = lines[begin...].firstIndex(of: "-----END PRIVATE KEY-----"),
+              let der = Data(base64Encoded: lines[(begin + 1)..<end].joined())
+        else {
+            throw CryptoError(.invalidKey, "PEM: no well-formed PRIVATE KEY block")
+        }
+        try self.init(pkcs8: [UInt8](der))
+    }
+
+    /// Imports an unencrypted DER PKCS#8 PrivateKeyInfo; trailing bytes are refused.
+    public convenience init(pkcs8 der: [UInt8]) throws {
+        guard !der.isEmpty else { throw CryptoError(.invalidKey, "empty PKCS#8") }
+        defer { OpenSSLErrorQueue.clear() }
+        let (decoded, consumed) = der.withUnsafeBufferPointer { buffer -> (OpaquePointer?, Int) in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let key = d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+            return (key, cursor.map { $0 - buffer.baseAddress! } ?? 0)
+        }
+        guard let decoded else {
+            throw CryptoError.openSSL(.invalidKey, "PKCS#8 private key does not decode")
+        }
+        guard consumed == der.count else {
+            EVP_PKEY_free(decoded)
+            throw CryptoError(.invalidKey, "\(der.count - consumed) trailing bytes after the private key")
+        }
+        try self.init(taking: decoded)
     }
 
     public static func generateEC(_ curve: EllipticCurve) throws -> PrivateKey {

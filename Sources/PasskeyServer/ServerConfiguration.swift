@@ -30,7 +30,28 @@ public struct ServerConfiguration: Sendable {
     /// How often expired ceremonies and sessions are swept.
     public var sweepInterval: TimeInterval = 60
 
+    // Attestation and trust.
+    /// `attestation` in the registration options.
+    public var attestationConveyance: AttestationConveyancePreference = .none
+    /// `trusted`: registration needs an attestation chain verified to an anchor.
+    public var attestationTrust: AttestationPolicy.Trust = .any
+    /// AAGUIDs (16 bytes each) that alone may register, when not empty.
+    public var allowedAAGUIDs: [[UInt8]] = []
+    /// AAGUIDs that may not register.
+    public var deniedAAGUIDs: [[UInt8]] = []
+    /// A folder of extra trust anchors (*.pem, *.crt, *.der) for every format.
+    public var trustAnchorsDirectory: String?
+    /// A FIDO Metadata Service BLOB (JWT) file.
+    public var metadataBLOBPath: String?
+    /// A PEM file whose certificates replace the bundled FIDO MDS root for the BLOB.
+    public var metadataRootPath: String?
+
     public init() {}
+
+    /// The attestation policy in force.
+    public var attestationPolicy: AttestationPolicy {
+        AttestationPolicy(trust: attestationTrust, allowedAAGUIDs: Set(allowedAAGUIDs), deniedAAGUIDs: Set(deniedAAGUIDs))
+    }
 
     /// The origins in force: the configured ones (or http://localhost:PORT), the Android
     /// apps' origins and the related origins.

@@ -38,6 +38,26 @@ struct ConfigurationResolver {
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
+        if let conveyance = try string(flags.attestation, "ATTESTATION") {
+            guard let preference = AttestationConveyancePreference(rawValue: conveyance) else {
+                throw ValidationError("--attestation must be none, indirect, direct or enterprise, not \(conveyance)")
+            }
+            c.attestationConveyance = preference
+        }
+        if let policy = try string(flags.attestationPolicy, "ATTESTATION_POLICY") {
+            guard let trust = AttestationPolicy.Trust(rawValue: policy) else {
+                throw ValidationError("--attestation-policy must be any or trusted, not \(policy)")
+            }
+            c.attestationTrust = trust
+        }
+        c.allowedAAGUIDs = try aaguids(flags.allowAAGUID, "ALLOW_AAGUID")
+        c.deniedAAGUIDs = try aaguids(flags.denyAAGUID, "DENY_AAGUID")
+        c.trustAnchorsDirectory = try string(flags.trustAnchors, "TRUST_ANCHORS")
+        c.metadataBLOBPath = try string(flags.mdsBlob, "MDS_BLOB")
+        c.metadataRootPath = try string(flags.mdsRoot, "MDS_ROOT")
+        if c.metadataRootPath != nil, c.metadataBLOBPath == nil {
+            throw ValidationError("--mds-root replaces the root of the --mds-blob chain; give --mds-blob too")
+        }
         for origin in c.origins {
             do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--origin: \(error)") }
         }
@@ -65,6 +85,17 @@ struct ConfigurationResolver {
             throw ValidationError("\(option) must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
         }
         return value
+    }
+
+    /// AAGUIDs as UUID strings (either case) → 16 bytes each.
+    private func aaguids(_ flags: [String], _ name: String) throws -> [[UInt8]] {
+        let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+        return try list(flags, name).map { text in
+            guard let bytes = UUIDString.parse(text) else {
+                throw ValidationError("\(option) must be an AAGUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8, not \(text)")
+            }
+            return bytes
+        }
     }
 
     private func list(_ flags: [String], _ name: String) -> [String] {

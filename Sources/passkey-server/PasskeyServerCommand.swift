@@ -92,6 +92,27 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
     var maxBody: Int?
 
+    @Option(help: ArgumentHelp("What registration options ask for: none, indirect, direct or enterprise. (env: PASSKEY_ATTESTATION, default none)", valueName: "none|indirect|direct|enterprise"))
+    var attestation: String?
+
+    @Option(name: .customLong("attestation-policy"), help: ArgumentHelp("any: accept every attestation that verifies; trusted: refuse registration (invalid_attestation) unless the attestation chain verified to a trust anchor. (env: PASSKEY_ATTESTATION_POLICY, default any)", valueName: "any|trusted"))
+    var attestationPolicy: String?
+
+    @Option(name: .customLong("allow-aaguid"), help: ArgumentHelp("Only these authenticator models (AAGUID, a UUID) may register; repeatable. Binding only with --attestation-policy trusted. (env: PASSKEY_ALLOW_AAGUID)", valueName: "UUID"))
+    var allowAAGUID: [String] = []
+
+    @Option(name: .customLong("deny-aaguid"), help: ArgumentHelp("This authenticator model (AAGUID) may not register; repeatable. (env: PASSKEY_DENY_AAGUID)", valueName: "UUID"))
+    var denyAAGUID: [String] = []
+
+    @Option(name: .customLong("trust-anchors"), help: ArgumentHelp("A folder whose *.pem, *.crt and *.der certificates are extra attestation trust anchors for every format, besides the bundled Apple, Google and GlobalSign roots; start-up stops on a bad file. (env: PASSKEY_TRUST_ANCHORS)", valueName: "DIR"))
+    var trustAnchors: String?
+
+    @Option(name: .customLong("mds-blob"), help: ArgumentHelp("A FIDO Metadata Service BLOB (JWT from https://mds3.fidoalliance.org/): verified at start-up; gives each listed model's attestation roots, name and status (revoked models are refused). (env: PASSKEY_MDS_BLOB)", valueName: "FILE"))
+    var mdsBlob: String?
+
+    @Option(name: .customLong("mds-root"), help: ArgumentHelp("A PEM file whose certificates replace the bundled FIDO MDS root (GlobalSign Root CA - R3) for verifying --mds-blob. (env: PASSKEY_MDS_ROOT)", valueName: "PEM_FILE"))
+    var mdsRoot: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: PASSKEY_LOG_LEVEL, default info)")
     var logLevel: String?
 

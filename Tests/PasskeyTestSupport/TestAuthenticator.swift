@@ -131,8 +131,11 @@ public struct RegistrationBuilder: Sendable {
     public var clientData: ClientDataBuilder
     public var authData: AuthDataBuilder
     public var format = "none"
-    /// The attestation statement; nil means "compute it for `format`" (none: {}; packed: self).
+    /// The attestation statement; nil means "compute it for `format`" (none: {}; packed: self,
+    /// or basic with `packedSigner`'s key and x5c).
     public var statement: CBORValue?
+    /// Makes the computed `packed` statement an x5c one (basic attestation).
+    public var packedSigner: PackedAttestationSigner?
     public var rawID: [UInt8]?
     public var transports: [String]? = ["internal"]
     public var base64: @Sendable ([UInt8]) -> String = { Base64URL.encode($0) }
@@ -150,6 +153,12 @@ public struct RegistrationBuilder: Sendable {
         let stmt: CBORValue
         if let statement {
             stmt = statement
+        } else if format == "packed", let signer = packedSigner {
+            let sig = try signer.privateKey.signature(
+                for: authBytes + Digest.sha256.hash(clientData.bytes), algorithm: signer.algorithm.signatureAlgorithm)
+            stmt = .map([CBORMapEntry(key: .text("alg"), value: .int(Int64(signer.algorithm.rawValue))),
+                         CBORMapEntry(key: .text("sig"), value: .bytes(sig)),
+                         CBORMapEntry(key: .text("x5c"), value: .array(signer.x5c.map { .bytes($0) }))])
         } else if format == "packed" {
             let sig = try credential.sign(authBytes + Digest.sha256.hash(clientData.bytes))
             stmt = .map([CBORMapEntry(key: .text("alg"), value: .int(Int64(credential.algorithm.rawValue))),
@@ -176,6 +185,19 @@ public struct RegistrationBuilder: Sendable {
             "authenticatorAttachment": "platform", "clientExtensionResults": ["credProps": ["rk": true]],
         ]
         return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+}
+
+/// An attestation key and its certificate chain (leaf first, DER) for packed basic attestation.
+public struct PackedAttestationSigner: Sendable {
+    public var privateKey: PrivateKey
+    public var algorithm: COSEAlgorithm
+    public var x5c: [[UInt8]]
+
+    public init(privateKey: PrivateKey, algorithm: COSEAlgorithm = .es256, x5c: [[UInt8]]) {
+        self.privateKey = privateKey
+        self.algorithm = algorithm
+        self.x5c = x5c
     }
 }
 

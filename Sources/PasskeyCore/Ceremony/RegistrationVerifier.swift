@@ -29,6 +29,8 @@ public struct VerifiedRegistration: Sendable {
     public let attestationType: AttestationType
     public let attestationTrusted: Bool
     public let residentKey: Bool?
+    /// The model's name from the authenticator metadata (MDS description), when listed.
+    public let authenticatorName: String?
 }
 
 /// WebAuthn Level 3 §7.1 "Registering a New Credential", steps 5–27, as the RP performs them.
@@ -105,6 +107,16 @@ public struct RegistrationVerifier: Sendable {
             trusted = try Self.assessTrustworthiness(
                 outcome!, format: attestation.format, aaguid: credential.aaguid, provider: rp.trustAnchors, now: now)
         }
+        let metadataEntry = rp.metadata?.entry(aaguid: credential.aaguid)
+        try report.run("7.1.24", "authenticator model not compromised per its metadata status") {
+            try AttestationPolicy.checkAuthenticatorStatus(metadataEntry, now: now)
+        }
+        try report.run("7.1.24", "authenticator model (AAGUID) admitted by the policy") {
+            try rp.attestationPolicy.checkAAGUIDAllowed(credential.aaguid)
+        }
+        try report.run("7.1.24", "attestation trustworthy as the policy requires") {
+            try rp.attestationPolicy.checkTrustworthy(trusted, format: attestation.format, type: outcome!.type)
+        }
         try report.run("7.1.25", "credential id at most 1023 bytes and equal to rawId") {
             try Self.checkCredentialID(credential.credentialID, rawID: response.credentialID)
         }
@@ -120,7 +132,8 @@ public struct RegistrationVerifier: Sendable {
             format: attestation.format,
             attestationType: outcome!.type,
             attestationTrusted: trusted,
-            residentKey: response.residentKey)
+            residentKey: response.residentKey,
+            authenticatorName: metadataEntry?.description)
     }
 
     /// §7.1 step 20: the credential key's alg is one of the offered pubKeyCredParams, and one
@@ -169,7 +182,8 @@ public struct RegistrationVerifier: Sendable {
         return !verdicts.isEmpty && verdicts.allSatisfy { $0 }
     }
 
-    /// §7.1 steps 23–24: every certificate of the trust path must be valid at the verification
+    /// §7.1 steps 23–24 (the policy's decision on an untrusted statement is
+    /// `AttestationPolicy.checkTrustworthy`): every certificate of the trust path must be valid at the verification
     /// time; the path is trusted only if OpenSSL builds a chain from it to one of the RP's
     /// anchors. Certificates carried in x5c are never anchors, so an x5c ending in a self-signed
     /// root is not trusted by itself (GHSA-6hxq-p678-4hr2).

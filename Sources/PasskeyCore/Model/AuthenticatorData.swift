@@ -96,8 +96,31 @@ public struct AuthenticatorData: Sendable {
     }
 }
 
-/// A 16-byte AAGUID as a lower-case UUID string.
+/// A 16-byte AAGUID as a lower-case UUID string, and back.
 public enum UUIDString {
+    /// The 16 bytes of a UUID string in the 8-4-4-4-12 hex form (either case); nil otherwise.
+    public static func parse(_ text: String) -> [UInt8]? {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
+        let hex = Array(groups.joined().utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for index in stride(from: 0, to: hex.count, by: 2) {
+            guard let high = hexValue(hex[index]), let low = hexValue(hex[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     public static func format(_ bytes: [UInt8]) -> String {
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
         guard hex.count == 32 else { return hex }

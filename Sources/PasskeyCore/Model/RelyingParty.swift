@@ -15,6 +15,11 @@ public struct RelyingParty: Sendable {
     public var algorithms: [COSEAlgorithm]
     /// Trust anchors for attestation chains. None: chains are checked but never trusted.
     public var trustAnchors: any TrustAnchorProvider
+    /// Authenticator metadata (a verified FIDO MDS BLOB): model names and status reports. Its
+    /// attestation roots become anchors only through `trustAnchors` (see `MetadataTrustAnchors`).
+    public var metadata: MetadataBLOB?
+    /// What registration accepts beyond a verifying statement (§7.1 step 24).
+    public var attestationPolicy: AttestationPolicy
     public var rpIDHash: [UInt8] { Digest.sha256.hash(Array(id.utf8)) }
 
     /// Replaces the allowed origins (normalised), e.g. once the real port is known.
@@ -25,7 +30,8 @@ public struct RelyingParty: Sendable {
     public init(
         id: String, name: String, origins: [String], allowCrossOrigin: Bool = false,
         topOrigins: [String] = [], algorithms: [COSEAlgorithm] = COSEAlgorithm.defaultOffered,
-        trustAnchors: any TrustAnchorProvider = StaticTrustAnchors()
+        trustAnchors: any TrustAnchorProvider = StaticTrustAnchors(), metadata: MetadataBLOB? = nil,
+        attestationPolicy: AttestationPolicy = AttestationPolicy()
     ) throws {
         self.id = id
         self.name = name
@@ -34,6 +40,8 @@ public struct RelyingParty: Sendable {
         self.topOrigins = Set(try topOrigins.map(Origin.normalize))
         self.algorithms = algorithms
         self.trustAnchors = trustAnchors
+        self.metadata = metadata
+        self.attestationPolicy = attestationPolicy
     }
 }
 

@@ -18,7 +18,7 @@ public struct PasskeyApplication: Sendable {
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
 
-    /// Refusals at start-up: bad configuration or association file.
+    /// Refusals at start-up: bad configuration, association file, trust anchors or metadata.
     public struct StartupError: Error, CustomStringConvertible {
         public let message: String
         public var description: String { message }
@@ -32,9 +32,13 @@ public struct PasskeyApplication: Sendable {
         configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = Date.init,
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) async throws -> PasskeyApplication {
+        let trust = try loadTrust(configuration, logger: logger, now: now())
+        warnAboutPolicy(configuration, logger: logger)
         let rp: RelyingParty
         do {
-            rp = try RelyingParty(id: configuration.rpID, name: configuration.rpName, origins: configuration.effectiveOrigins)
+            rp = try RelyingParty(
+                id: configuration.rpID, name: configuration.rpName, origins: configuration.effectiveOrigins,
+                trustAnchors: trust.anchors, metadata: trust.metadata, attestationPolicy: configuration.attestationPolicy)
         } catch {
             throw StartupError(message: "\(error)")
         }

@@ -68,8 +68,10 @@ public struct MeResponse: Codable, Sendable {
         public let attestation_format: String
         public let attestation_type: String
         public let attestation_trusted: Bool
+        /// The model's name from the authenticator metadata; null when not listed.
+        public let authenticator_name: String?
 
-        // `last_used_at` is written as null before the first sign-in, not left out.
+        // `last_used_at` and `authenticator_name` are written as null, not left out.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(credential_id, forKey: .credential_id)
@@ -85,11 +87,31 @@ public struct MeResponse: Codable, Sendable {
             try c.encode(attestation_format, forKey: .attestation_format)
             try c.encode(attestation_type, forKey: .attestation_type)
             try c.encode(attestation_trusted, forKey: .attestation_trusted)
+            try c.encode(authenticator_name, forKey: .authenticator_name)
         }
     }
     public let user_name: String
     public let display_name: String
     public let credentials: [Credential]
+}
+
+/// `GET /healthz`: `{"status":"ok","metadata":{"loaded":true,"no":42,"entries":N,
+/// "next_update":"2026-12-01","stale":false}}`, or `"metadata":{"loaded":false}` without a BLOB.
+public struct HealthResponse: Codable, Sendable {
+    public struct Metadata: Codable, Sendable {
+        public let loaded: Bool
+        /// The BLOB's serial number.
+        public var number: Int?
+        public var entries: Int?
+        public var next_update: String?
+        public var stale: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case loaded, number = "no", entries, next_update, stale
+        }
+    }
+    public var status = "ok"
+    public let metadata: Metadata
 }
 
 /// Bodies of the POST variants of the initialize endpoints.

@@ -78,7 +78,7 @@ public final class PasskeyService: Sendable {
             },
             authenticatorSelection: .init(
                 residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
-            attestation: "none",
+            attestation: configuration.attestationConveyance.rawValue,
             extensions: .init(credProps: true)))
     }
 
@@ -109,7 +109,7 @@ public final class PasskeyService: Sendable {
             transports: verified.transports, backupEligible: verified.backupEligible, backupState: verified.backupState,
             uvInitialized: verified.userVerified, aaguid: verified.aaguid, attestationFormat: verified.format,
             attestationType: verified.attestationType.rawValue, attestationTrusted: verified.attestationTrusted,
-            authenticatorName: nil, name: Self.defaultCredentialName(verified),
+            authenticatorName: verified.authenticatorName, name: Self.defaultCredentialName(verified),
             createdAt: created, lastUsedAt: nil, possiblyCloned: false)
         let newUser = ceremony.isNewUser
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
@@ -128,8 +128,14 @@ public final class PasskeyService: Sendable {
         return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
     }
 
+    /// The authenticator model's name from the metadata when known (trimmed to the 64
+    /// characters a label may have), else a generic one.
     static func defaultCredentialName(_ verified: VerifiedRegistration) -> String {
-        verified.backupEligible ? "Synced passkey" : "Passkey"
+        if let model = verified.authenticatorName?.trimmingCharacters(in: .whitespacesAndNewlines), !model.isEmpty,
+           !model.unicodeScalars.contains(where: UserName.isControl) {
+            return String(model.prefix(64))
+        }
+        return verified.backupEligible ? "Synced passkey" : "Passkey"
     }
 
     // MARK: Authentication
@@ -265,7 +271,7 @@ public final class PasskeyService: Sendable {
                     backup_eligible: c.backupEligible, backup_state: c.backupState, transports: c.transports,
                     aaguid: UUIDString.format(c.aaguid), possibly_cloned: c.possiblyCloned,
                     attestation_format: c.attestationFormat, attestation_type: c.attestationType,
-                    attestation_trusted: c.attestationTrusted)
+                    attestation_trusted: c.attestationTrusted, authenticator_name: c.authenticatorName)
             })
     }
 
@@ -286,6 +292,16 @@ public final class PasskeyService: Sendable {
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
         guard try await store.deleteCredential(id: id, userHandle: session.user.handle) else { throw APIError.notFound }
+    }
+
+    /// `GET /healthz`: the database answers (the sweep touches it), and the metadata BLOB's
+    /// state, stale once the day after its nextUpdate has begun.
+    public func health() async throws -> HealthResponse {
+        _ = try await sweep()
+        guard let blob = rp.metadata else { return HealthResponse(metadata: .init(loaded: false)) }
+        return HealthResponse(metadata: .init(
+            loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText,
+            stale: blob.isStale(at: now())))
     }
 
     public func sweep() async throws -> (ceremonies: Int, sessions: Int) {
