@@ -8,6 +8,9 @@ import Testing
 /// of Vectors/attestation/android-key.json. Each refused vector breaks one requirement and is
 /// otherwise valid and re-signed.
 @Suite struct AndroidKeyAttestationTests {
+    static let vectors = ListedVectors(
+        file: "attestation/android-key", accepted: accepted, refused: refused, format: "android-key", type: .basic)
+
     static let accepted = [
         "android-key-es256",                            // P-256, teeEnforced purpose {SIGN}, origin GENERATED
         "android-key-purpose-sign-and-verify",          // purpose may list more than SIGN
@@ -28,36 +31,17 @@ import Testing
         "android-key-authorization-list-out-of-order",  // AuthorizationList in DER field order
     ]
 
-    let vectors: AttestationVectors
+    @Test func everyVectorIsListed() throws { try Self.vectors.expectEveryVectorListed() }
 
-    init() throws {
-        vectors = try AttestationVectors("android-key")
-    }
-
-    @Test func everyVectorIsListed() {
-        #expect(Set(vectors.vectors.map(\.name)) == Set(Self.accepted + Self.refused))
-        #expect(Set(Self.accepted).isDisjoint(with: Self.refused))
-    }
-
-    @Test(arguments: accepted)
-    func acceptsAndTrusts(_ name: String) throws {
-        try vectors.expectAccepted(name)
-    }
-
-    @Test(arguments: refused)
-    func refuses(_ name: String) throws {
-        try vectors.expectRefused(name)
-    }
+    @Test(arguments: accepted) func acceptsAndTrusts(_ name: String) throws { try Self.vectors.expectAccepted(name) }
 
     /// §7.1 steps 23–24: without anchors the statement verifies but is not trusted.
-    @Test(arguments: accepted)
-    func acceptsWithoutAnchorsButUntrusted(_ name: String) throws {
-        var report = VerificationReport()
-        let result = try vectors.register(try vectors.vector(name), anchors: [], report: &report)
-        #expect(result.format == "android-key")
-        #expect(result.attestationType == .basic)
-        #expect(result.attestationTrusted == false)
+    @Test(arguments: accepted) func acceptsWithoutAnchorsButUntrusted(_ name: String) throws {
+        try Self.vectors.expectUntrustedWithoutAnchors(name)
     }
+
+    /// Refused by the format's verification procedure (§7.1 step 22), not by an earlier step.
+    @Test(arguments: refused) func refuses(_ name: String) throws { try Self.vectors.expectRefused(name) }
 
     /// The registered format reads only the hardware-enforced list.
     @Test func registeredFormatRequiresHardwareEnforcement() throws {
@@ -71,9 +55,10 @@ import Testing
     @Test func softwareEnforcedPolicy() throws {
         let lenient = AndroidKeyAttestation(requireHardwareEnforced: false)
         let strict = AndroidKeyAttestation()
-        for vector in vectors.vectors {
+        let vectors = try Self.vectors.all
+        for vector in vectors {
             let expected = try #require(vector.expectSoftwareEnforcedAllowed, "\(vector.name)")
-            let input = try vectors.attestationInput(vector)
+            let input = try vector.attestationInput().input
             for (format, expectation) in [(lenient, expected), (strict, vector.expect)] {
                 do {
                     let outcome = try format.verify(input)
@@ -87,7 +72,7 @@ import Testing
             }
         }
         // The policy matters for exactly the vector that keeps origin and purpose in softwareEnforced.
-        let differing = vectors.vectors.filter { $0.expect.accepts != $0.expectSoftwareEnforcedAllowed?.accepts }
+        let differing = vectors.filter { $0.expect.accepts != $0.expectSoftwareEnforcedAllowed?.accepts }
         #expect(differing.map(\.name) == ["android-key-software-enforced-only"])
     }
 }

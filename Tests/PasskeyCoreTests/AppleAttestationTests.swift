@@ -6,23 +6,20 @@ import Testing
 /// `apple` (WebAuthn L3 §8.8) end to end through RegistrationVerifier, from
 /// Vectors/attestation/apple.json.
 @Suite struct AppleAttestationTests {
-    static let file = "apple"
+    static let file = "attestation/apple"
 
-    @Test(arguments: try AttestationVector.load(file))
-    func vector(_ vector: AttestationVector) throws {
-        try vector.check()
-    }
+    @Test(arguments: try Vector.load(file)) func vector(_ vector: Vector) { vector.checkRegistration() }
 
     /// One negative vector per §8.8 requirement, each breaking only that requirement (the
     /// generator's reference verifier checks this), and the accepted cases the brief names.
     @Test func coversEveryRequirement() throws {
-        let vectors = try AttestationVector.load(Self.file)
-        let broken = Set(vectors.flatMap(\.violates))
+        let vectors = try Vector.load(Self.file)
+        let broken = vectors.violated
         #expect(broken == [
             "apple-nonce-mismatch", "apple-nonce-extension-missing", "apple-nonce-extension-malformed",
             "apple-credential-key-mismatch",
         ])
-        #expect(vectors.filter { !$0.violates.isEmpty }.allSatisfy { $0.violates.count == 1 && $0.expect.result == "reject" })
+        #expect(vectors.eachViolatorBreaksOneAndIsRefused)
         let accepted = vectors.filter { $0.expect.result == "accept" }
         #expect(accepted.contains { $0.expect.attestationTrusted == true })
         #expect(accepted.contains { $0.expect.attestationTrusted == false && $0.trustAnchors.isEmpty })
@@ -30,7 +27,7 @@ import Testing
 
     /// Outcome: Anonymization CA with the whole x5c as trust path (§8.8 step 6).
     @Test func outcomeIsAnonCAWithX5C() throws {
-        let (format, input) = try AttestationVector.named("apple-es256-trusted", in: Self.file).attestationInput()
+        let (format, input) = try Vector.named("apple-es256-trusted", in: Self.file).attestationInput()
         #expect(format == "apple")
         let outcome = try AppleAttestation().verify(input)
         #expect(outcome.type == .anonCA)
@@ -41,7 +38,7 @@ import Testing
 
     /// The nonce covers clientDataHash: the same statement with another clientDataHash fails.
     @Test func nonceCoversClientDataHash() throws {
-        let (_, input) = try AttestationVector.named("apple-es256-trusted", in: Self.file).attestationInput()
+        let (_, input) = try Vector.named("apple-es256-trusted", in: Self.file).attestationInput()
         var other = input.clientDataHash
         other[0] ^= 0x01
         let altered = try AttestationInput(

@@ -8,30 +8,27 @@ import Testing
 /// `compound` (WebAuthn L3 §8.9) end to end through RegistrationVerifier, from
 /// Vectors/attestation/compound.json, and how sub-statement trust paths are assessed.
 @Suite struct CompoundAttestationTests {
-    static let file = "compound"
+    static let file = "attestation/compound"
 
-    @Test(arguments: try AttestationVector.load(file))
-    func vector(_ vector: AttestationVector) throws {
-        try vector.check()
-    }
+    @Test(arguments: try Vector.load(file)) func vector(_ vector: Vector) { vector.checkRegistration() }
 
     @Test func coversEveryRequirement() throws {
-        let vectors = try AttestationVector.load(Self.file)
-        #expect(Set(vectors.flatMap(\.violates)) == [
-            "apple-credential-key-mismatch", "compound-syntax", "compound-nested", "compound-unknown-format",
-            "certificate-not-valid-now",
-        ])
-        for name in ["compound-packed-self-apple-trusted", "compound-packed-self-twice-untrusted",
-                     "compound-single-sub-statement", "compound-not-an-array", "compound-one-chain-unanchored",
-                     "compound-packed-apple-trusted", "compound-packed-apple-no-anchors"] {
-            #expect(vectors.contains { $0.name == name }, "missing \(name)")
-        }
+        try Vector.load(Self.file).expectCovers(
+            [
+                "apple-credential-key-mismatch", "compound-syntax", "compound-nested", "compound-unknown-format",
+                "certificate-not-valid-now",
+            ],
+            including: [
+                "compound-packed-self-apple-trusted", "compound-packed-self-twice-untrusted",
+                "compound-single-sub-statement", "compound-not-an-array", "compound-one-chain-unanchored",
+                "compound-packed-apple-trusted", "compound-packed-apple-no-anchors",
+            ])
     }
 
     /// The outcome keeps each sub-statement's format and outcome, and has no trust path itself;
     /// its type is the first sub-statement's.
     @Test func outcomeKeepsSubOutcomes() throws {
-        let (format, input) = try AttestationVector.named("compound-packed-apple-trusted", in: Self.file).attestationInput()
+        let (format, input) = try Vector.named("compound-packed-apple-trusted", in: Self.file).attestationInput()
         #expect(format == "compound")
         let outcome = try CompoundAttestation().verify(input)
         #expect(outcome.type == .basic)
@@ -45,7 +42,7 @@ import Testing
     /// packed only leaves the apple path unanchored, and anchors listed for "compound" count for
     /// nothing.
     @Test func anchorsAreTakenPerSubFormat() throws {
-        let vector = try AttestationVector.named("compound-packed-apple-trusted", in: Self.file)
+        let vector = try Vector.named("compound-packed-apple-trusted", in: Self.file)
         let root = try #require(try vector.anchors.first)
         #expect(try vector.register(anchors: StaticTrustAnchors(byFormat: ["packed": [root], "apple": [root]]))
             .attestationTrusted)
@@ -57,7 +54,7 @@ import Testing
     /// An unknown sub-format is refused even when the other sub-statement verifies, and before
     /// trust is assessed.
     @Test func unknownSubFormatIsInvalidAttestation() throws {
-        let (_, input) = try AttestationVector.named("compound-unknown-sub-format", in: Self.file).attestationInput()
+        let (_, input) = try Vector.named("compound-unknown-sub-format", in: Self.file).attestationInput()
         expectRefusal(.invalidAttestation) { _ = try CompoundAttestation().verify(input) }
     }
 

@@ -8,6 +8,9 @@ import Testing
 /// of Vectors/attestation/tpm.json. Each refused vector breaks one requirement and is otherwise
 /// valid and re-signed, so removing that requirement's check makes its test fail.
 @Suite struct TPMAttestationTests {
+    static let vectors = ListedVectors(
+        file: "attestation/tpm", accepted: accepted, refused: refused, format: "tpm", type: .attCA)
+
     static let accepted = [
         "tpm-rsa-rs256",                    // RSA credential, RSA AIK, RS256
         "tpm-ecc-es256",                    // P-256 credential, P-256 AIK, ES256
@@ -41,42 +44,23 @@ import Testing
         "tpm-aik-aaguid-mismatch",          // AAGUID extension = authData aaguid
     ]
 
-    let vectors: AttestationVectors
+    @Test func everyVectorIsListed() throws { try Self.vectors.expectEveryVectorListed() }
 
-    init() throws {
-        vectors = try AttestationVectors("tpm")
-    }
-
-    @Test func everyVectorIsListed() {
-        #expect(Set(vectors.vectors.map(\.name)) == Set(Self.accepted + Self.refused))
-        #expect(Set(Self.accepted).isDisjoint(with: Self.refused))
-    }
-
-    @Test(arguments: accepted)
-    func acceptsAndTrusts(_ name: String) throws {
-        try vectors.expectAccepted(name)
-    }
-
-    @Test(arguments: refused)
-    func refuses(_ name: String) throws {
-        try vectors.expectRefused(name)
-    }
+    @Test(arguments: accepted) func acceptsAndTrusts(_ name: String) throws { try Self.vectors.expectAccepted(name) }
 
     /// §7.1 steps 23–24: without anchors the same statement verifies but is not trusted, and
     /// the certificates inside x5c never become anchors themselves.
-    @Test(arguments: accepted)
-    func acceptsWithoutAnchorsButUntrusted(_ name: String) throws {
-        var report = VerificationReport()
-        let result = try vectors.register(try vectors.vector(name), anchors: [], report: &report)
-        #expect(result.format == "tpm")
-        #expect(result.attestationType == .attCA)
-        #expect(result.attestationTrusted == false)
+    @Test(arguments: accepted) func acceptsWithoutAnchorsButUntrusted(_ name: String) throws {
+        try Self.vectors.expectUntrustedWithoutAnchors(name)
     }
+
+    /// Refused by the format's verification procedure (§7.1 step 22), not by an earlier step.
+    @Test(arguments: refused) func refuses(_ name: String) throws { try Self.vectors.expectRefused(name) }
 
     /// Every shorter prefix of a valid pubArea or certInfo is refused (no read past the end).
     @Test(arguments: ["pubArea", "certInfo"])
     func truncatedStructuresAreRefused(_ member: String) throws {
-        let input = try vectors.attestationInput(try vectors.vector("tpm-ecc-es256"))
+        let input = try Self.vectors.named("tpm-ecc-es256").attestationInput().input
         let entries = try #require(input.statement.mapEntries)
         let full = try #require(input.statement[text: member]?.bytesValue)
         _ = try TPMAttestation().verify(input)
