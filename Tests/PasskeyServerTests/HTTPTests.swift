@@ -94,9 +94,35 @@ import Testing
     private func ceremoniesPort(_ client: Client) -> Int { client.base.port ?? 0 }
 }
 
-/// A raw HTTP/1.1 exchange over a socket, for what URLSession will not send (chunked bodies).
+/// Raw HTTP/1.1 over a socket, for what URLSession will not send (chunked bodies, chosen headers).
 enum RawHTTP {
+    /// A chunked POST; the raw response text.
     static func chunkedPost(port: Int, path: String, body: [UInt8]) throws -> String {
+        var request = Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n".utf8)
+        var offset = 0
+        while offset < body.count {
+            let chunk = body[offset..<min(offset + 1000, body.count)]
+            request += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Array("\r\n".utf8)
+            offset += chunk.count
+        }
+        return try exchange(port: port, request: request + Array("0\r\n\r\n".utf8))
+    }
+
+    /// A GET with extra headers; the raw response text.
+    static func get(port: Int, path: String, headers: [String: String]) throws -> String {
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        return try exchange(port: port, request: Array((request + "\r\n").utf8))
+    }
+
+    /// A raw response cut into its head (status line and fields) and body.
+    static func split(_ response: String) -> (head: String, body: String)? {
+        guard let range = response.range(of: "\r\n\r\n") else { return nil }
+        return (String(response[..<range.upperBound]), String(response[range.upperBound...]))
+    }
+
+    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes (10 s timeout).
+    static func exchange(port: Int, request: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
@@ -110,14 +136,6 @@ enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
         guard connected else { throw POSIXError(.ECONNREFUSED) }
-        var request = Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n".utf8)
-        var offset = 0
-        while offset < body.count {
-            let chunk = body[offset..<min(offset + 1000, body.count)]
-            request += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Array("\r\n".utf8)
-            offset += chunk.count
-        }
-        request += Array("0\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
