@@ -1,6 +1,7 @@
 internal import CPasskeyCBOR
 
-/// Strict CBOR decoder for WebAuthn data (RFC 8949, definite lengths only).
+/// Strict CBOR decoder for WebAuthn data (RFC 8949, definite lengths only, but for an
+/// optional indefinite-length top-level map).
 ///
 /// Decoding runs libcbor's streaming decoder (`cbor_stream_decode`) one head at a time and
 /// builds the tree in Swift (`CBORTreeBuilder`). Nothing is allocated from a declared
@@ -13,8 +14,12 @@ public enum CBORDecoder {
     public static let maximumDepth = 16
 
     /// Decodes exactly one item; bytes after it are refused (`trailingBytes`).
-    public static func decode(_ bytes: [UInt8]) throws(CBORError) -> CBORValue {
-        let (value, length) = try decodePrefix(bytes[...])
+    ///
+    /// `allowingIndefiniteTopLevelMap` admits one exception to "definite lengths only": the
+    /// top-level item may be an indefinite-length map (real security keys encode attestation
+    /// objects so). Everything inside it must still be definite.
+    public static func decode(_ bytes: [UInt8], allowingIndefiniteTopLevelMap: Bool = false) throws(CBORError) -> CBORValue {
+        let (value, length) = try decodePrefix(bytes[...], allowingIndefiniteTopLevelMap: allowingIndefiniteTopLevelMap)
         guard length == bytes.count else {
             throw CBORError(.trailingBytes, "\(bytes.count - length) bytes after the item that ends at offset \(length)")
         }
@@ -24,8 +29,10 @@ public enum CBORDecoder {
     /// Decodes one item at the start of `bytes` and returns it with the number of bytes it
     /// used (the COSE key inside authenticator data is followed by extensions). Limits are
     /// checked against the bytes in `bytes`, trailing ones included.
-    public static func decodePrefix(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> (value: CBORValue, length: Int) {
-        let builder = CBORTreeBuilder()
+    public static func decodePrefix(
+        _ bytes: ArraySlice<UInt8>, allowingIndefiniteTopLevelMap: Bool = false
+    ) throws(CBORError) -> (value: CBORValue, length: Int) {
+        let builder = CBORTreeBuilder(allowsIndefiniteTopLevelMap: allowingIndefiniteTopLevelMap)
         var callbacks = CBORTreeBuilder.makeCallbacks()
         let outcome = withExtendedLifetime(builder) {
             bytes.withUnsafeBufferPointer { buffer in

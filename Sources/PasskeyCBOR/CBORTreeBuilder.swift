@@ -23,6 +23,16 @@ final class CBORTreeBuilder {
         var entries: [CBORMapEntry] = []
         var keys: Set<CBORValue> = []
         var pendingKey: CBORValue?
+        /// An indefinite-length map, closed by a break (0xff) rather than by a count.
+        var indefinite = false
+    }
+
+    /// Whether the top-level item may be an indefinite-length map (some security keys send
+    /// their attestation object so). Nowhere else is an indefinite length accepted.
+    let allowsIndefiniteTopLevelMap: Bool
+
+    init(allowsIndefiniteTopLevelMap: Bool = false) {
+        self.allowsIndefiniteTopLevelMap = allowsIndefiniteTopLevelMap
     }
 
     /// Upper bound on any up-front reservation; declared counts are already checked
@@ -148,8 +158,37 @@ final class CBORTreeBuilder {
         fail(.indefiniteLength, "indefinite-length \(what) at offset \(headOffset); only definite lengths are accepted")
     }
 
-    func strayBreak() {
-        fail(.malformed, "break (0xff) at offset \(headOffset) outside an indefinite-length item")
+    /// An indefinite-length map: accepted only as the top-level item, and only when allowed.
+    func indefiniteMapStart() {
+        guard allowsIndefiniteTopLevelMap, stack.isEmpty else {
+            indefinite("map")
+            return
+        }
+        guard beginItem() else { return }
+        // The break needs at least one byte.
+        guard remainingAfterHead > 0 else {
+            fail(.truncated, "indefinite-length map at offset \(headOffset) has no break")
+            return
+        }
+        var frame = Frame(kind: .map, remaining: 0)
+        frame.indefinite = true
+        stack.append(frame)
+    }
+
+    /// A break (0xff): closes the open indefinite-length map, if that is what is open and it
+    /// holds whole pairs; anywhere else it is malformed.
+    func breakItem() {
+        guard error == nil, result == nil else { return }
+        guard let top = stack.last, top.indefinite else {
+            fail(.malformed, "break (0xff) at offset \(headOffset) outside an indefinite-length item")
+            return
+        }
+        guard top.pendingKey == nil else {
+            fail(.malformed, "break (0xff) at offset \(headOffset) after a map key without its value")
+            return
+        }
+        let frame = stack.removeLast()
+        complete(.map(frame.entries))
     }
 
     /// Hands a finished item to the innermost open container, closing every container it
@@ -176,6 +215,9 @@ final class CBORTreeBuilder {
                     }
                     stack[top].pendingKey = value
                 }
+            }
+            if stack[top].indefinite {
+                return
             }
             stack[top].remaining -= 1
             if stack[top].remaining > 0 {
@@ -236,7 +278,7 @@ extension CBORTreeBuilder {
         cb.array_start = { context, count in treeBuilder(context)?.arrayStart(UInt(bitPattern: count)) }
         cb.indef_array_start = { context in treeBuilder(context)?.indefinite("array") }
         cb.map_start = { context, count in treeBuilder(context)?.mapStart(UInt(bitPattern: count)) }
-        cb.indef_map_start = { context in treeBuilder(context)?.indefinite("map") }
+        cb.indef_map_start = { context in treeBuilder(context)?.indefiniteMapStart() }
         cb.tag = { context, tag in treeBuilder(context)?.tagStart(tag) }
         cb.float2 = { context, v in treeBuilder(context)?.scalar(.float(Double(v))) }
         cb.float4 = { context, v in treeBuilder(context)?.scalar(.float(Double(v))) }
@@ -244,7 +286,7 @@ extension CBORTreeBuilder {
         cb.undefined = { context in treeBuilder(context)?.scalar(.undefined) }
         cb.null = { context in treeBuilder(context)?.scalar(.null) }
         cb.boolean = { context, v in treeBuilder(context)?.scalar(.bool(v)) }
-        cb.indef_break = { context in treeBuilder(context)?.strayBreak() }
+        cb.indef_break = { context in treeBuilder(context)?.breakItem() }
         return cb
     }
 

@@ -156,6 +156,7 @@ public final class Certificate: @unchecked Sendable {
         default: throw CryptoError.openSSL(.invalidCertificate, "basicConstraints does not decode")
         }
 
+        let version = try checkVersion(X509_get_version(certificate))
         let subjectName = X509_get_subject_name(certificate)
         let issuerName = X509_get_issuer_name(certificate)
         guard let subjectPublicKeyInfo = encodeDER({ i2d_X509_PUBKEY(X509_get_X509_PUBKEY(certificate), $0) })
@@ -163,7 +164,7 @@ public final class Certificate: @unchecked Sendable {
             throw CryptoError.openSSL(.invalidCertificate, "cannot encode the subject public key")
         }
         return Contents(
-            version: Int(X509_get_version(certificate)) + 1,
+            version: version,
             subject: DistinguishedName(reading: subjectName),
             issuer: DistinguishedName(reading: issuerName),
             notBefore: try date(X509_get0_notBefore(certificate), "notBefore"),
@@ -173,6 +174,15 @@ public final class Certificate: @unchecked Sendable {
             isSelfIssued: X509_NAME_cmp(subjectName, issuerName) == 0,
             extensions: extensions,
             subjectPublicKeyInfo: subjectPublicKeyInfo)
+    }
+
+    /// RFC 5280 §4.1.2.1: the version field is v1(0), v2(1) or v3(2). OpenSSL hands back any
+    /// value the DER declares (2^63−1 parses), so it is range-checked before any arithmetic.
+    static func checkVersion(_ raw: Int) throws -> Int {
+        guard (0...2).contains(raw) else {
+            throw CryptoError(.invalidCertificate, "certificate version field \(raw) is not v1, v2 or v3")
+        }
+        return raw + 1
     }
 
     private static func readExtensions(_ certificate: OpaquePointer) throws -> [Extension] {

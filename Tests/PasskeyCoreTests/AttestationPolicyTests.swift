@@ -85,11 +85,19 @@ import Testing
         #expect(untrusted.authenticatorName == nil)
     }
 
-    @Test func theModelNameComesFromMetadataEvenWithoutAttestation() throws {
+    // The model name is an AAGUID-based fact: without a chain to the model's own metadata roots
+    // the AAGUID is a claim, and a claimed "YubiKey" is no YubiKey.
+    @Test func theModelNameNeedsAnAttestedAAGUID() throws {
         let expected = try MDSFixtures.expected()
-        let result = try register(try none(aaguid: try expected.aaguid("plain")), rp: try rp(metadata: try MDSFixtures.blob()), expecting: expectation(challenge))
-        #expect(result.authenticatorName == expected.description("plain"))
-        #expect(!result.attestationTrusted)
+        let claimed = try register(try none(aaguid: try expected.aaguid("plain")), rp: try rp(metadata: try MDSFixtures.blob()), expecting: expectation(challenge))
+        #expect(claimed.authenticatorName == nil)
+        #expect(!claimed.aaguidAttested)
+        #expect(!claimed.attestationTrusted)
+        let attested = try register(
+            try packed(try MDSFixtures.goodSigner(), aaguid: try expected.aaguid("good")), rp: try rp(metadata: try MDSFixtures.blob()),
+            expecting: expectation(challenge))
+        #expect(attested.authenticatorName == expected.description("good"))
+        #expect(attested.aaguidAttested)
     }
 
     @Test func theChainMustReachTheModelsOwnRoot() throws {
@@ -170,23 +178,32 @@ import Testing
 
     @Test func allowAndDenyListsAsAFunction() throws {
         let a = [UInt8](repeating: 0xaa, count: 16), b = [UInt8](repeating: 0xbb, count: 16)
-        try AttestationPolicy().checkAAGUIDAllowed(a)
-        try AttestationPolicy(allowedAAGUIDs: [a]).checkAAGUIDAllowed(a)
-        try AttestationPolicy(deniedAAGUIDs: [b]).checkAAGUIDAllowed(a)
-        let notAllowed = refusal { try AttestationPolicy(allowedAAGUIDs: [a]).checkAAGUIDAllowed(b) }
+        try AttestationPolicy().checkAAGUIDAllowed(a, attested: false)
+        try AttestationPolicy(allowedAAGUIDs: [a]).checkAAGUIDAllowed(a, attested: true)
+        try AttestationPolicy(deniedAAGUIDs: [b]).checkAAGUIDAllowed(a, attested: false)
+        let notAllowed = refusal { try AttestationPolicy(allowedAAGUIDs: [a]).checkAAGUIDAllowed(b, attested: true) }
         #expect(notAllowed?.code == .invalidAttestation)
         #expect(notAllowed?.reason.contains(UUIDString.format(b)) == true)
-        let denied = refusal { try AttestationPolicy(deniedAAGUIDs: [a]).checkAAGUIDAllowed(a) }
+        // An allowed AAGUID that is only claimed is refused.
+        let claimed = refusal { try AttestationPolicy(allowedAAGUIDs: [a]).checkAAGUIDAllowed(a, attested: false) }
+        #expect(claimed?.code == .invalidAttestation)
+        #expect(claimed?.reason.contains("only claimed") == true)
+        // A claimed AAGUID is enough to be refused by the deny list.
+        let denied = refusal { try AttestationPolicy(deniedAAGUIDs: [a]).checkAAGUIDAllowed(a, attested: false) }
         #expect(denied?.code == .invalidAttestation)
         // Denied wins over allowed.
-        #expect(refusal { try AttestationPolicy(allowedAAGUIDs: [a], deniedAAGUIDs: [a]).checkAAGUIDAllowed(a) } != nil)
+        #expect(refusal { try AttestationPolicy(allowedAAGUIDs: [a], deniedAAGUIDs: [a]).checkAAGUIDAllowed(a, attested: true) } != nil)
     }
 
     @Test func allowAndDenyListsInARegistration() throws {
         let expected = try MDSFixtures.expected()
         let good = try expected.aaguid("good"), plain = try expected.aaguid("plain")
-        let allowGood = try rp(policy: AttestationPolicy(allowedAAGUIDs: [good]))
-        _ = try register(try none(aaguid: good), rp: allowGood, expecting: expectation(challenge))
+        let allowGood = try rp(metadata: try MDSFixtures.blob(), policy: AttestationPolicy(allowedAAGUIDs: [good]))
+        // Admitted only with a chain to the model's own metadata roots…
+        let admitted = try register(try packed(try MDSFixtures.goodSigner(), aaguid: good), rp: allowGood, expecting: expectation(challenge))
+        #expect(admitted.aaguidAttested)
+        // …not on the authenticator's word (none), whatever AAGUID it claims.
+        expectRefusal(.invalidAttestation) { _ = try register(try none(aaguid: good), rp: allowGood, expecting: expectation(challenge)) }
         expectRefusal(.invalidAttestation) { _ = try register(try none(aaguid: plain), rp: allowGood, expecting: expectation(challenge)) }
         let denyGood = try rp(policy: AttestationPolicy(deniedAAGUIDs: [good]))
         expectRefusal(.invalidAttestation) { _ = try register(try none(aaguid: good), rp: denyGood, expecting: expectation(challenge)) }

@@ -91,11 +91,11 @@ import Testing
         // The look-alike root as the only configured root refuses the genuine BLOB in turn.
         let other = try MDSFixtures.certificate("other-root.pem")
         expectRefusal(.untrustedChain) {
-            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("good.jwt"), roots: [other], now: now)
+            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("good.jwt"), roots: [other], signerNames: MDSFixtures.signerNames, now: now)
         }
         // No root at all.
         expectRefusal(.untrustedChain) {
-            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("good.jwt"), roots: [], now: now)
+            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("good.jwt"), roots: [], signerNames: MDSFixtures.signerNames, now: now)
         }
     }
 
@@ -108,7 +108,7 @@ import Testing
         // Without x5c the configured root must have signed; the look-alike root has not.
         let other = try MDSFixtures.certificate("other-root.pem")
         expectRefusal(.invalidSignature) {
-            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("root-signed.jwt"), roots: [other], now: now)
+            _ = try MetadataBLOB(jws: try MDSFixtures.bytes("root-signed.jwt"), roots: [other], signerNames: MDSFixtures.signerNames, now: now)
         }
     }
 
@@ -117,7 +117,7 @@ import Testing
         expectRefusal(.unsupportedAlgorithm) { _ = try MDSFixtures.blob("alg-mismatch.jwt") }
         for alg in ["HS256", "PS256", "ES384"] {
             let blob = try MDSFixtures.signedBLOB(payload: try MDSFixtures.goodPayload(), header: ["alg": alg])
-            expectRefusal(.unsupportedAlgorithm) { _ = try MetadataBLOB(jws: blob, roots: [try MDSFixtures.mdsRoot()], now: now) }
+            expectRefusal(.unsupportedAlgorithm) { _ = try MetadataBLOB(jws: blob, roots: [try MDSFixtures.mdsRoot()], signerNames: MDSFixtures.signerNames, now: now) }
         }
     }
 
@@ -128,23 +128,23 @@ import Testing
         payload["no"] = 43
         let changed = Base64URL.encode(try JSONSerialization.data(withJSONObject: payload))
         expectRefusal(.invalidSignature) {
-            _ = try MetadataBLOB(jws: Array("\(good[0]).\(changed).\(good[2])".utf8), roots: [try MDSFixtures.mdsRoot()], now: now)
+            _ = try MetadataBLOB(jws: Array("\(good[0]).\(changed).\(good[2])".utf8), roots: [try MDSFixtures.mdsRoot()], signerNames: MDSFixtures.signerNames, now: now)
         }
     }
 
     @Test func refusesWhatIsNotACompactJWS() throws {
         let root = try MDSFixtures.mdsRoot()
         for text in ["", "abc", "a.b", "a.b.c.d", "e30.e30.!!", "bm90IGpzb24.e30.AAAA", "W10.e30.AAAA"] {
-            expectRefusal(.malformed) { _ = try MetadataBLOB(jws: Array(text.utf8), roots: [root], now: now) }
+            expectRefusal(.malformed) { _ = try MetadataBLOB(jws: Array(text.utf8), roots: [root], signerNames: MDSFixtures.signerNames, now: now) }
         }
-        expectRefusal(.malformed) { _ = try MetadataBLOB(jws: [0xff, 0xfe], roots: [root], now: now) }
+        expectRefusal(.malformed) { _ = try MetadataBLOB(jws: [0xff, 0xfe], roots: [root], signerNames: MDSFixtures.signerNames, now: now) }
         // A header that names extensions it requires (crit) is not understood.
         let critical = try MDSFixtures.signedBLOB(payload: try MDSFixtures.goodPayload(), header: ["crit": ["exp"]])
-        expectRefusal(.malformed) { _ = try MetadataBLOB(jws: critical, roots: [root], now: now) }
+        expectRefusal(.malformed) { _ = try MetadataBLOB(jws: critical, roots: [root], signerNames: MDSFixtures.signerNames, now: now) }
         // x5c that is not a list of base64 certificates.
         for x5c: Any in ["MIIB", [] as [String], ["not base64!"], ["AAAA"]] {
             let blob = try MDSFixtures.signedBLOB(payload: try MDSFixtures.goodPayload(), header: ["x5c": x5c])
-            expectRefusal(.malformed) { _ = try MetadataBLOB(jws: blob, roots: [root], now: now) }
+            expectRefusal(.malformed) { _ = try MetadataBLOB(jws: blob, roots: [root], signerNames: MDSFixtures.signerNames, now: now) }
         }
     }
 
@@ -153,7 +153,7 @@ import Testing
         let root = try MDSFixtures.mdsRoot()
         let good = try MDSFixtures.goodPayload()
         // The signing path itself is sound: the unchanged payload is accepted.
-        _ = try MetadataBLOB(jws: try MDSFixtures.signedBLOB(payload: good), roots: [root], now: now)
+        _ = try MetadataBLOB(jws: try MDSFixtures.signedBLOB(payload: good), roots: [root], signerNames: MDSFixtures.signerNames, now: now)
 
         var cases: [(String, Any)] = [("not an object", [1, 2, 3])]
         func changed(_ change: (inout [String: Any]) -> Void) -> [String: Any] {
@@ -190,7 +190,7 @@ import Testing
         for (label, payload) in cases {
             let blob = try MDSFixtures.signedBLOB(payload: payload)
             do {
-                _ = try MetadataBLOB(jws: blob, roots: [root], now: now)
+                _ = try MetadataBLOB(jws: blob, roots: [root], signerNames: MDSFixtures.signerNames, now: now)
                 Issue.record("accepted a payload with \(label)")
             } catch let error as MetadataError {
                 #expect(error.code == .malformed, "\(label): \(error)")
@@ -207,7 +207,7 @@ import Testing
         copy["metadataStatement"] = statement
         entries.append(copy)
         payload["entries"] = entries
-        let blob = try MetadataBLOB(jws: try MDSFixtures.signedBLOB(payload: payload), roots: [try MDSFixtures.mdsRoot()], now: now)
+        let blob = try MetadataBLOB(jws: try MDSFixtures.signedBLOB(payload: payload), roots: [try MDSFixtures.mdsRoot()], signerNames: MDSFixtures.signerNames, now: now)
         let expected = try MDSFixtures.expected()
         #expect(blob.entry(aaguid: try expected.aaguid("good"))?.description == expected.description("good"))
         #expect(blob.warnings.contains { $0.contains("appears again") })

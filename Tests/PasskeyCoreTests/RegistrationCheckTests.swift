@@ -58,11 +58,22 @@ import Testing
         }
     }
 
-    // §7.1 step 8: the encoding must be base64url exactly (no padding, no '+' '/').
-    @Test func refusesChallengeInAnotherEncoding() throws {
-        var b = try builder()
-        b.clientData.challenge = Base64URL.encode(challenge) + "="
-        expectRefusal(.unknownChallenge) { _ = try register(b, expecting: expectation(challenge)) }
+    // §7.1 step 8 compares the challenge's bytes: native clients that write it in standard
+    // base64 (padded or not) send the same challenge; other bytes are refused in any encoding.
+    @Test func comparesTheChallengeBytesInAnyBase64Encoding() throws {
+        for encoded in [Base64URL.encode(challenge) + "=", Data(challenge).base64EncodedString(),
+                        Data(challenge).base64EncodedString().replacingOccurrences(of: "=", with: "")] {
+            var b = try builder()
+            b.clientData.challenge = encoded
+            _ = try register(b, expecting: expectation(challenge))
+        }
+        var other = challenge
+        other[0] ^= 1
+        for encoded in [Base64URL.encode(other), Data(other).base64EncodedString()] {
+            var b = try builder()
+            b.clientData.challenge = encoded
+            expectRefusal(.unknownChallenge) { _ = try register(b, expecting: expectation(challenge)) }
+        }
     }
 
     // §7.1 step 9: exact string match, no suffix/prefix/subdomain/scheme/port tricks.

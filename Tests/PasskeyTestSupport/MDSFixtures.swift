@@ -27,12 +27,15 @@ public enum MDSFixtures {
         return certificates[0]
     }
 
+    /// The subject CNs of the test BLOB signers (the server's --mds-signer).
+    public static let signerNames: Set<String> = ["mds.test.invalid", "mds-es256.test.invalid"]
+
     /// The test Metadata Service root (the server's --mds-root).
     public static func mdsRoot() throws -> Certificate { try certificate("mds-root.pem") }
 
     /// A BLOB verified against the test root at `now`.
     public static func blob(_ file: String = "good.jwt", now: Date = now) throws -> MetadataBLOB {
-        try MetadataBLOB(jws: try bytes(file), roots: [try mdsRoot()], now: now)
+        try MetadataBLOB(jws: try bytes(file), roots: [try mdsRoot()], signerNames: MDSFixtures.signerNames, now: now)
     }
 
     /// A BLOB of any payload (JSON-serialisable), ES256-signed by mds-signer.pem (issued by the

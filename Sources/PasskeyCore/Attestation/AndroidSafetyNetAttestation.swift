@@ -39,7 +39,7 @@ public struct AndroidSafetyNetAttestation: AttestationStatementFormat {
 
     /// §8.5 step 1: attStmt is {ver: non-empty text, response: bytes}; returns response.
     static func statementResponse(_ statement: CBORValue) throws -> [UInt8] {
-        let members = try AttestationStatement.map(statement, allowedKeys: ["ver", "response"])
+        let members = try AttestationStatement.map(statement, knownKeys: ["ver", "response"])
         guard let ver = members["ver"]?.textValue, !ver.isEmpty else {
             throw WebAuthnError.invalidAttestation("android-safetynet attStmt.ver is missing, empty or not text")
         }

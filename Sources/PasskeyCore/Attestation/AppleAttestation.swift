@@ -12,7 +12,7 @@ public struct AppleAttestation: AttestationStatementFormat {
 
     public func verify(_ input: AttestationInput) throws -> AttestationOutcome {
         // Step 1: attStmt is {x5c} with a non-empty array of DER certificates, credCert first.
-        let members = try AttestationStatement.map(input.statement, allowedKeys: ["x5c"])
+        let members = try AttestationStatement.map(input.statement, knownKeys: ["x5c"])
         guard let x5c = try AttestationStatement.certificates(members) else {
             throw WebAuthnError.invalidAttestation("apple attStmt.x5c is missing")
         }

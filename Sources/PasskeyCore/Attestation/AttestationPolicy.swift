@@ -34,13 +34,20 @@ public struct AttestationPolicy: Sendable {
             "the attestation (\(format), \(type.rawValue)) does not chain to a trust anchor, and the policy requires one")
     }
 
-    /// The allow list (when not empty) must contain the AAGUID, and the deny list must not.
-    public func checkAAGUIDAllowed(_ aaguid: [UInt8]) throws {
+    /// The deny list must not contain the AAGUID, claimed or attested (refusing on a claim is
+    /// safe). The allow list, when not empty, admits only an AAGUID the attestation vouches for
+    /// (`attested`): a claimed AAGUID would let any authenticator pass as an allowed model.
+    public func checkAAGUIDAllowed(_ aaguid: [UInt8], attested: Bool) throws {
         if deniedAAGUIDs.contains(aaguid) {
             throw WebAuthnError.invalidAttestation("authenticator model \(UUIDString.format(aaguid)) is denied by the policy")
         }
-        if !allowedAAGUIDs.isEmpty, !allowedAAGUIDs.contains(aaguid) {
+        guard !allowedAAGUIDs.isEmpty else { return }
+        guard allowedAAGUIDs.contains(aaguid) else {
             throw WebAuthnError.invalidAttestation("authenticator model \(UUIDString.format(aaguid)) is not in the allowed list")
+        }
+        guard attested else {
+            throw WebAuthnError.invalidAttestation(
+                "authenticator model \(UUIDString.format(aaguid)) is only claimed: no attestation chain to that model's metadata roots vouches for it")
         }
     }
 

@@ -79,16 +79,28 @@ public enum AttestationFormats {
 
 /// Helpers shared by the x5c-carrying formats.
 enum AttestationStatement {
-    static func map(_ statement: CBORValue, allowedKeys: Set<String>) throws -> [String: CBORValue] {
+    /// The statement's members that the format defines (`knownKeys`). Members it does not define
+    /// are skipped: real authenticators add some (iPhones send `alg` in `apple` statements), and
+    /// WebAuthn §8 lets formats grow. Keys must still be text (CDDL `tstr` member names), and the
+    /// decoder has already refused duplicates.
+    static func map(_ statement: CBORValue, knownKeys: Set<String>) throws -> [String: CBORValue] {
         guard let entries = statement.mapEntries else { throw WebAuthnError.invalidAttestation("attStmt is not a map") }
         var result: [String: CBORValue] = [:]
         for entry in entries {
-            guard let key = entry.key.textValue, allowedKeys.contains(key) else {
-                throw WebAuthnError.invalidAttestation("attStmt has an unexpected member \(entry.key)")
+            guard let key = entry.key.textValue else {
+                throw WebAuthnError.invalidAttestation("attStmt has a member whose name is not text")
             }
-            result[key] = entry.value
+            if knownKeys.contains(key) { result[key] = entry.value }
         }
         return result
+    }
+
+    /// The attestation key can sign with the statement's `alg` (an ES256 `alg` with a P-384
+    /// certificate key is refused, as is an RSA `alg` with an EC key).
+    static func checkKeyFitsAlgorithm(_ key: PublicKey, _ algorithm: COSEAlgorithm, format: String) throws {
+        guard algorithm.fits(key.kind) else {
+            throw WebAuthnError.invalidAttestation("\(format) attestation key (\(key.kind)) cannot sign with alg \(algorithm.name)")
+        }
     }
 
     static func signature(_ members: [String: CBORValue]) throws -> [UInt8] {

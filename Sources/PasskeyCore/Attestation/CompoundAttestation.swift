@@ -34,7 +34,7 @@ public struct CompoundAttestation: AttestationStatementFormat {
             throw WebAuthnError.invalidAttestation("compound attStmt has \(array.count) sub-statement(s); at least 2 are required")
         }
         return try array.enumerated().map { index, element in
-            let members = try AttestationStatement.map(element, allowedKeys: ["fmt", "attStmt"])
+            let members = try AttestationStatement.map(element, knownKeys: ["fmt", "attStmt"])
             guard let fmt = members["fmt"]?.textValue, let statement = members["attStmt"] else {
                 throw WebAuthnError.invalidAttestation("compound sub-statement \(index) is not {fmt: text, attStmt}")
             }

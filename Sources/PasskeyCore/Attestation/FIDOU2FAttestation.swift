@@ -7,7 +7,8 @@ public struct FIDOU2FAttestation: AttestationStatementFormat {
     public var identifier: String { "fido-u2f" }
 
     public func verify(_ input: AttestationInput) throws -> AttestationOutcome {
-        let members = try AttestationStatement.map(input.statement, allowedKeys: ["sig", "x5c"])
+        let members = try AttestationStatement.map(input.statement, knownKeys: ["sig", "x5c"])
+        try Self.checkAAGUIDIsZero(input.credential.aaguid)
         let sig = try AttestationStatement.signature(members)
         // "Check that x5c has exactly one element."
         guard let x5c = try AttestationStatement.certificates(members) else {
@@ -36,5 +37,14 @@ public struct FIDOU2FAttestation: AttestationStatementFormat {
             throw WebAuthnError.invalidAttestation("fido-u2f signature does not verify")
         }
         return AttestationOutcome(type: .basic, trustPath: x5c)
+    }
+
+    /// U2F authenticators have no AAGUID and the U2F signature covers neither the AAGUID nor the
+    /// flags (§8.6 verificationData), so a fido-u2f authData must carry the all-zero AAGUID:
+    /// anything else is a client's unsigned claim about the model.
+    static func checkAAGUIDIsZero(_ aaguid: [UInt8]) throws {
+        guard aaguid.allSatisfy({ $0 == 0 }) else {
+            throw WebAuthnError.invalidAttestation("fido-u2f authenticator data must carry the all-zero AAGUID, not \(UUIDString.format(aaguid))")
+        }
     }
 }

@@ -9,7 +9,7 @@ public struct PackedAttestation: AttestationStatementFormat {
 
     public func verify(_ input: AttestationInput) throws -> AttestationOutcome {
         // Syntax: {alg, sig, x5c?}.
-        let members = try AttestationStatement.map(input.statement, allowedKeys: ["alg", "sig", "x5c"])
+        let members = try AttestationStatement.map(input.statement, knownKeys: ["alg", "sig", "x5c"])
         guard let algValue = members["alg"]?.intValue, let algInt = Int(exactly: algValue) else {
             throw WebAuthnError.invalidAttestation("packed attStmt.alg is missing or not an integer")
         }
@@ -32,6 +32,7 @@ public struct PackedAttestation: AttestationStatementFormat {
         }
         let leaf = x5c[0]
         let key = try AttestationStatement.publicKey(of: leaf)
+        try AttestationStatement.checkKeyFitsAlgorithm(key, algorithm, format: "packed")
         guard key.isValidSignature(sig, for: signedData, algorithm: algorithm.signatureAlgorithm) else {
             throw WebAuthnError.invalidAttestation("packed attestation signature does not verify with the x5c leaf")
         }

@@ -9,6 +9,8 @@ public struct AuthenticationExpectation: Sendable {
     public var allowCredentialIDs: [[UInt8]]
     /// The account named before the ceremony started, if any.
     public var identifiedUserHandle: [UInt8]?
+    /// Issued challenges shorter than this are refused (16 bytes, WebAuthn §13.4.3).
+    public var minimumChallengeLength = 16
 
     public init(challenge: [UInt8], userVerification: UserVerificationRequirement, allowCredentialIDs: [[UInt8]], identifiedUserHandle: [UInt8]?) {
         self.challenge = challenge
@@ -42,6 +44,7 @@ public struct VerifiedAuthentication: Sendable {
     public let credentialID: [UInt8]
     public let signCount: UInt32
     public let userVerified: Bool
+    public let backupEligible: Bool
     public let backupState: Bool
 }
 
@@ -85,7 +88,7 @@ public struct AuthenticationVerifier: Sendable {
             try CeremonyChecks.checkType(clientData, expected: "webauthn.get")
         }
         try report.run("7.2.11", "C.challenge is the issued challenge") {
-            try CeremonyChecks.checkChallenge(clientData, expected: expectation.challenge)
+            try CeremonyChecks.checkChallenge(clientData, expected: expectation.challenge, minimumLength: expectation.minimumChallengeLength)
         }
         try report.run("7.2.12", "C.origin is an allowed origin") {
             try CeremonyChecks.checkOrigin(clientData, rp: rp)
@@ -124,7 +127,17 @@ public struct AuthenticationVerifier: Sendable {
         // Step 24: no attestation is requested in assertions.
         return VerifiedAuthentication(
             credentialID: response.credentialID, signCount: authData.signCount,
-            userVerified: authData.userVerified, backupState: authData.backupState)
+            userVerified: authData.userVerified, backupEligible: authData.backupEligible, backupState: authData.backupState)
+    }
+
+    /// The checks whose failure makes an assertion malformed (`invalid_request`), run before the
+    /// server looks its challenge up so that a malformed assertion spends nothing: BS without BE
+    /// (step 18) and, when the credential is known, BE equal to the stored value (step 19).
+    public static func checkWellFormed(_ response: AuthenticationResponse, storedBackupEligible: Bool?) throws {
+        try CeremonyChecks.checkBackupFlags(response.authenticatorData)
+        if let storedBackupEligible {
+            try checkBackupEligibilityUnchanged(response.authenticatorData, stored: storedBackupEligible)
+        }
     }
 
     /// §7.2 step 5: when allowCredentials was sent, credential.id is one of them. Also that
@@ -168,6 +181,9 @@ public struct AuthenticationVerifier: Sendable {
 
     /// §7.2 step 22: sig is a valid signature over authData ‖ hash with the stored key.
     static func checkSignature(_ signature: [UInt8], authData: AuthenticatorData, clientDataHash: [UInt8], key: COSEKey) throws {
+        guard key.algorithm != nil else {
+            throw WebAuthnError(.unsupportedAlgorithm, "the credential's algorithm \(key.algorithmIdentifier) is not one this server verifies")
+        }
         guard key.isValidSignature(signature, for: authData.bytes + clientDataHash) else {
             throw WebAuthnError(.invalidSignature, "the assertion signature does not verify")
         }

@@ -7,6 +7,8 @@ public struct RegistrationExpectation: Sendable {
     public var userVerification: UserVerificationRequirement
     /// The pubKeyCredParams offered, as COSE algorithm identifiers.
     public var algorithms: [Int]
+    /// Issued challenges shorter than this are refused (16 bytes, WebAuthn §13.4.3).
+    public var minimumChallengeLength = 16
 
     public init(challenge: [UInt8], userVerification: UserVerificationRequirement, algorithms: [Int]) {
         self.challenge = challenge
@@ -29,8 +31,12 @@ public struct VerifiedRegistration: Sendable {
     public let attestationType: AttestationType
     public let attestationTrusted: Bool
     public let residentKey: Bool?
-    /// The model's name from the authenticator metadata (MDS description), when listed.
+    /// The model's name from the authenticator metadata (MDS description), only when the AAGUID
+    /// is attested (`aaguidAttested`).
     public let authenticatorName: String?
+    /// Whether the AAGUID is vouched for by the attestation: the chain verified to the roots of
+    /// that AAGUID's own metadata entry. Otherwise it is the authenticator's (or client's) claim.
+    public let aaguidAttested: Bool
 }
 
 /// WebAuthn Level 3 §7.1 "Registering a New Credential", steps 5–27, as the RP performs them.
@@ -65,7 +71,7 @@ public struct RegistrationVerifier: Sendable {
             try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
         }
         try report.run("7.1.8", "C.challenge is the issued challenge") {
-            try CeremonyChecks.checkChallenge(clientData, expected: expectation.challenge)
+            try CeremonyChecks.checkChallenge(clientData, expected: expectation.challenge, minimumLength: expectation.minimumChallengeLength)
         }
         try report.run("7.1.9", "C.origin is an allowed origin") {
             try CeremonyChecks.checkOrigin(clientData, rp: rp)
@@ -83,6 +89,7 @@ public struct RegistrationVerifier: Sendable {
         }
         try report.run("7.1.16", "UV flag set when required") {
             try CeremonyChecks.checkUserVerified(authData, requirement: expectation.userVerification)
+            try Self.checkFormatSignsFlags(attestation.format, requirement: expectation.userVerification)
         }
         try report.run("7.1.17", "BS not set without BE") {
             try CeremonyChecks.checkBackupFlags(authData)
@@ -108,11 +115,12 @@ public struct RegistrationVerifier: Sendable {
                 outcome!, format: attestation.format, aaguid: credential.aaguid, provider: rp.trustAnchors, now: now)
         }
         let metadataEntry = rp.metadata?.entry(aaguid: credential.aaguid)
+        let aaguidAttested = trusted && Self.isAAGUIDAttested(outcome!, format: attestation.format, entry: metadataEntry, now: now)
         try report.run("7.1.24", "authenticator model not compromised per its metadata status") {
             try AttestationPolicy.checkAuthenticatorStatus(metadataEntry, now: now)
         }
         try report.run("7.1.24", "authenticator model (AAGUID) admitted by the policy") {
-            try rp.attestationPolicy.checkAAGUIDAllowed(credential.aaguid)
+            try rp.attestationPolicy.checkAAGUIDAllowed(credential.aaguid, attested: aaguidAttested)
         }
         try report.run("7.1.24", "attestation trustworthy as the policy requires") {
             try rp.attestationPolicy.checkTrustworthy(trusted, format: attestation.format, type: outcome!.type)
@@ -133,7 +141,48 @@ public struct RegistrationVerifier: Sendable {
             attestationType: outcome!.type,
             attestationTrusted: trusted,
             residentKey: response.residentKey,
-            authenticatorName: metadataEntry?.description)
+            authenticatorName: aaguidAttested ? metadataEntry?.description : nil,
+            aaguidAttested: aaguidAttested)
+    }
+
+    /// §7.1 step 16, for formats whose signature does not cover the flags: a fido-u2f statement
+    /// signs neither UV nor the AAGUID, so its UV bit proves nothing and it cannot satisfy
+    /// `userVerification: required`.
+    static func checkFormatSignsFlags(_ format: String, requirement: UserVerificationRequirement) throws {
+        if format == "fido-u2f", requirement == .required {
+            throw WebAuthnError(.userVerificationRequired, "fido-u2f attestation does not sign the UV flag, and user verification is required")
+        }
+    }
+
+    /// Whether the AAGUID may be relied on (allow lists, model names): only when a trust path
+    /// verifies to the attestation roots of that AAGUID's own metadata entry. A chain to a
+    /// vendor root alone does not bind it: any app on a real Android phone gets a Google-rooted
+    /// android-key or SafetyNet attestation over authenticator data it wrote itself, AAGUID
+    /// included. fido-u2f never binds one (the U2F signature does not cover it).
+    static func isAAGUIDAttested(_ outcome: AttestationOutcome, format: String, entry: MetadataEntry?, now: Date) -> Bool {
+        guard format != "fido-u2f", let entry, !entry.attestationRootCertificates.isEmpty else { return false }
+        let paths = outcome.subOutcomes.isEmpty
+            ? [outcome.trustPath]
+            : outcome.subOutcomes.filter { $0.format != "fido-u2f" }.map(\.outcome.trustPath)
+        return paths.contains { path in
+            guard let leaf = path.first else { return false }
+            let verdict = CertificateChain.verify(
+                leaf: leaf, intermediates: Array(path.dropFirst()), anchors: entry.attestationRootCertificates, at: now)
+            if case .trusted = verdict { return true }
+            return false
+        }
+    }
+
+    /// The checks whose failure makes a response malformed (`invalid_request`) rather than a
+    /// refused ceremony, run before the server looks its challenge up, so a malformed response
+    /// spends nothing: BS without BE (step 17), and the credential id's length and its match with
+    /// rawId (step 25). `verify` runs the same checks again in their place.
+    public static func checkWellFormed(_ response: RegistrationResponse) throws {
+        try CeremonyChecks.checkBackupFlags(response.attestationObject.authenticatorData)
+        guard let credential = response.attestationObject.authenticatorData.attestedCredentialData else {
+            throw WebAuthnError.invalidRequest("authenticator data in a registration has no attested credential data (AT flag)")
+        }
+        try checkCredentialID(credential.credentialID, rawID: response.credentialID)
     }
 
     /// §7.1 step 20: the credential key's alg is one of the offered pubKeyCredParams, and one

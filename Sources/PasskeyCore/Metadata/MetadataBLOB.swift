@@ -18,6 +18,10 @@ public struct MetadataBLOB: Sendable {
     /// AAGUID, …); worth logging, not worth refusing a correctly signed BLOB for.
     public let warnings: [String]
 
+    /// The subject common names the FIDO Alliance signs its BLOBs with: a BLOB signed by any
+    /// other certificate under the same root (GlobalSign issues many) is refused.
+    public static let fidoSignerNames: Set<String> = ["mds.fidoalliance.org"]
+
     /// The JWS algorithms a BLOB may be signed with.
     public static let supportedAlgorithms = ["RS256", "ES256"]
 
@@ -35,7 +39,9 @@ public struct MetadataBLOB: Sendable {
     /// the x5c chain verifies through OpenSSL to one of `roots` at `now` (the x5c certificates
     /// are never anchors; without x5c the BLOB must be signed by a root itself), and the JWS
     /// signature verifies with the leaf's key. Only then is the payload read.
-    public init(jws: [UInt8], roots: [Certificate], now: Date) throws {
+    ///
+    /// `signerNames` pins the signing certificate: its subject CN must be one of them.
+    public init(jws: [UInt8], roots: [Certificate], signerNames: Set<String> = fidoSignerNames, now: Date) throws {
         let compact = try Self.compactSerialization(jws)
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else {
@@ -47,6 +53,7 @@ public struct MetadataBLOB: Sendable {
 
         let header = try Self.header(headerBytes)
         let chain = try Self.checkCertificateChain(header.x5c, roots: roots, now: now)
+        try Self.checkSignerName(header.x5c.first, pinned: signerNames)
         try Self.checkSignature(signature, signedData: Array("\(parts[0]).\(parts[1])".utf8), algorithm: header.alg, signers: chain)
 
         let payload = try Self.payload(payloadBytes)
@@ -120,6 +127,17 @@ public struct MetadataBLOB: Sendable {
             return [leaf]
         case .untrusted(let reason):
             throw MetadataError(.untrustedChain, "the x5c chain does not lead to the Metadata Service root: \(reason)")
+        }
+    }
+
+    /// The signing certificate is the Metadata Service's own: its subject CN is one of the pinned
+    /// names. A chain to the root alone is not enough, since the root issues for many others.
+    /// (A BLOB without x5c is signed by a configured root itself, which is pinned already.)
+    static func checkSignerName(_ signer: Certificate?, pinned: Set<String>) throws {
+        guard let signer else { return }
+        let names = signer.subject["CN"]
+        guard names.count == 1, let name = names.first, pinned.contains(name) else {
+            throw MetadataError(.untrustedChain, "the BLOB signer \(names.first.map { "\"\($0)\"" } ?? "without a CN") is not one of the pinned Metadata Service signers (\(pinned.sorted().joined(separator: ", ")))")
         }
     }
 

@@ -68,6 +68,22 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// Whether a key of `kind` can sign with this algorithm: ECDSA on the algorithm's own curve
+    /// (an ES256 signature by a P-384 key is refused), EdDSA by an Edwards key of a curve the
+    /// algorithm names, RSA schemes by RSA keys.
+    public func fits(_ kind: PublicKeyKind) -> Bool {
+        switch (self, kind) {
+        case (.es256, .ec(let curve)), (.es384, .ec(let curve)), (.es512, .ec(let curve)):
+            return curve == requiredCurve
+        case (.edDSA, .edwards): return true
+        case (.ed25519, .edwards(let curve)): return curve == .ed25519
+        case (.ed448, .edwards(let curve)): return curve == .ed448
+        case (.rs256, .rsa), (.rs384, .rsa), (.rs512, .rsa), (.rs1, .rsa), (.ps256, .rsa), (.ps384, .rsa), (.ps512, .rsa):
+            return true
+        default: return false
+        }
+    }
+
     var requiredCurve: EllipticCurve? {
         switch self {
         case .es256: .p256

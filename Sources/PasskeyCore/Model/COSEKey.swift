@@ -4,8 +4,9 @@ public import PasskeyCrypto
 /// A credential public key in COSE_Key form (RFC 9052 §7, RFC 9053 §7), kept with the exact
 /// bytes the authenticator sent so they can be stored and compared verbatim.
 public struct COSEKey: Sendable {
-    /// COSE key types (RFC 9053 §7).
-    public enum KeyType: Int64, Sendable { case okp = 1, ec2 = 2, rsa = 3 }
+    /// COSE key types (RFC 9053 §7; AKP, 7, is the algorithm key pair type of ML-DSA, which
+    /// OpenSSL 3.0 cannot verify: such keys parse, and the ceremony refuses their algorithm).
+    public enum KeyType: Int64, Sendable { case okp = 1, ec2 = 2, rsa = 3, akp = 7 }
 
     public let bytes: [UInt8]
     public let keyType: KeyType

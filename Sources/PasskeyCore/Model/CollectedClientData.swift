@@ -23,6 +23,9 @@ public struct CollectedClientData: Sendable {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw WebAuthnError.invalidRequest("clientDataJSON is not UTF-8")
         }
+        do { try StrictJSON.validate(bytes) } catch {
+            throw WebAuthnError.invalidRequest("clientDataJSON is not strict JSON: \(error.reason)")
+        }
         let json: JSON
         do {
             json = try JSONDecoder().decode(JSON.self, from: Data(bytes))

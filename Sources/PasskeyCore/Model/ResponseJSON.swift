@@ -83,6 +83,9 @@ public struct AuthenticationResponse: Sendable {
 
 enum ResponseDecoding {
     static func decode<T: Decodable>(_ json: [UInt8], as type: T.Type) throws -> T {
+        do { try StrictJSON.validate(json) } catch {
+            throw WebAuthnError.invalidRequest("body is not strict JSON: \(error.reason)")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(json))
         } catch let DecodingError.keyNotFound(key, _) {

@@ -1493,7 +1493,10 @@ def spec_vectors() -> dict[str, Any]:
             "user_verification": "preferred", "algorithms": ALL_ALGORITHMS,
             "trust_anchors": [pem(ca_cert)] if x5c else [], "now": SPEC_NOW,
             "response": registration_json(cid, cdj, att_obj, extra=to_json_extras(att_obj)),
-            "expect": {"result": "accept", "fmt": obj["fmt"], "attestation_type": att_type,
+            # §16.16 gives its fido-u2f credential a random AAGUID, which U2F does not sign: this
+            # server refuses any AAGUID but zeros in a fido-u2f statement.
+            "expect": {"result": "reject", "error": "invalid_attestation"} if obj["fmt"] == "fido-u2f" and any(aaguid) else
+                      {"result": "accept", "fmt": obj["fmt"], "attestation_type": att_type,
                        "attestation_trusted": x5c, "algorithm": cose_key[3], "credential_id": b64url(cid),
                        "sign_count": struct.unpack(">I", ad[33:37])[0], "aaguid": uuid_string(aaguid),
                        "user_verified": bool(flags & UV), "backup_eligible": bool(flags & BE),

@@ -23,7 +23,7 @@ public struct AndroidKeyAttestation: AttestationStatementFormat {
 
     public func verify(_ input: AttestationInput) throws -> AttestationOutcome {
         // "Verify that attStmt is valid CBOR conforming to the syntax defined above."
-        let members = try AttestationStatement.map(input.statement, allowedKeys: ["alg", "sig", "x5c"])
+        let members = try AttestationStatement.map(input.statement, knownKeys: ["alg", "sig", "x5c"])
         guard let algValue = members["alg"]?.intValue, let algInt = Int(exactly: algValue) else {
             throw WebAuthnError.invalidAttestation("android-key attStmt.alg is missing or not an integer")
         }
@@ -51,6 +51,7 @@ public struct AndroidKeyAttestation: AttestationStatementFormat {
     /// specified in alg."
     static func checkSignature(_ sig: [UInt8], over signedData: [UInt8], leaf: Certificate, algorithm: COSEAlgorithm) throws {
         let key = try AttestationStatement.publicKey(of: leaf)
+        try AttestationStatement.checkKeyFitsAlgorithm(key, algorithm, format: "android-key")
         guard key.isValidSignature(sig, for: signedData, algorithm: algorithm.signatureAlgorithm) else {
             throw WebAuthnError.invalidAttestation("android-key signature does not verify with the x5c leaf (\(algorithm.name))")
         }

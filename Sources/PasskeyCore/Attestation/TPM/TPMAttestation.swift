@@ -11,7 +11,7 @@ public struct TPMAttestation: AttestationStatementFormat {
     public func verify(_ input: AttestationInput) throws -> AttestationOutcome {
         // "Verify that attStmt is valid CBOR conforming to the syntax defined above."
         let members = try AttestationStatement.map(
-            input.statement, allowedKeys: ["ver", "alg", "x5c", "ecdaaKeyId", "sig", "certInfo", "pubArea"])
+            input.statement, knownKeys: ["ver", "alg", "x5c", "ecdaaKeyId", "sig", "certInfo", "pubArea"])
         guard members["ecdaaKeyId"] == nil else {
             throw WebAuthnError.invalidAttestation("tpm attStmt.ecdaaKeyId: ECDAA is not supported")
         }
@@ -148,6 +148,7 @@ public struct TPMAttestation: AttestationStatementFormat {
     /// aikCert with the algorithm specified in alg."
     static func checkSignature(_ sig: [UInt8], over certInfo: TPMSAttest, aikCertificate: Certificate, algorithm: COSEAlgorithm) throws {
         let key = try AttestationStatement.publicKey(of: aikCertificate)
+        try AttestationStatement.checkKeyFitsAlgorithm(key, algorithm, format: "tpm")
         guard key.isValidSignature(sig, for: certInfo.bytes, algorithm: algorithm.signatureAlgorithm) else {
             throw WebAuthnError.invalidAttestation("tpm signature over certInfo does not verify with aikCert (\(algorithm.name))")
         }

@@ -1,0 +1,227 @@
+/// A strict RFC 8259 syntax check, run on every JSON body before Foundation decodes it.
+///
+/// Foundation's decoder keeps the last of two members with the same name and skips a leading
+/// byte order mark, so `{"type":"webauthn.get","type":"webauthn.create"}` would mean whatever
+/// the last writer wanted. This checker refuses, with a reason: a BOM, invalid UTF-8, anything
+/// outside the grammar, a member name repeated in one object (compared after unescaping, so
+/// `"a"` and `"\u0061"` are the same name), unpaired surrogate escapes, nesting deeper than
+/// `maximumDepth`, and bytes after the value (other than white space).
+public enum StrictJSON {
+    public static let maximumDepth = 32
+
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    public static func validate(_ bytes: [UInt8]) throws(Refusal) {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw Refusal(reason: "JSON must not start with a byte order mark")
+        }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw Refusal(reason: "JSON is not valid UTF-8")
+        }
+        var parser = Parser(bytes: bytes)
+        try parser.skipWhitespace()
+        try parser.value(depth: 1)
+        try parser.skipWhitespace()
+        guard parser.index == bytes.count else {
+            throw Refusal(reason: "bytes after the JSON value at offset \(parser.index)")
+        }
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        func fail(_ reason: String) -> Refusal {
+            Refusal(reason: "\(reason) at offset \(index)")
+        }
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipWhitespace() throws(Refusal) {
+            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                index += 1
+            }
+        }
+
+        mutating func expect(_ byte: UInt8) throws(Refusal) {
+            guard current == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+            index += 1
+        }
+
+        mutating func value(depth: Int) throws(Refusal) {
+            guard depth <= StrictJSON.maximumDepth else { throw fail("nesting deeper than \(StrictJSON.maximumDepth)") }
+            guard let byte = current else { throw fail("unexpected end of JSON") }
+            switch byte {
+            case UInt8(ascii: "{"): try object(depth: depth)
+            case UInt8(ascii: "["): try array(depth: depth)
+            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            default: throw fail("unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: String) throws(Refusal) {
+            let expected = Array(word.utf8)
+            guard bytes.count - index >= expected.count, bytes[index..<(index + expected.count)].elementsEqual(expected) else {
+                throw fail("invalid literal")
+            }
+            index += expected.count
+        }
+
+        mutating func object(depth: Int) throws(Refusal) {
+            try expect(UInt8(ascii: "{"))
+            try skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            var names = Set<[UInt16]>()
+            while true {
+                try skipWhitespace()
+                guard current == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                let name = try string()
+                guard names.insert(name).inserted else { throw fail("member name repeated in one object") }
+                try skipWhitespace()
+                try expect(UInt8(ascii: ":"))
+                try skipWhitespace()
+                try value(depth: depth + 1)
+                try skipWhitespace()
+                guard let byte = current else { throw fail("unterminated object") }
+                index += 1
+                if byte == UInt8(ascii: "}") { return }
+                guard byte == UInt8(ascii: ",") else {
+                    index -= 1
+                    throw fail("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func array(depth: Int) throws(Refusal) {
+            try expect(UInt8(ascii: "["))
+            try skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
+            while true {
+                try skipWhitespace()
+                try value(depth: depth + 1)
+                try skipWhitespace()
+                guard let byte = current else { throw fail("unterminated array") }
+                index += 1
+                if byte == UInt8(ascii: "]") { return }
+                guard byte == UInt8(ascii: ",") else {
+                    index -= 1
+                    throw fail("expected ',' or ']'")
+                }
+            }
+        }
+
+        /// A string; returns its value as UTF-16 code units (escapes resolved), so that two
+        /// spellings of one name compare equal.
+        mutating func string() throws(Refusal) -> [UInt16] {
+            try expect(UInt8(ascii: "\""))
+            var units: [UInt16] = []
+            var pendingHigh: UInt16?
+            while true {
+                guard let byte = current else { throw fail("unterminated string") }
+                if byte == UInt8(ascii: "\"") {
+                    guard pendingHigh == nil else { throw fail("unpaired surrogate escape") }
+                    index += 1
+                    return units
+                }
+                guard byte >= 0x20 else { throw fail("control character in a string") }
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    guard let escaped = current else { throw fail("unterminated escape") }
+                    index += 1
+                    let unit: UInt16
+                    switch escaped {
+                    case UInt8(ascii: "\""): unit = 0x22
+                    case UInt8(ascii: "\\"): unit = 0x5C
+                    case UInt8(ascii: "/"): unit = 0x2F
+                    case UInt8(ascii: "b"): unit = 0x08
+                    case UInt8(ascii: "f"): unit = 0x0C
+                    case UInt8(ascii: "n"): unit = 0x0A
+                    case UInt8(ascii: "r"): unit = 0x0D
+                    case UInt8(ascii: "t"): unit = 0x09
+                    case UInt8(ascii: "u"): unit = try hex4()
+                    default: throw fail("invalid escape")
+                    }
+                    if let high = pendingHigh {
+                        guard (0xDC00...0xDFFF).contains(unit) else { throw fail("unpaired surrogate escape") }
+                        units.append(high)
+                        units.append(unit)
+                        pendingHigh = nil
+                    } else if (0xD800...0xDBFF).contains(unit) {
+                        pendingHigh = unit
+                    } else if (0xDC00...0xDFFF).contains(unit) {
+                        throw fail("unpaired surrogate escape")
+                    } else {
+                        units.append(unit)
+                    }
+                    continue
+                }
+                guard pendingHigh == nil else { throw fail("unpaired surrogate escape") }
+                // Raw UTF-8 (the whole input is already valid UTF-8): one scalar, as UTF-16.
+                let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
+                guard bytes.count - index >= length else { throw fail("truncated UTF-8") }
+                var scalar = length == 1 ? UInt32(byte) : UInt32(byte) & (0xFF >> UInt32(length + 1))
+                for offset in 1..<length {
+                    scalar = scalar << 6 | UInt32(bytes[index + offset] & 0x3F)
+                }
+                guard let decoded = Unicode.Scalar(scalar) else { throw fail("invalid UTF-8") }
+                units.append(contentsOf: UTF16.encode(decoded).map { Array($0) } ?? [])
+                index += length
+            }
+        }
+
+        mutating func hex4() throws(Refusal) -> UInt16 {
+            guard bytes.count - index >= 4 else { throw fail("truncated \\u escape") }
+            var value: UInt16 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw fail("invalid \\u escape")
+                }
+                value = value << 4 | UInt16(digit)
+                index += 1
+            }
+            return value
+        }
+
+        mutating func number() throws(Refusal) {
+            if current == UInt8(ascii: "-") { index += 1 }
+            guard let first = current, isDigit(first) else { throw fail("invalid number") }
+            index += 1
+            if first != UInt8(ascii: "0") {
+                while let byte = current, isDigit(byte) { index += 1 }
+            }
+            if current == UInt8(ascii: ".") {
+                index += 1
+                guard let byte = current, isDigit(byte) else { throw fail("invalid number") }
+                while let byte = current, isDigit(byte) { index += 1 }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                index += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard let byte = current, isDigit(byte) else { throw fail("invalid number") }
+                while let byte = current, isDigit(byte) { index += 1 }
+            }
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    }
+}
