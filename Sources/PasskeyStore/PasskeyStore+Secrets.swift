@@ -14,3 +14,25 @@ extension PasskeyStore {
         }
     }
 }
+
+extension PasskeyStore {
+    /// Records that the metadata BLOB numbered `number` is being loaded, unless a BLOB with a
+    /// higher number was loaded before: then nothing changes and the higher number is returned
+    /// (FIDO MDS3 §3.1.6: `no` grows with each BLOB, so a lower one is a replayed old BLOB).
+    /// Returns nil when `number` is accepted.
+    public func acceptMetadataNumber(_ number: Int) async throws -> Int? {
+        let name = "mds-blob-number"
+        return try await database.perform { db in
+            try db.transaction {
+                let stored = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)]) { $0.blob(0) }
+                if let stored, stored.count == 8 {
+                    let previous = Int(Int64(bitPattern: stored.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+                    if number < previous { return previous }
+                }
+                let bytes = (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(number)) >> (56 - 8 * UInt64($0))) }
+                try db.execute("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", [.text(name), .blob(bytes)])
+                return nil
+            }
+        }
+    }
+}

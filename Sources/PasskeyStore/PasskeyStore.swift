@@ -140,6 +140,7 @@ public final class PasskeyStore: Sendable {
     }
 
     /// Atomic compare-and-set of the sign counter, with backup state and last-used time.
+    /// uvInitialized only ever rises: an assertion without UV does not clear it.
     /// Applies only if (stored == 0 && new == 0) || new > stored; returns false (and changes
     /// nothing) otherwise — the caller then calls markPossiblyCloned.
     ///
@@ -157,7 +158,7 @@ public final class PasskeyStore: Sendable {
             try db.execute(
                 """
                 UPDATE credentials
-                SET sign_count = ?, backup_state = ?, uv_initialized = ?, last_used_at = ?
+                SET sign_count = ?, backup_state = ?, uv_initialized = max(uv_initialized, ?), last_used_at = ?
                 WHERE id = ? AND ((sign_count = 0 AND ? = 0) OR ? > sign_count)
                 """, arguments)
             return try db.changes() == 1
@@ -180,12 +181,18 @@ public final class PasskeyStore: Sendable {
         }
     }
 
-    /// Deletes the credential if it belongs to `userHandle`; false if there is no such credential.
+    /// Deletes the credential if it belongs to `userHandle`, and in the same transaction every
+    /// session that credential opened; false (nothing changed) if there is no such credential.
     public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
         try await database.perform { db in
-            try db.execute(
-                "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
-            return try db.changes() == 1
+            try db.transaction {
+                try db.execute(
+                    "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+                guard try db.changes() == 1 else { return false }
+                try db.execute(
+                    "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+                return true
+            }
         }
     }
 
@@ -194,7 +201,7 @@ public final class PasskeyStore: Sendable {
     public func insertSession(_ s: SessionRecord) async throws {
         let arguments = try s.arguments()
         try await database.perform { db in
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?)", arguments)
+            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
         }
     }
 
@@ -211,6 +218,15 @@ public final class PasskeyStore: Sendable {
     public func deleteSession(tokenHash: [UInt8]) async throws {
         try await database.perform { db in
             try db.execute("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
+        }
+    }
+
+    /// Ends every session of the user ("sign out everywhere"); returns how many there were.
+    @discardableResult
+    public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
+        try await database.perform { db in
+            try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(userHandle)])
+            return try db.changes()
         }
     }
 

@@ -104,17 +104,18 @@ extension CeremonyRecord {
 }
 
 extension SessionRecord {
-    static let columns = "token_hash, user_handle, created_at, expires_at"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id"
 
     init(row: SQLiteRow) {
         self.init(
             tokenHash: row.blob(0),
             userHandle: row.blob(1),
             createdAt: Date(storeMilliseconds: row.int64(2)),
-            expiresAt: Date(storeMilliseconds: row.int64(3)))
+            expiresAt: Date(storeMilliseconds: row.int64(3)),
+            credentialID: row.optionalBlob(4))
     }
 
     func arguments() throws -> [SQLiteValue] {
-        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt)]
+        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID)]
     }
 }

@@ -6,7 +6,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1
+        migration1, migration2,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -55,6 +55,13 @@ enum Schema {
             }
         }
     }
+
+    /// Version 2: each session remembers the passkey that opened it, so deleting the passkey
+    /// ends its sessions. Only adds: a version-1 program keeps working on the file.
+    static let migration2: [String] = [
+        "ALTER TABLE sessions ADD COLUMN credential_id BLOB",
+        "CREATE INDEX sessions_by_credential ON sessions (credential_id)",
+    ]
 
     /// Version 1: users, credentials, ceremonies, sessions, server secrets.
     ///

@@ -10,11 +10,14 @@ public struct SessionRecord: Sendable, Equatable {
     public var createdAt: Date
     /// Stored with millisecond precision; the session is expired at `expiresAt` and later.
     public var expiresAt: Date
+    /// The passkey whose ceremony opened the session; deleting that passkey ends the session.
+    public var credentialID: [UInt8]?
 
-    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date) {
+    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil) {
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.credentialID = credentialID
     }
 }
