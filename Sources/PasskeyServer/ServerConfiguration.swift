@@ -46,6 +46,15 @@ public struct ServerConfiguration: Sendable {
     /// A PEM file whose certificates replace the bundled FIDO MDS root for the BLOB.
     public var metadataRootPath: String?
 
+    /// Subject CNs a metadata BLOB's signing certificate may have (`--mds-signer`).
+    public var metadataSignerNames: Set<String> = MetadataBLOB.fidoSignerNames
+
+    // Rate limits (operations.md): requests a minute, 0 = off.
+    public var rateLimitPerAddress = 300
+    public var rateLimitPerUser = 30
+    /// Proxies whose X-Forwarded-For is believed (`--trusted-proxy`).
+    public var trustedProxies: [AddressRange] = []
+
     public init() {}
 
     /// The attestation policy in force.

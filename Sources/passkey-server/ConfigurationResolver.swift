@@ -55,6 +55,16 @@ struct ConfigurationResolver {
         c.trustAnchorsDirectory = try string(flags.trustAnchors, "TRUST_ANCHORS")
         c.metadataBLOBPath = try string(flags.mdsBlob, "MDS_BLOB")
         c.metadataRootPath = try string(flags.mdsRoot, "MDS_ROOT")
+        let signers = list(flags.mdsSigner, "MDS_SIGNER")
+        if !signers.isEmpty { c.metadataSignerNames = Set(signers) }
+        c.rateLimitPerAddress = try int(flags.rateLimitIP, "RATE_LIMIT_IP", range: 0...1_000_000) ?? c.rateLimitPerAddress
+        c.rateLimitPerUser = try int(flags.rateLimitUser, "RATE_LIMIT_USER", range: 0...1_000_000) ?? c.rateLimitPerUser
+        c.trustedProxies = try list(flags.trustedProxy, "TRUSTED_PROXY").map { text in
+            guard let range = AddressRange(text) else {
+                throw ValidationError("--trusted-proxy must be an address range such as 10.0.0.0/8 or ::1/128, not \(text)")
+            }
+            return range
+        }
         if c.metadataRootPath != nil, c.metadataBLOBPath == nil {
             throw ValidationError("--mds-root replaces the root of the --mds-blob chain; give --mds-blob too")
         }

@@ -113,6 +113,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mds-root"), help: ArgumentHelp("A PEM file whose certificates replace the bundled FIDO MDS root (GlobalSign Root CA - R3) for verifying --mds-blob. (env: PASSKEY_MDS_ROOT)", valueName: "PEM_FILE"))
     var mdsRoot: String?
 
+    @Option(name: .customLong("mds-signer"), help: ArgumentHelp("The subject CN the --mds-blob signing certificate must have; repeatable. A BLOB signed by any other certificate under the root is refused. (env: PASSKEY_MDS_SIGNER, default mds.fidoalliance.org)", valueName: "NAME"))
+    var mdsSigner: [String] = []
+
+    @Option(name: .customLong("rate-limit-ip"), help: ArgumentHelp("Ceremony requests a minute from one client address (token bucket); 0 turns the limit off; over it: 429 rate_limited with Retry-After. (env: PASSKEY_RATE_LIMIT_IP, default 300)", valueName: "N"))
+    var rateLimitIP: Int?
+
+    @Option(name: .customLong("rate-limit-user"), help: ArgumentHelp("Ceremony requests a minute for one user name; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_USER, default 30)", valueName: "N"))
+    var rateLimitUser: Int?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy address range (CIDR, e.g. 10.0.0.0/8 or ::1/128) whose X-Forwarded-For is believed: the client is then the last address in it not in a trusted range; repeatable. From anyone else X-Forwarded-For is ignored. (env: PASSKEY_TRUSTED_PROXY)", valueName: "CIDR"))
+    var trustedProxy: [String] = []
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: PASSKEY_LOG_LEVEL, default info)")
     var logLevel: String?
 

@@ -23,10 +23,11 @@ struct CommonVerifyOptions: ParsableArguments {
     @Option(name: .customLong("rp-id"), help: "The relying party ID.")
     var rpID: String
 
-    @Option(help: "An allowed origin; repeatable.")
+    // `.unconditional`: a value may begin with "-" (base64url uses it).
+    @Option(parsing: .unconditionalSingleValue, help: "An allowed origin; repeatable.")
     var origin: [String]
 
-    @Option(help: "The challenge the server issued, base64url.")
+    @Option(parsing: .unconditional, help: "The challenge the server issued, base64url (or base64).")
     var challenge: String
 
     @Flag(name: .customLong("require-user-verification"), help: "Refuse unless the UV flag is set.")
@@ -38,7 +39,7 @@ struct CommonVerifyOptions: ParsableArguments {
     @Option(name: .customLong("top-origin"), help: "An allowed top-level origin for cross-origin ceremonies; repeatable.")
     var topOrigin: [String] = []
 
-    @Option(help: "Verification time (ISO 8601), for certificate validity and timestamps. Default: now.")
+    @Option(parsing: .unconditional, help: "Verification time (ISO 8601), for certificate validity and timestamps. Default: now.")
     var at: String?
 
     @Flag(help: "List every verification step with ✔/✘ on stderr.")
@@ -52,6 +53,13 @@ struct CommonVerifyOptions: ParsableArguments {
             throw ValidationError("--challenge is not base64url")
         }
         return bytes
+    }
+
+    /// The CLI checks what other servers issued: a challenge under 16 bytes is verified, with a
+    /// warning under --explain (this server never issues one).
+    func challengeWarnings() throws -> [String] {
+        let count = try challengeBytes().count
+        return count < 16 ? ["⚠ the expected challenge is \(count) bytes; WebAuthn §13.4.3 asks for at least 16 random bytes"] : []
     }
 
     func time() throws -> Date {
@@ -71,11 +79,14 @@ struct CommonVerifyOptions: ParsableArguments {
         return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
     }
 
-    func relyingParty(algorithms: [COSEAlgorithm], anchors: any TrustAnchorProvider) throws -> RelyingParty {
+    func relyingParty(
+        algorithms: [COSEAlgorithm], anchors: any TrustAnchorProvider, metadata: MetadataBLOB? = nil,
+        policy: AttestationPolicy = AttestationPolicy()
+    ) throws -> RelyingParty {
         do {
             return try RelyingParty(
                 id: rpID, name: rpID, origins: origin, allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigin,
-                algorithms: algorithms, trustAnchors: anchors)
+                algorithms: algorithms, trustAnchors: anchors, metadata: metadata, attestationPolicy: policy)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -90,35 +101,59 @@ struct VerifyRegistration: ParsableCommand {
 
     @OptionGroup var common: CommonVerifyOptions
 
-    @Option(parsing: .unconditionalSingleValue, help: "A COSE algorithm offered in pubKeyCredParams, e.g. -7; repeatable. Default: every algorithm the server verifies.")
+    @Option(parsing: .unconditionalSingleValue, help: "A COSE algorithm offered in pubKeyCredParams, e.g. -7; repeatable. An algorithm this server cannot verify (ML-DSA, …) may be named: a credential using it is rejected as unsupported_algorithm. Default: every algorithm the server verifies.")
     var algorithm: [Int] = []
 
-    @Option(name: .customLong("trust-anchor"), help: "A PEM file of trust anchors; repeatable. Given: the chain must end at one of them (they replace the bundled anchors).")
+    @Option(name: .customLong("trust-anchor"), help: "A PEM file of trust anchors; repeatable. Given: they replace the bundled anchors, and the attestation must chain to one of them (an unanchored chain is rejected) unless --attestation-policy any.")
     var trustAnchor: [String] = []
 
+    @Option(name: .customLong("attestation-policy"), help: ArgumentHelp("any: accept every attestation that verifies; trusted: reject unless it chains to a trust anchor. Default: trusted with --trust-anchor, else any.", valueName: "any|trusted"))
+    var attestationPolicy: String?
+
+    @Option(name: .customLong("mds-blob"), help: ArgumentHelp("A FIDO Metadata Service BLOB: its models' roots become anchors, and their status is checked.", valueName: "FILE"))
+    var mdsBlob: String?
+
+    @Option(name: .customLong("mds-root"), help: ArgumentHelp("A PEM file replacing the bundled FIDO MDS root for --mds-blob.", valueName: "PEM_FILE"))
+    var mdsRoot: String?
+
+    @Option(name: .customLong("mds-signer"), help: ArgumentHelp("The subject CN the --mds-blob signer must have; repeatable (default mds.fidoalliance.org).", valueName: "NAME"))
+    var mdsSigner: [String] = []
+
     func run() throws {
-        let algorithms = try algorithm.isEmpty ? COSEAlgorithm.allCases : algorithm.map { id in
-            guard let alg = COSEAlgorithm(rawValue: id) else { throw ValidationError("--algorithm \(id) is not an algorithm this server verifies") }
-            return alg
-        }
+        let offered = algorithm.isEmpty ? COSEAlgorithm.allCases.map(\.rawValue) : algorithm
+        let verifiable = offered.compactMap(COSEAlgorithm.init(rawValue:))
         let anchors = try trustAnchor.flatMap { path -> [Certificate] in
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read --trust-anchor \(path)") }
             do { return try Certificate.certificates(pem: String(decoding: data, as: UTF8.self)) } catch {
                 throw ValidationError("--trust-anchor \(path) holds no PEM certificate: \(error)")
             }
         }
-        let rp = try common.relyingParty(
-            algorithms: algorithms, anchors: trustAnchor.isEmpty ? DefaultTrustAnchors.provider : StaticTrustAnchors(common: anchors))
-        let expectation = RegistrationExpectation(
-            challenge: try common.challengeBytes(), userVerification: common.userVerification, algorithms: algorithms.map(\.rawValue))
+        let trust: AttestationPolicy.Trust
+        if let attestationPolicy {
+            guard let parsed = AttestationPolicy.Trust(rawValue: attestationPolicy) else {
+                throw ValidationError("--attestation-policy must be any or trusted, not \(attestationPolicy)")
+            }
+            trust = parsed
+        } else {
+            trust = trustAnchor.isEmpty ? .any : .trusted
+        }
         let now = try common.time()
+        let metadata = try loadMetadata(now: now)
+        let base: any TrustAnchorProvider = trustAnchor.isEmpty ? try DefaultTrustAnchors.provider : StaticTrustAnchors(common: anchors)
+        let rp = try common.relyingParty(
+            algorithms: verifiable.isEmpty ? [.es256] : verifiable,
+            anchors: MetadataTrustAnchors(base: base, metadata: metadata), metadata: metadata,
+            policy: AttestationPolicy(trust: trust))
+        var expectation = RegistrationExpectation(
+            challenge: try common.challengeBytes(), userVerification: common.userVerification, algorithms: offered)
+        expectation.minimumChallengeLength = 1
         let body = try common.input()
         var report = VerificationReport()
         let outcome = Result<VerifiedRegistration, any Error> {
             let response = try RegistrationResponse(json: body)
             return try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now, report: &report)
         }
-        try VerifyOutput.finish(outcome, report: report, explain: common.explain) { v in
+        try VerifyOutput.finish(outcome, report: report, explain: common.explain, warnings: try common.challengeWarnings()) { v in
             [
                 "result": "accept",
                 "credential_id": Base64URL.encode(v.credentialID),
@@ -135,6 +170,28 @@ struct VerifyRegistration: ParsableCommand {
             ]
         }
     }
+
+    func loadMetadata(now: Date) throws -> MetadataBLOB? {
+        guard let mdsBlob else {
+            if mdsRoot != nil { throw ValidationError("--mds-root needs --mds-blob") }
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: mdsBlob) else { throw ValidationError("cannot read --mds-blob \(mdsBlob)") }
+        var roots = try DefaultTrustAnchors.bundled.metadataServiceRoots
+        if let mdsRoot {
+            guard let pem = FileManager.default.contents(atPath: mdsRoot) else { throw ValidationError("cannot read --mds-root \(mdsRoot)") }
+            do { roots = try Certificate.certificates(pem: String(decoding: pem, as: UTF8.self)) } catch {
+                throw ValidationError("--mds-root \(mdsRoot) holds no PEM certificate: \(error)")
+            }
+        }
+        do {
+            return try MetadataBLOB(
+                jws: [UInt8](data), roots: roots,
+                signerNames: mdsSigner.isEmpty ? MetadataBLOB.fidoSignerNames : Set(mdsSigner), now: now)
+        } catch {
+            throw ValidationError("--mds-blob \(mdsBlob) is refused: \(error)")
+        }
+    }
 }
 
 struct VerifyAuthentication: ParsableCommand {
@@ -143,16 +200,16 @@ struct VerifyAuthentication: ParsableCommand {
 
     @OptionGroup var common: CommonVerifyOptions
 
-    @Option(name: .customLong("public-key"), help: "The stored credential public key: COSE_Key bytes, base64url.")
+    @Option(name: .customLong("public-key"), parsing: .unconditional, help: "The stored credential public key: COSE_Key bytes, base64url.")
     var publicKey: String
 
     @Option(name: .customLong("sign-count"), help: "The stored signature counter (default 0).")
     var signCount: UInt32 = 0
 
-    @Option(name: .customLong("credential-id"), help: "The stored credential id, base64url. Absent: that check is skipped.")
+    @Option(name: .customLong("credential-id"), parsing: .unconditional, help: "The stored credential id, base64url. Absent: that check is skipped.")
     var credentialID: String?
 
-    @Option(name: .customLong("user-handle"), help: "The owner's user handle, base64url. Absent: the userHandle check is skipped.")
+    @Option(name: .customLong("user-handle"), parsing: .unconditional, help: "The owner's user handle, base64url. Absent: the userHandle check is skipped.")
     var userHandle: String?
 
     func run() throws {
@@ -168,9 +225,10 @@ struct VerifyAuthentication: ParsableCommand {
             return bytes
         }
         let rp = try common.relyingParty(algorithms: COSEAlgorithm.allCases, anchors: StaticTrustAnchors())
-        let expectation = AuthenticationExpectation(
+        var expectation = AuthenticationExpectation(
             challenge: try common.challengeBytes(), userVerification: common.userVerification,
             allowCredentialIDs: id.map { [$0] } ?? [], identifiedUserHandle: nil)
+        expectation.minimumChallengeLength = 1
         let credential = CredentialState(id: id, userHandle: handle, publicKey: key, signCount: signCount, backupEligible: nil)
         let body = try common.input()
         var report = VerificationReport()
@@ -178,12 +236,13 @@ struct VerifyAuthentication: ParsableCommand {
             let response = try AuthenticationResponse(json: body)
             return try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: credential, report: &report)
         }
-        try VerifyOutput.finish(outcome, report: report, explain: common.explain) { v in
+        try VerifyOutput.finish(outcome, report: report, explain: common.explain, warnings: try common.challengeWarnings()) { v in
             [
                 "result": "accept",
                 "credential_id": Base64URL.encode(v.credentialID),
                 "sign_count": Int(v.signCount),
                 "user_verified": v.userVerified,
+                "backup_eligible": v.backupEligible,
                 "backup_state": v.backupState,
             ]
         }
@@ -193,9 +252,11 @@ struct VerifyAuthentication: ParsableCommand {
 /// The verifier's output: one JSON object on stdout, the steps on stderr with --explain,
 /// exit 0 on accept and 1 on reject.
 enum VerifyOutput {
-    static func finish<T>(_ outcome: Result<T, any Error>, report: VerificationReport, explain: Bool, accept: (T) -> [String: Any]) throws {
+    static func finish<T>(
+        _ outcome: Result<T, any Error>, report: VerificationReport, explain: Bool, warnings: [String] = [], accept: (T) -> [String: Any]
+    ) throws {
         if explain {
-            var lines = report.steps.map { step -> String in
+            var lines = warnings + report.steps.map { step -> String in
                 if let skipped = step.skipped { return "– \(step.section) \(step.check) (skipped: \(skipped))" }
                 if let error = step.error { return "✘ \(step.section) \(step.check): \(error.code.rawValue): \(error.reason)" }
                 return "✔ \(step.section) \(step.check)"

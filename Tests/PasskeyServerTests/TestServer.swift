@@ -29,7 +29,7 @@ final class TestServer: Sendable {
     var origin: String { "http://localhost:\(port)" }
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }, logger custom: Logger? = nil) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let listening = AsyncStream<Int>.makeStream()
@@ -41,8 +41,8 @@ final class TestServer: Sendable {
         configuration.publicDirectory = directory.path
         configuration.associationFile = nil
         configure(&configuration)
-        var logger = Logger(label: "test-server")
-        logger.logLevel = .warning
+        var logger = custom ?? Logger(label: "test-server")
+        if custom == nil { logger.logLevel = .warning }
         let app = try await PasskeyApplication.build(configuration: configuration, logger: logger, now: { clock.now() }, onListening: { _, port in
             listening.continuation.yield(port)
         })
@@ -89,7 +89,7 @@ struct Client: Sendable {
         var request = URLRequest(url: URL(string: path, relativeTo: base)!)
         request.httpMethod = method
         request.httpBody = body
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        if body != nil, headers["Content-Type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let cookie { request.setValue("session=\(cookie)", forHTTPHeaderField: "Cookie") }
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
@@ -161,8 +161,11 @@ struct Ceremonies {
 }
 
 /// Runs `body` against a fresh server and stops it afterwards.
-func withServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer, Ceremonies, Client) async throws -> Void) async throws {
-    let server = try await TestServer.start(configure)
+func withServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, logger: Logger? = nil,
+    _ body: (TestServer, Ceremonies, Client) async throws -> Void
+) async throws {
+    let server = try await TestServer.start(configure, logger: logger)
     do {
         try await body(server, Ceremonies(server: server), Client(base: server.base))
     } catch {

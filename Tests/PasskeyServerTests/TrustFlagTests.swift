@@ -28,6 +28,8 @@ import Testing
             ("--attestation ", "PASSKEY_ATTESTATION,"), ("--attestation-policy", "PASSKEY_ATTESTATION_POLICY"),
             ("--allow-aaguid", "PASSKEY_ALLOW_AAGUID"), ("--deny-aaguid", "PASSKEY_DENY_AAGUID"),
             ("--trust-anchors", "PASSKEY_TRUST_ANCHORS"), ("--mds-blob", "PASSKEY_MDS_BLOB"), ("--mds-root", "PASSKEY_MDS_ROOT"),
+            ("--mds-signer", "PASSKEY_MDS_SIGNER"), ("--rate-limit-ip", "PASSKEY_RATE_LIMIT_IP"),
+            ("--rate-limit-user", "PASSKEY_RATE_LIMIT_USER"), ("--trusted-proxy", "PASSKEY_TRUSTED_PROXY"),
         ] {
             #expect(help.contains(flag), "\(flag)")
             #expect(help.contains(variable), "\(variable)")
@@ -61,6 +63,7 @@ import Testing
             "PASSKEY_ATTESTATION": "direct", "PASSKEY_ATTESTATION_POLICY": "trusted",
             "PASSKEY_DENY_AAGUID": "\(expected.aaguids["plain"]!), \(expected.aaguids["brokenRoot"]!)",
             "PASSKEY_MDS_BLOB": MDSFixtures.path("good.jwt"), "PASSKEY_MDS_ROOT": MDSFixtures.path("mds-root.pem"),
+            "PASSKEY_MDS_SIGNER": MDSFixtures.signerNames.sorted().joined(separator: ","),
         ])
         let client = Client(base: server.base)
         let options = try #require(try await client.get("/registration_initialize?user_name=ivy").json["publicKey"] as? [String: Any])

@@ -14,6 +14,7 @@ import Testing
         { config in
             config.metadataBLOBPath = MDSFixtures.path(blob)
             config.metadataRootPath = MDSFixtures.path("mds-root.pem")
+            config.metadataSignerNames = MDSFixtures.signerNames
         }
     }
 
@@ -142,10 +143,17 @@ import Testing
             let other = try await ceremonies.register("gus", adjust: Self.claiming(plain)).result
             #expect(other.status == 200)
         }
-        try await withServer({ $0.allowedAAGUIDs = [good] }) { _, ceremonies, _ in
+        try await withServer({ config in
+            Self.withMetadata()(&config)
+            config.allowedAAGUIDs = [good]
+        }) { _, ceremonies, _ in
             let notAllowed = try await ceremonies.register("hal", adjust: Self.claiming(plain)).result
             #expect(notAllowed.error == "invalid_attestation")
-            let allowed = try await ceremonies.register("hal", adjust: Self.claiming(good)).result
+            // Claiming the allowed model is not enough (the AAGUID is not signed by anyone)…
+            let claimed = try await ceremonies.register("hal", adjust: Self.claiming(good)).result
+            #expect(claimed.error == "invalid_attestation")
+            // …an attestation chaining to that model's own metadata roots is.
+            let allowed = try await ceremonies.register("hal", adjust: Self.packed(try MDSFixtures.goodSigner(), aaguid: good)).result
             #expect(allowed.status == 200)
         }
     }
@@ -211,5 +219,38 @@ import Testing
             }
             #expect(!FileManager.default.fileExists(atPath: configuration.databasePath), "\(label): database created")
         }
+    }
+}
+
+@Suite struct MetadataNumberTests {
+    @Test func anOlderBLOBThanTheOneLoadedBeforeIsRefused() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-mdsno-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.databasePath = folder.appendingPathComponent("db.sqlite").path
+        configuration.associationFile = nil
+        configuration.metadataBLOBPath = MDSFixtures.path("good.jwt")
+        configuration.metadataRootPath = MDSFixtures.path("mds-root.pem")
+        configuration.metadataSignerNames = MDSFixtures.signerNames
+        let number = try MDSFixtures.expected().number
+        // A later BLOB was loaded into this database before (the store remembers its number).
+        let store = try await PasskeyStore(path: configuration.databasePath)
+        #expect(try await store.acceptMetadataNumber(number + 1) == nil)
+        await store.close()
+        do {
+            let app = try await PasskeyApplication.build(configuration: configuration, logger: Logger(label: "test"), now: { MDSFixtures.now })
+            await app.store.close()
+            Issue.record("started with an older BLOB")
+        } catch let error as PasskeyApplication.StartupError {
+            #expect(error.message.contains("lower than \(number + 1)"), "\(error.message)")
+        }
+        // The same number again, or a higher one, is fine.
+        let again = try await PasskeyStore(path: configuration.databasePath)
+        #expect(try await again.acceptMetadataNumber(number + 1) == nil)
+        #expect(try await again.acceptMetadataNumber(number + 2) == nil)
+        #expect(try await again.acceptMetadataNumber(number + 1) == number + 2)
+        await again.close()
     }
 }

@@ -7,9 +7,6 @@ internal import HTTPTypes
 /// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies
 /// over the limit (413), and the server's own faults (500, logged, no detail to the client).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Path → methods the router answers, to tell 405 from 404.
-    let routes: [String: Set<HTTPRequest.Method>]
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -23,7 +20,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as APIError:
             return error
         case let error as HTTPError where error.status == .notFound:
-            if let methods = routes[request.uri.path], !methods.contains(request.method) {
+            if let methods = RoutePaths.methods(for: request.uri.path), !methods.contains(request.method) {
                 return .methodNotAllowed
             }
             return .notFound
@@ -34,7 +31,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as HTTPError where (400..<500).contains(error.status.code):
             return APIError(code: "invalid_request", status: error.status.code, message: "The request was not understood.")
         default:
-            context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            context.logger.error("request failed", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
             return .internalError
         }
     }

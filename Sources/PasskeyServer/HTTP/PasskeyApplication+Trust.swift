@@ -40,11 +40,11 @@ extension PasskeyApplication {
             throw StartupError(message: "--mds-blob: \(path) cannot be read. Fix: download the BLOB from https://mds3.fidoalliance.org/ or leave the flag out.")
         }
         let blob: MetadataBLOB
-        do { blob = try MetadataBLOB(jws: [UInt8](data), roots: roots, now: now) } catch {
+        do { blob = try MetadataBLOB(jws: [UInt8](data), roots: roots, signerNames: configuration.metadataSignerNames, now: now) } catch {
             throw StartupError(message: "--mds-blob: \(path) is refused: \(error)")
         }
         for warning in blob.warnings {
-            logger.warning("metadata BLOB: \(warning)")
+            logger.warning("metadata BLOB: \(LogText.escaped(warning))")
         }
         logger.info("metadata BLOB loaded", metadata: [
             "file": "\(path)", "no": "\(blob.number)", "entries": "\(blob.entries.count)", "next_update": "\(blob.nextUpdateText)",
@@ -62,7 +62,7 @@ extension PasskeyApplication {
             logger.warning("--attestation-policy trusted with --attestation none: browsers will send no attestation and registrations will be refused; ask for direct or enterprise attestation")
         }
         if configuration.attestationTrust == .any, !configuration.allowedAAGUIDs.isEmpty || !configuration.deniedAAGUIDs.isEmpty {
-            logger.notice("AAGUID allow/deny lists under --attestation-policy any: without verified attestation the AAGUID is only the authenticator's claim")
+            logger.notice("AAGUID allow list: only models whose attestation chains to their own metadata roots (--mds-blob) are admitted; a claimed AAGUID is not enough")
         }
     }
 }

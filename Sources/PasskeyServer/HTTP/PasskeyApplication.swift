@@ -11,7 +11,7 @@ internal import PasskeyAssociation
 /// The server, built from a configuration: the store opened, the association file validated,
 /// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
 public struct PasskeyApplication: Sendable {
-    public typealias Context = BasicRequestContext
+    public typealias Context = PasskeyRequestContext
 
     public let service: PasskeyService
     public let store: PasskeyStore
@@ -46,18 +46,23 @@ public struct PasskeyApplication: Sendable {
         let wellKnown = try wellKnownDocuments(configuration)
 
         let store = try await PasskeyStore(path: configuration.databasePath)
+        if let blob = trust.metadata, let newer = try await store.acceptMetadataNumber(blob.number) {
+            await store.close()
+            throw StartupError(message: "--mds-blob: the BLOB's no \(blob.number) is lower than \(newer), already loaded from this database; an older BLOB may hide revocations. Fix: download the current BLOB.")
+        }
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
         let service = PasskeyService(configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, now: now)
 
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware(routes: Routes.table))
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: RequestPolicyMiddleware(
+            service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
+            resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        // Cookies are for browsers: Android apps' origins do not decide whether they are Secure.
-        let webOrigins = rp.origins.filter { !$0.hasPrefix("android:") }
         Routes(service: service, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
-               secureCookies: webOrigins.allSatisfy { $0.hasPrefix("https://") }, sessionTTL: configuration.sessionTTL)
+               sessionTTL: configuration.sessionTTL)
             .register(on: router)
 
         let host = configuration.host

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import PasskeyCore
 internal import Hummingbird
 internal import NIOCore
 
@@ -13,23 +14,7 @@ struct Routes: Sendable {
     let assetLinks: [UInt8]?
     /// /.well-known/webauthn, when related origins are configured.
     let relatedOrigins: [UInt8]?
-    let secureCookies: Bool
     let sessionTTL: TimeInterval
-
-    /// Path → methods, so that a known path with another method is 405, not 404.
-    static let table: [String: Set<HTTPRequest.Method>] = [
-        "/healthz": [.get],
-        "/registration_initialize": [.get, .post],
-        "/registration_finalize": [.post],
-        "/authentication_initialize": [.get, .post],
-        "/authentication_finalize": [.post],
-        "/me": [.get],
-        "/logout": [.post],
-        "/.well-known/apple-app-site-association": [.get],
-        "/apple-app-site-association": [.get],
-        "/.well-known/assetlinks.json": [.get],
-        "/.well-known/webauthn": [.get],
-    ]
 
     func register(on router: Router<Context>) {
         router.get("/healthz") { _, _ in
@@ -37,9 +22,8 @@ struct Routes: Sendable {
             try Self.json(try await service.health())
         }
         router.get("/registration_initialize") { request, _ in
-            let query = request.uri.queryParameters
             let options = try await service.beginRegistration(
-                userName: query.get("user_name"), displayName: query.get("display_name"),
+                userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request),
                 session: try await session(request))
             return try Self.json(options)
         }
@@ -51,10 +35,10 @@ struct Routes: Sendable {
         }
         router.post("/registration_finalize") { request, _ in
             let (result, token) = try await service.finishRegistration(body: try await Self.body(request))
-            return try signedIn(result, token: token)
+            return try signedIn(result, token: token, request: request)
         }
         router.get("/authentication_initialize") { request, _ in
-            try Self.json(try await service.beginAuthentication(userName: request.uri.queryParameters.get("user_name")))
+            try Self.json(try await service.beginAuthentication(userName: try Self.query("user_name", request)))
         }
         router.post("/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
@@ -62,16 +46,20 @@ struct Routes: Sendable {
         }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
-            return try signedIn(result, token: token)
+            return try signedIn(result, token: token, request: request)
         }
         router.get("/me") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             return try Self.json(try await service.me(session))
         }
         router.post("/logout") { request, _ in
-            try await service.logout(try await session(request))
+            // An optional body: {"everywhere": true} ends every session of the account.
+            struct Logout: Decodable { let everywhere: Bool? }
+            let bytes = try await Self.body(request)
+            let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
+            try await service.logout(try await session(request), everywhere: everywhere)
             var response = Self.json(["status": "ok"])
-            response.headers[.setCookie] = cookie(value: "", maxAge: 0)
+            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
             return response
         }
         router.patch("/credentials/:id") { request, context in
@@ -106,36 +94,44 @@ struct Routes: Sendable {
 
     // MARK: Sessions
 
-    /// The session from `Authorization: Bearer …` (native apps) or the `session` cookie.
+    /// The session from `Authorization: Bearer …` (native apps) or the session cookie.
     func session(_ request: Request) async throws -> SignedInUser? {
-        try await service.signedInUser(token: Self.token(request))
+        try await service.signedInUser(token: token(request))
     }
 
-    static func token(_ request: Request) -> String? {
+    func token(_ request: Request) -> String? {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 return String(parts[1]).trimmingCharacters(in: .whitespaces)
             }
         }
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let kv = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if kv.count == 2, kv[0] == "session", !kv[1].isEmpty { return kv[1] }
-            }
-        }
-        return nil
+        return SessionCookie.token(in: request, secure: isSecure(request))
+    }
+
+    func isSecure(_ request: Request) -> Bool {
+        SessionCookie.isSecure(request, origins: service.rp.origins)
     }
 
     /// A finalize answer: the body carries the token for native clients; the cookie is for browsers.
-    func signedIn(_ result: CeremonyResult, token: String) throws -> Response {
+    func signedIn(_ result: CeremonyResult, token: String, request: Request) throws -> Response {
         var response = try Self.json(result)
-        response.headers[.setCookie] = cookie(value: token, maxAge: Int(sessionTTL))
+        response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
         return response
     }
 
-    func cookie(value: String, maxAge: Int) -> String {
-        "session=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secureCookies ? "; Secure" : "")
+    /// A query parameter decoded as application/x-www-form-urlencoded (`+` is a space).
+    static func query(_ name: String, _ request: Request) throws -> String? {
+        guard let query = request.uri.query else { return nil }
+        switch FormURLEncoded.value(name, in: query[...]) {
+        case .none: return nil
+        case .some(.none): throw APIError.invalidRequest("The query parameter \(name) is not valid percent-encoded UTF-8.")
+        case .some(.some(let value)): return value
+        }
+    }
+
+    static func isBlank(_ bytes: [UInt8]) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 
     // MARK: Bodies
@@ -148,13 +144,16 @@ struct Routes: Sendable {
 
     static func initializeBody(_ request: Request) async throws -> InitializeRequest {
         let bytes = try await body(request)
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+        if isBlank(bytes) {
             return InitializeRequest(user_name: nil, display_name: nil)
         }
         return try decode(InitializeRequest.self, bytes)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do { try StrictJSON.validate(bytes) } catch {
+            throw APIError.invalidRequest("The body is not strict JSON: \(error.reason).")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch {

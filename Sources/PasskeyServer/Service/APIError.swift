@@ -7,11 +7,14 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: String
     public let httpStatus: Int
     public let message: String
+    /// Seconds after which a retry may succeed (`Retry-After`), for 429.
+    public let retryAfter: Int?
 
-    public init(code: String, status: Int, message: String) {
+    public init(code: String, status: Int, message: String, retryAfter: Int? = nil) {
         self.code = code
         self.httpStatus = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(httpStatus) \(code): \(message)" }
@@ -26,6 +29,13 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let userExists = APIError(code: "user_exists", status: 409, message: "That user name is taken.")
     public static let credentialExists = APIError(code: "credential_exists", status: 409, message: "This passkey is already registered.")
     public static let unknownCredential = APIError(code: "unknown_credential", status: 400, message: "This passkey is not registered here.")
+    public static let unsupportedMediaType = APIError(
+        code: "unsupported_media_type", status: 415, message: "The body must be JSON sent with Content-Type: application/json.")
+    public static let forbiddenOrigin = APIError(
+        code: "forbidden_origin", status: 403, message: "This request comes from an origin that is not allowed to change this account.")
+    public static func rateLimited(retryAfter: Int) -> APIError {
+        APIError(code: "rate_limited", status: 429, message: "Too many requests; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
+    }
     public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
 
     /// The contract's mapping of a refused ceremony. The message is the check's reason: it

@@ -18,6 +18,8 @@ public final class PasskeyService: Sendable {
     let serverSecret: [UInt8]
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Ceremonies a minute per account (or unknown name): `--rate-limit-user`.
+    let userLimiter: RateLimiter
 
     public init(
         configuration: ServerConfiguration, rp: RelyingParty, store: PasskeyStore, serverSecret: [UInt8],
@@ -29,6 +31,15 @@ public final class PasskeyService: Sendable {
         self.serverSecret = serverSecret
         self.logger = logger
         self.now = now
+        self.userLimiter = RateLimiter(perMinute: configuration.rateLimitPerUser)
+    }
+
+    /// Takes one request from the account's (or the unknown name's) bucket; 429 when empty.
+    func limitUser(handle: [UInt8]?, nameKey: String?) throws {
+        let key = handle.map { "user:" + Base64URL.encode($0) } ?? "name:" + (nameKey ?? "")
+        if let retryAfter = userLimiter.take(key, now: now()) {
+            throw APIError.rateLimited(retryAfter: retryAfter)
+        }
     }
 
     /// With no configured origins the default is http://localhost:PORT; this sets PORT to the
@@ -47,6 +58,7 @@ public final class PasskeyService: Sendable {
         let name = try UserName(rawName)
         let displayName = try UserName.displayName(rawDisplayName, default: name)
         let existing = try await store.user(nameKey: name.key)
+        try limitUser(handle: existing?.handle, nameKey: name.key)
         let user: UserRecord
         let isNew: Bool
         if let existing {
@@ -74,7 +86,7 @@ public final class PasskeyService: Sendable {
             pubKeyCredParams: algorithms.map { Options.Parameters(alg: $0) },
             timeout: Int(configuration.challengeTTL * 1000),
             excludeCredentials: existingCredentials.map {
-                Options.Descriptor(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
+                Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports))
             },
             authenticatorSelection: .init(
                 residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
@@ -86,7 +98,13 @@ public final class PasskeyService: Sendable {
     /// the challenge, run §7.1, then store user + credential + session.
     public func finishRegistration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: RegistrationResponse
-        do { response = try RegistrationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
+        do {
+            response = try RegistrationResponse(json: body)
+            try RegistrationVerifier.checkWellFormed(response)
+        } catch let error as WebAuthnError {
+            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            throw APIError(error)
+        }
         let ceremony = try await consume(response.clientData, kind: .registration)
         guard let userHandle = ceremony.userHandle, let userName = ceremony.userName else {
             throw APIError.internalError
@@ -99,7 +117,7 @@ public final class PasskeyService: Sendable {
         do {
             verified = try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now())
         } catch let error as WebAuthnError {
-            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
+            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
             throw APIError(error)
         }
         let created = now()
@@ -124,7 +142,7 @@ public final class PasskeyService: Sendable {
             case .database: throw error
             }
         }
-        let token = try await startSession(userHandle: userHandle)
+        let token = try await startSession(userHandle: userHandle, credentialID: verified.credentialID)
         return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
     }
 
@@ -132,8 +150,10 @@ public final class PasskeyService: Sendable {
     /// characters a label may have), else a generic one.
     static func defaultCredentialName(_ verified: VerifiedRegistration) -> String {
         if let model = verified.authenticatorName?.trimmingCharacters(in: .whitespacesAndNewlines), !model.isEmpty,
-           !model.unicodeScalars.contains(where: UserName.isControl) {
-            return String(model.prefix(64))
+           !model.unicodeScalars.contains(where: { UserName.isControl($0) || UserName.isInvisible($0) }) {
+            var label = String.UnicodeScalarView(model.unicodeScalars.prefix(UserName.maximumLength))
+            while String(label).utf8.count > UserName.maximumBytes { label.removeLast() }
+            return String(label)
         }
         return verified.backupEligible ? "Synced passkey" : "Passkey"
     }
@@ -148,13 +168,18 @@ public final class PasskeyService: Sendable {
         var allow: [CreationOptionsResponse.Options.Descriptor]?
         if let rawName, !rawName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             let name = try UserName(rawName)
-            if let user = try await store.user(nameKey: name.key) {
+            let user = try await store.user(nameKey: name.key)
+            try limitUser(handle: user?.handle, nameKey: name.key)
+            let credentials = if let user { try await store.credentials(userHandle: user.handle) } else { [CredentialRecord]() }
+            if let user, !credentials.isEmpty {
                 userHandle = user.handle
-                allow = try await store.credentials(userHandle: user.handle).map {
-                    .init(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
-                }
+                allow = credentials.map { .init(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
             } else {
-                allow = [.init(id: Base64URL.encode(decoyCredentialID(for: name)), transports: ["internal", "hybrid"])]
+                // No such account, or one without passkeys: a list that looks like a real one.
+                userHandle = user?.handle
+                allow = DecoyCredentials.list(secret: serverSecret, nameKey: name.key).map {
+                    .init(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports))
+                }
             }
         }
         let challenge = SecureRandom.bytes(32)
@@ -169,11 +194,10 @@ public final class PasskeyService: Sendable {
             userVerification: configuration.userVerification.rawValue, allowCredentials: allow))
     }
 
-    /// A credential id that looks like a real one, the same for a name every time.
-    func decoyCredentialID(for name: UserName) -> [UInt8] {
-        let mac = HMAC.sha256(key: serverSecret, data: Array("decoy-credential:\(name.key)".utf8))
-        let more = HMAC.sha256(key: serverSecret, data: mac)
-        return mac + more.prefix(Int(mac[0] % 2) * 32)
+    /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.
+    static func transportList(_ transports: [String]) -> [String]? {
+        let sorted = Array(Set(transports)).sorted()
+        return sorted.isEmpty ? nil : sorted
     }
 
     /// `authentication_finalize`: decode, consume the challenge, find the credential, run §7.2,
@@ -182,8 +206,18 @@ public final class PasskeyService: Sendable {
     public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
+        // Malformed before anything is spent: the flags, and BE against the stored credential
+        // (§7.2 steps 18–19 are `invalid_request` in the contract).
+        let found = try await store.credential(id: response.credentialID)
+        do {
+            try AuthenticationVerifier.checkWellFormed(response, storedBackupEligible: found?.backupEligible)
+        } catch let error as WebAuthnError {
+            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            throw APIError(error)
+        }
+        if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
         let ceremony = try await consume(response.clientData, kind: .authentication)
-        guard let stored = try await store.credential(id: response.credentialID) else {
+        guard let stored = found else {
             throw APIError.unknownCredential
         }
         let key: COSEKey
@@ -203,7 +237,7 @@ public final class PasskeyService: Sendable {
         do {
             verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
         } catch let error as WebAuthnError {
-            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(error.reason)"])
+            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
             if error.code == .counterRegression {
                 try await store.markPossiblyCloned(credentialID: stored.id)
             }
@@ -219,7 +253,7 @@ public final class PasskeyService: Sendable {
             throw APIError(WebAuthnError(.counterRegression, "sign count did not increase over a concurrent assertion"))
         }
         guard let user = try await store.user(handle: stored.userHandle) else { throw APIError.internalError }
-        let token = try await startSession(userHandle: user.handle)
+        let token = try await startSession(userHandle: user.handle, credentialID: stored.id)
         return (CeremonyResult(user_name: user.name, credential_id: Base64URL.encode(stored.id), session: token), token)
     }
 
@@ -236,12 +270,12 @@ public final class PasskeyService: Sendable {
     // MARK: Sessions
 
     /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
-    private func startSession(userHandle: [UInt8]) async throws -> String {
+    private func startSession(userHandle: [UInt8], credentialID: [UInt8]) async throws -> String {
         let token = SecureRandom.bytes(32)
         let created = now()
         try await store.insertSession(SessionRecord(
             tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.sessionTTL)))
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID))
         return Base64URL.encode(token)
     }
 
@@ -255,9 +289,14 @@ public final class PasskeyService: Sendable {
         return SignedInUser(user: user, tokenHash: hash)
     }
 
-    public func logout(_ session: SignedInUser?) async throws {
+    /// Ends this session, or with `everywhere` every session of the account.
+    public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
         guard let session else { return }
-        try await store.deleteSession(tokenHash: session.tokenHash)
+        if everywhere {
+            try await store.deleteSessions(userHandle: session.user.handle)
+        } else {
+            try await store.deleteSession(tokenHash: session.tokenHash)
+        }
     }
 
     public func me(_ session: SignedInUser) async throws -> MeResponse {
@@ -279,16 +318,15 @@ public final class PasskeyService: Sendable {
     public func renameCredential(_ session: SignedInUser, id: String, name rawName: String?) async throws {
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
         guard let rawName else { throw APIError.invalidRequest("name is required.") }
-        let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(label.count), !label.unicodeScalars.contains(where: UserName.isControl) else {
-            throw APIError.invalidRequest("name must be 1 to 64 characters without control characters.")
-        }
+        let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        guard !label.isEmpty else { throw APIError.invalidRequest("name must not be empty.") }
+        try UserName.checkLabel(label, field: "name")
         guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label) else {
             throw APIError.notFound
         }
     }
 
-    /// Deletes one of the signed-in user's passkeys.
+    /// Deletes one of the signed-in user's passkeys, and the sessions it opened.
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
         guard try await store.deleteCredential(id: id, userHandle: session.user.handle) else { throw APIError.notFound }

@@ -2,22 +2,23 @@ public import Foundation
 
 /// The contract's user names: trimmed, 1–64 characters, no control characters; unique
 /// case-insensitively through `key`.
+///
+/// "Characters" are counted as Unicode scalars, not grapheme clusters (one cluster can carry
+/// thousands of combining marks), and the UTF-8 form is capped at `maximumBytes`. Default-ignorable
+/// code points (zero-width space and joiners, soft hyphen, variation selectors, …) are refused:
+/// they are invisible, so `alice` and `al\u{200B}ice` would be two accounts that look the same.
 public struct UserName: Sendable, Equatable {
     public let value: String
     /// The case-folded, NFC-normalised form that makes `Alice` and `alice` one account.
     public let key: String
 
     public static let maximumLength = 64
+    public static let maximumBytes = 256
 
     public init(_ raw: String) throws(APIError) {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard !trimmed.isEmpty else { throw .invalidRequest("user_name must not be empty.") }
-        guard trimmed.count <= Self.maximumLength else {
-            throw .invalidRequest("user_name must be at most \(Self.maximumLength) characters.")
-        }
-        guard !trimmed.unicodeScalars.contains(where: Self.isControl) else {
-            throw .invalidRequest("user_name must not contain control characters.")
-        }
+        try Self.checkLabel(trimmed, field: "user_name")
         value = trimmed
         key = trimmed.lowercased()
     }
@@ -27,13 +28,27 @@ public struct UserName: Sendable, Equatable {
         guard let raw else { return name.value }
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { return name.value }
-        guard trimmed.count <= maximumLength else {
-            throw .invalidRequest("display_name must be at most \(maximumLength) characters.")
-        }
-        guard !trimmed.unicodeScalars.contains(where: isControl) else {
-            throw .invalidRequest("display_name must not contain control characters.")
-        }
+        try checkLabel(trimmed, field: "display_name")
         return trimmed
+    }
+
+    /// The limits every name and label shares: at most 64 Unicode scalars and 256 UTF-8 bytes,
+    /// no control, bidirectional-override or default-ignorable characters.
+    static func checkLabel(_ text: String, field: String) throws(APIError) {
+        guard text.unicodeScalars.count <= maximumLength, text.utf8.count <= maximumBytes else {
+            throw .invalidRequest("\(field) must be at most \(maximumLength) characters (and \(maximumBytes) bytes of UTF-8).")
+        }
+        guard !text.unicodeScalars.contains(where: isControl) else {
+            throw .invalidRequest("\(field) must not contain control characters.")
+        }
+        guard !text.unicodeScalars.contains(where: isInvisible) else {
+            throw .invalidRequest("\(field) must not contain invisible (default-ignorable) characters.")
+        }
+    }
+
+    /// Unicode's Default_Ignorable_Code_Point: rendered as nothing.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isDefaultIgnorableCodePoint
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -1,0 +1,74 @@
+public import Hummingbird
+internal import Foundation
+internal import NIOCore
+internal import HTTPTypes
+internal import PasskeyCore
+
+/// The contract's "Requests" rules, applied before any handler (and so before any challenge is
+/// looked up or anything is written):
+/// - 415 `unsupported_media_type`: a POST or PATCH to an API path whose Content-Type is not
+///   `application/json` (parameters such as `charset=utf-8` allowed), or that has a body and no
+///   Content-Type. Cross-site form posts (`text/plain`, form encodings) never reach a ceremony.
+/// - 403 `forbidden_origin`: a state change (POST, PATCH, DELETE) that carries a session cookie
+///   and an `Origin` header that is not one of the RP's origins.
+/// - 429 `rate_limited` (with `Retry-After`): ceremony endpoints, per client address.
+struct RequestPolicyMiddleware: RouterMiddleware {
+    typealias Context = PasskeyRequestContext
+
+    let service: PasskeyService
+    let addressLimiter: RateLimiter
+    let resolver: ClientAddressResolver
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if let methods = RoutePaths.methods(for: path), methods.contains(request.method) {
+            try Self.checkMediaType(request)
+            try checkOrigin(request)
+            if RoutePaths.ceremonyPaths.contains(path) {
+                let client = clientAddress(request, context: context)
+                if let retryAfter = addressLimiter.take(client, now: service.now()) {
+                    throw APIError.rateLimited(retryAfter: retryAfter)
+                }
+            }
+        }
+        return try await next(request, context)
+    }
+
+    func clientAddress(_ request: Request, context: Context) -> String {
+        resolver.resolve(
+            peer: context.remoteAddress?.ipAddress,
+            forwardedFor: request.headers[values: HTTPField.Name("X-Forwarded-For")!])
+    }
+
+    /// JSON bodies must say so.
+    static func checkMediaType(_ request: Request) throws {
+        guard request.method == .post || request.method == .patch || request.method == .put else { return }
+        if let contentType = request.headers[.contentType] {
+            guard isJSON(contentType) else { throw APIError.unsupportedMediaType }
+            return
+        }
+        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        let chunked = request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
+        if declared > 0 || chunked { throw APIError.unsupportedMediaType }
+    }
+
+    /// `application/json`, any case, optionally with parameters; a charset must be UTF-8.
+    static func isJSON(_ contentType: String) -> Bool {
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard parts.first == "application/json" else { return false }
+        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard charset == "utf-8" || charset == "utf8" else { return false }
+        }
+        return true
+    }
+
+    /// A cookie-authenticated state change must come from one of the RP's origins.
+    func checkOrigin(_ request: Request) throws {
+        guard request.method == .post || request.method == .patch || request.method == .delete || request.method == .put,
+              SessionCookie.isPresent(in: request),
+              let origin = request.headers[.origin]
+        else { return }
+        guard service.rp.origins.contains(origin) else { throw APIError.forbiddenOrigin }
+    }
+}

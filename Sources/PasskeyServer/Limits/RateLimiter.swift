@@ -1,0 +1,58 @@
+public import Foundation
+internal import Synchronization
+
+/// Token buckets per key (a client address or a user name): `perMinute` tokens refill evenly
+/// over a minute and a bucket holds at most `perMinute`, so a burst of up to a minute's worth
+/// is allowed and then one request every 60/perMinute seconds. `perMinute` 0 turns it off.
+///
+/// Memory is bounded: at most `capacity` buckets; when full, buckets that have refilled
+/// completely (they carry no state) are dropped first, else the least recently used half.
+public final class RateLimiter: Sendable {
+    public let perMinute: Int
+    let capacity: Int
+    private let buckets: Mutex<[String: Bucket]>
+
+    struct Bucket {
+        var tokens: Double
+        var updated: Date
+    }
+
+    public init(perMinute: Int, capacity: Int = 100_000) {
+        self.perMinute = perMinute
+        self.capacity = max(capacity, 1)
+        self.buckets = Mutex([:])
+    }
+
+    /// Takes one token for `key`; nil when allowed, else the seconds until one is available.
+    public func take(_ key: String, now: Date) -> Int? {
+        guard perMinute > 0 else { return nil }
+        let rate = Double(perMinute) / 60
+        let maximum = Double(perMinute)
+        return buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: maximum, updated: now)
+            let elapsed = max(0, now.timeIntervalSince(bucket.updated))
+            bucket.tokens = min(maximum, bucket.tokens + elapsed * rate)
+            bucket.updated = now
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                if buckets[key] == nil, buckets.count >= capacity { Self.evict(&buckets, now: now, rate: rate, maximum: maximum) }
+                buckets[key] = bucket
+                return nil
+            }
+            buckets[key] = bucket
+            return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
+        }
+    }
+
+    private static func evict(_ buckets: inout [String: Bucket], now: Date, rate: Double, maximum: Double) {
+        let full = buckets.filter { $0.value.tokens + max(0, now.timeIntervalSince($0.value.updated)) * rate >= maximum }
+        if !full.isEmpty {
+            for key in full.keys { buckets[key] = nil }
+            return
+        }
+        // Nothing refilled: drop the least recently used half at once, so eviction stays cheap
+        // per request even when a flood of distinct keys keeps the table full.
+        let oldest = buckets.sorted { $0.value.updated < $1.value.updated }.prefix(max(1, buckets.count / 2))
+        for (key, _) in oldest { buckets[key] = nil }
+    }
+}
