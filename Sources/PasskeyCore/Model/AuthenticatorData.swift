@@ -103,6 +103,7 @@ public enum UUIDString {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
         let hex = Array(groups.joined().utf8)
+        guard hex.count == 32 else { return nil }   // non-ASCII characters count more than one byte
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         for index in stride(from: 0, to: hex.count, by: 2) {
