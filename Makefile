@@ -9,20 +9,24 @@ LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test vectors bench trust-anchors clean
+.PHONY: run test build deps browser-deps unit-tests browser-test api-test vectors bench trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
 
 test: deps browser-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-tests browser-test
+	$(MAKE) unit-tests browser-test api-test
 
 unit-tests:
 	$(SWIFT) test --skip-build
 
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
+
+# The HTTP API against docs/openapi.yaml with Schemathesis (installed into .build-schemathesis).
+api-test:
+	Tests/API/run_schemathesis.sh $(BINARY)
 
 build:
 	$(SWIFT) build

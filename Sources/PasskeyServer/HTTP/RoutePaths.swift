@@ -4,6 +4,7 @@ public import HTTPTypes
 /// another method, 415 checks only on these, and route templates (`/credentials/{id}`).
 public enum RoutePaths {
     static let fixed: [String: Set<HTTPRequest.Method>] = [
+        "/": [.get],
         "/healthz": [.get],
         "/registration_initialize": [.get, .post],
         "/registration_finalize": [.post],
