@@ -3,14 +3,12 @@ extension PasskeyStore {
     /// bytes from the caller), every later call — also after a restart — returns what was
     /// stored. Keeps values derived from it (decoy credential ids) stable across restarts.
     public func secret(named name: String, candidate: [UInt8]) async throws -> [UInt8] {
-        try await database.perform { db in
-            try db.transaction {
-                try db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", [.text(name), .blob(candidate)])
-                guard let value = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)], { $0.blob(0) }) else {
-                    throw StoreError.database("secret \(name) vanished inside its transaction")
-                }
-                return value
+        try await database.write { db in
+            try db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", [.text(name), .blob(candidate)])
+            guard let value = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)], { $0.blob(0) }) else {
+                throw StoreError.database("secret \(name) vanished inside its transaction")
             }
+            return value
         }
     }
 }
@@ -22,8 +20,8 @@ extension PasskeyStore {
     /// Returns nil when `number` is accepted.
     public func acceptMetadataNumber(_ number: Int) async throws -> Int? {
         let name = "mds-blob-number"
-        return try await database.perform { db in
-            try db.transaction {
+        return try await database.write { db in
+            do {
                 let stored = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)]) { $0.blob(0) }
                 if let stored, stored.count == 8 {
                     let previous = Int(Int64(bitPattern: stored.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))

@@ -9,9 +9,9 @@ extension PasskeyStore {
         case busyTimeout = "busy_timeout"
     }
 
-    /// The value of `pragma` on the store's own connection, as text.
+    /// The value of `pragma` on the store's writer connection, as text.
     func pragmaValue(_ pragma: Pragma) async throws -> String {
-        try await database.perform { db in
+        try await database.exclusive { db in
             // The name comes from the enum above, never from input.
             try db.row("PRAGMA \(pragma.rawValue)", cached: false) { $0.text(0) } ?? ""
         }
@@ -19,7 +19,7 @@ extension PasskeyStore {
 
     /// Deletes a user; credentials and sessions go with it (ON DELETE CASCADE).
     func deleteUser(handle: [UInt8]) async throws -> Bool {
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute("DELETE FROM users WHERE handle = ?", [.blob(handle)])
             return try db.changes() == 1
         }

@@ -2,18 +2,22 @@ public import Foundation
 
 /// Persistent storage for users, credentials, pending ceremonies and sessions, in one SQLite file.
 ///
-/// One connection, confined to one serial queue (`SerialDatabase`); every method hops there, so
-/// calls are serialized and SQLite never blocks Swift's cooperative thread pool. Every
-/// multi-statement write is a single BEGIN IMMEDIATE transaction. Times are stored with
-/// millisecond precision.
+/// Writes go through one writer connection that commits in groups (`GroupCommitDatabase`):
+/// every write method is atomic (its own savepoint), and returns only once the transaction that
+/// holds it has committed with `synchronous=FULL`, so a returned write is on disk. Reads run on
+/// reader connections beside it. Times are stored with millisecond precision.
 public final class PasskeyStore: Sendable {
-    let database: SerialDatabase
+    let database: GroupCommitDatabase
 
     /// Opens the database file at `path`, creating it if missing, sets WAL, synchronous=FULL,
     /// foreign keys and a 5 s busy timeout, and brings the schema up to date.
-    public init(path: String) async throws {
-        database = try await SerialDatabase(
-            path: path, label: "PasskeyStore.sqlite", prepare: Schema.prepare)
+    ///
+    /// `onCommit` hears of each group commit: how many writes it held and how long the COMMIT
+    /// (the fsync) took.
+    public init(path: String, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void = { _, _ in }) async throws {
+        database = try await GroupCommitDatabase(
+            path: path, label: "PasskeyStore.sqlite", prepare: Schema.prepare, prepareReader: Schema.prepareReader,
+            onCommit: onCommit)
     }
 
     /// Closes the connection once the calls already made have run. Later calls throw.
@@ -24,7 +28,7 @@ public final class PasskeyStore: Sendable {
     /// The number of migrations applied to the file (`PRAGMA user_version`).
     public var schemaVersion: Int {
         get async throws {
-            try await database.perform { try Schema.userVersion($0) }
+            try await database.read { try Schema.userVersion($0) }
         }
     }
 
@@ -32,10 +36,22 @@ public final class PasskeyStore: Sendable {
 
     public func insertCeremony(_ c: CeremonyRecord) async throws {
         let arguments = try c.arguments()
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute(
                 "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)
+        }
+    }
+
+    /// The pending ceremony with this challenge and kind, if present and not expired at `now`.
+    /// A read: nothing is spent (the ceremony is spent by `completeRegistration`,
+    /// `completeAuthentication` or `spendCeremony`, atomically).
+    public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
+        let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
+        return try await database.read { db in
+            try db.row(
+                "SELECT \(CeremonyRecord.columns) FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?",
+                arguments, CeremonyRecord.init(row:))
         }
     }
 
@@ -46,19 +62,121 @@ public final class PasskeyStore: Sendable {
     /// expired ones) and nil is returned.
     public func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
         let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
-        return try await database.perform { db in
-            try db.row(
-                """
-                DELETE FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?
-                RETURNING \(CeremonyRecord.columns)
-                """, arguments, CeremonyRecord.init(row:))
+        return try await database.write { db in
+            try Self.consume(db, arguments)
+        }
+    }
+
+    private static func consume(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> CeremonyRecord? {
+        try db.row(
+            """
+            DELETE FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?
+            RETURNING \(CeremonyRecord.columns)
+            """, arguments, CeremonyRecord.init(row:))
+    }
+
+    /// Spends the ceremony of a refused response (its challenge cannot be used again) and, for a
+    /// counter regression, marks the credential possibly cloned — in one write. Returns whether
+    /// the ceremony was still there.
+    @discardableResult
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]? = nil) async throws -> Bool {
+        try await database.write { db in
+            try db.execute("DELETE FROM ceremonies WHERE challenge = ? AND kind = ?", [.blob(challenge), .text(kind.rawValue)])
+            let spent = try db.changes() == 1
+            if let credentialID {
+                try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
+            }
+            return spent
+        }
+    }
+
+    /// What finishing a verified registration did.
+    public enum RegistrationOutcome: Sendable, Equatable {
+        case registered
+        /// The ceremony was gone (spent by a concurrent request, or expired): nothing stored.
+        case ceremonyGone
+        /// The name was taken meanwhile, or the credential id is registered: the ceremony is
+        /// spent, nothing else stored.
+        case userExists, credentialExists
+    }
+
+    /// Finishes a verified registration in one atomic write: spends the ceremony, creates the
+    /// user (when new), the credential and the session.
+    public func completeRegistration(
+        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
+    ) async throws -> RegistrationOutcome {
+        let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.registration.rawValue), try .time(now)]
+        let credentialArguments = try credential.arguments()
+        let userArguments = try newUser?.arguments()
+        let sessionArguments = try session.arguments()
+        return try await database.write { db in
+            guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
+            // The account rows in a nested savepoint: a conflict undoes them, not the spending.
+            try db.execute("SAVEPOINT account")
+            do {
+                if let newUser, let userArguments {
+                    if let conflict = try Self.insertUser(db, newUser, userArguments) {
+                        try db.execute("ROLLBACK TO account")
+                        try db.execute("RELEASE account")
+                        return conflict
+                    }
+                }
+                if let conflict = try Self.insertCredential(db, credential, credentialArguments) {
+                    try db.execute("ROLLBACK TO account")
+                    try db.execute("RELEASE account")
+                    return conflict
+                }
+                try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+                try db.execute("RELEASE account")
+                return .registered
+            } catch {
+                try? db.execute("ROLLBACK TO account")
+                try? db.execute("RELEASE account")
+                throw error
+            }
+        }
+    }
+
+    /// What finishing a verified assertion did.
+    public enum AuthenticationOutcome: Sendable, Equatable {
+        /// Counter, backup state and last use updated, session created; the account's name.
+        case signedIn(userName: String)
+        /// The ceremony was gone (spent by a concurrent request, or expired): nothing changed.
+        case ceremonyGone
+        /// A concurrent assertion raised the counter first: the ceremony is spent and the
+        /// credential marked possibly cloned, nothing else changed.
+        case counterRegression
+    }
+
+    /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
+    /// the sign counter (§7.2 step 25), stores backup state, last use and uvInitialized (which
+    /// only rises), and creates the session.
+    public func completeAuthentication(
+        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
+        session: SessionRecord
+    ) async throws -> AuthenticationOutcome {
+        let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
+        let assertionArguments = try Self.assertionArguments(
+            credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
+        let sessionArguments = try session.arguments()
+        return try await database.write { db in
+            guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
+            guard try Self.applyAssertion(db, assertionArguments) else {
+                try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
+                return .counterRegression
+            }
+            guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
+                throw StoreError.database("the credential's user vanished")
+            }
+            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            return .signedIn(userName: name)
         }
     }
 
     // MARK: Users
 
     public func user(nameKey: String) async throws -> UserRecord? {
-        try await database.perform { db in
+        try await database.read { db in
             try db.row(
                 "SELECT \(UserRecord.columns) FROM users WHERE name_key = ?", [.text(nameKey)],
                 UserRecord.init(row:))
@@ -66,7 +184,7 @@ public final class PasskeyStore: Sendable {
     }
 
     public func user(handle: [UInt8]) async throws -> UserRecord? {
-        try await database.perform { db in
+        try await database.read { db in
             try db.row(
                 "SELECT \(UserRecord.columns) FROM users WHERE handle = ?", [.blob(handle)],
                 UserRecord.init(row:))
@@ -75,7 +193,7 @@ public final class PasskeyStore: Sendable {
 
     // MARK: Credentials
 
-    /// One transaction: inserts `newUser` when given, then the credential. UNIQUE violations map
+    /// One atomic write: inserts `newUser` when given, then the credential. UNIQUE violations map
     /// to .userExists (users.name_key) / .credentialExists (credentials.id); nothing is left behind.
     ///
     /// A credential for a user that does not exist (and no `newUser`) fails with `.database`
@@ -83,45 +201,49 @@ public final class PasskeyStore: Sendable {
     public func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws {
         let credentialArguments = try credential.arguments()
         let userArguments = try newUser?.arguments()
-        try await database.perform { db in
-            try db.transaction {
-                if let newUser, let userArguments {
-                    do {
-                        try db.execute(
-                            "INSERT INTO users (\(UserRecord.columns)) VALUES (?, ?, ?, ?, ?)",
-                            userArguments)
-                    } catch let error as SQLiteError where error.isConstraintViolation {
-                        // Ask the table rather than parse the message: is the name taken?
-                        let taken = try db.row(
-                            "SELECT 1 FROM users WHERE name_key = ?", [.text(newUser.nameKey)]
-                        ) { _ in true }
-                        if taken == true {
-                            throw StoreError(code: .userExists, reason: "users.name_key is taken")
-                        }
-                        throw error
-                    }
-                }
-                do {
-                    try db.execute(
-                        """
-                        INSERT INTO credentials (\(CredentialRecord.columns))
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, credentialArguments)
-                } catch let error as SQLiteError where error.isConstraintViolation {
-                    let taken = try db.row(
-                        "SELECT 1 FROM credentials WHERE id = ?", [.blob(credential.id)]
-                    ) { _ in true }
-                    if taken == true {
-                        throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
-                    }
-                    throw error
-                }
+        // Throwing from the write rolls its savepoint back: no user row is left behind.
+        try await database.write { db in
+            if let newUser, let userArguments, try Self.insertUser(db, newUser, userArguments) != nil {
+                throw StoreError(code: .userExists, reason: "users.name_key is taken")
+            }
+            if try Self.insertCredential(db, credential, credentialArguments) != nil {
+                throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
             }
         }
     }
 
+    /// Inserts a user; `.userExists` when the name is taken (the table is asked, not the message).
+    private static func insertUser(_ db: SQLiteConnection, _ user: UserRecord, _ arguments: [SQLiteValue]) throws -> RegistrationOutcome? {
+        do {
+            try db.execute("INSERT INTO users (\(UserRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
+            return nil
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            let taken = try db.row("SELECT 1 FROM users WHERE name_key = ?", [.text(user.nameKey)]) { _ in true }
+            if taken == true { return .userExists }
+            throw error
+        }
+    }
+
+    /// Inserts a credential; `.credentialExists` when its id is registered.
+    private static func insertCredential(
+        _ db: SQLiteConnection, _ credential: CredentialRecord, _ arguments: [SQLiteValue]
+    ) throws -> RegistrationOutcome? {
+        do {
+            try db.execute(
+                """
+                INSERT INTO credentials (\(CredentialRecord.columns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments)
+            return nil
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            let taken = try db.row("SELECT 1 FROM credentials WHERE id = ?", [.blob(credential.id)]) { _ in true }
+            if taken == true { return .credentialExists }
+            throw error
+        }
+    }
+
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        try await database.perform { db in
+        try await database.read { db in
             try db.row(
                 "SELECT \(CredentialRecord.columns) FROM credentials WHERE id = ?", [.blob(id)],
                 CredentialRecord.init(row:))
@@ -130,7 +252,7 @@ public final class PasskeyStore: Sendable {
 
     /// The user's credentials, oldest first (by createdAt, then insertion order).
     public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        try await database.perform { db in
+        try await database.read { db in
             try db.rows(
                 """
                 SELECT \(CredentialRecord.columns) FROM credentials WHERE user_handle = ?
@@ -148,32 +270,43 @@ public final class PasskeyStore: Sendable {
     public func recordAssertion(
         credentialID: [UInt8], signCount: UInt32, backupState: Bool, uvInitialized: Bool, at: Date
     ) async throws -> Bool {
-        let newCount = Int64(signCount)
-        let arguments: [SQLiteValue] = [
-            .integer(newCount), .bool(backupState), .bool(uvInitialized), try .time(at),
-            .blob(credentialID), .integer(newCount), .integer(newCount),
-        ]
-        return try await database.perform { db in
-            // One statement: the check and the write cannot be separated by another writer.
-            try db.execute(
-                """
-                UPDATE credentials
-                SET sign_count = ?, backup_state = ?, uv_initialized = max(uv_initialized, ?), last_used_at = ?
-                WHERE id = ? AND ((sign_count = 0 AND ? = 0) OR ? > sign_count)
-                """, arguments)
-            return try db.changes() == 1
+        let arguments = try Self.assertionArguments(
+            credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: uvInitialized, at: at)
+        return try await database.write { db in
+            try Self.applyAssertion(db, arguments)
         }
     }
 
+    private static func assertionArguments(
+        credentialID: [UInt8], signCount: UInt32, backupState: Bool, uvInitialized: Bool, at: Date
+    ) throws -> [SQLiteValue] {
+        let newCount = Int64(signCount)
+        return [
+            .integer(newCount), .bool(backupState), .bool(uvInitialized), try .time(at),
+            .blob(credentialID), .integer(newCount), .integer(newCount),
+        ]
+    }
+
+    /// One statement: the check and the write cannot be separated by another writer.
+    private static func applyAssertion(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> Bool {
+        try db.execute(
+            """
+            UPDATE credentials
+            SET sign_count = ?, backup_state = ?, uv_initialized = max(uv_initialized, ?), last_used_at = ?
+            WHERE id = ? AND ((sign_count = 0 AND ? = 0) OR ? > sign_count)
+            """, arguments)
+        return try db.changes() == 1
+    }
+
     public func markPossiblyCloned(credentialID: [UInt8]) async throws {
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
         }
     }
 
     /// Renames the credential if it belongs to `userHandle`; false if there is no such credential.
     public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute(
                 "UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ?",
                 [.text(name), .blob(id), .blob(userHandle)])
@@ -181,18 +314,16 @@ public final class PasskeyStore: Sendable {
         }
     }
 
-    /// Deletes the credential if it belongs to `userHandle`, and in the same transaction every
+    /// Deletes the credential if it belongs to `userHandle`, and atomically with it every
     /// session that credential opened; false (nothing changed) if there is no such credential.
     public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
-        try await database.perform { db in
-            try db.transaction {
-                try db.execute(
-                    "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
-                guard try db.changes() == 1 else { return false }
-                try db.execute(
-                    "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
-                return true
-            }
+        try await database.write { db in
+            try db.execute(
+                "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+            guard try db.changes() == 1 else { return false }
+            try db.execute(
+                "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+            return true
         }
     }
 
@@ -200,7 +331,7 @@ public final class PasskeyStore: Sendable {
 
     public func insertSession(_ s: SessionRecord) async throws {
         let arguments = try s.arguments()
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
         }
     }
@@ -208,7 +339,7 @@ public final class PasskeyStore: Sendable {
     /// The session with this token hash, or nil if absent or expired at `now`.
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
         let arguments: [SQLiteValue] = [.blob(tokenHash), try .time(now)]
-        return try await database.perform { db in
+        return try await database.read { db in
             try db.row(
                 "SELECT \(SessionRecord.columns) FROM sessions WHERE token_hash = ? AND expires_at > ?",
                 arguments, SessionRecord.init(row:))
@@ -216,7 +347,7 @@ public final class PasskeyStore: Sendable {
     }
 
     public func deleteSession(tokenHash: [UInt8]) async throws {
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
         }
     }
@@ -224,7 +355,7 @@ public final class PasskeyStore: Sendable {
     /// Ends every session of the user ("sign out everywhere"); returns how many there were.
     @discardableResult
     public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
-        try await database.perform { db in
+        try await database.write { db in
             try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(userHandle)])
             return try db.changes()
         }
@@ -235,14 +366,12 @@ public final class PasskeyStore: Sendable {
     /// Deletes expired ceremonies and sessions; returns how many of each.
     public func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int) {
         let cutoff = try SQLiteValue.time(now)
-        return try await database.perform { db in
-            try db.transaction {
-                try db.execute("DELETE FROM ceremonies WHERE expires_at <= ?", [cutoff])
-                let ceremonies = try db.changes()
-                try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
-                let sessions = try db.changes()
-                return (ceremonies: ceremonies, sessions: sessions)
-            }
+        let counts: [Int] = try await database.write { db in
+            try db.execute("DELETE FROM ceremonies WHERE expires_at <= ?", [cutoff])
+            let ceremonies = try db.changes()
+            try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
+            return [ceremonies, try db.changes()]
         }
+        return (counts[0], counts[1])
     }
 }

@@ -102,7 +102,7 @@ final class SQLiteConnection {
         }
     }
 
-    private func rollbackIfNeeded() {
+    func rollbackIfNeeded() {
         guard let handle, sqlite3_get_autocommit(handle) == 0 else { return }
         // A failed ROLLBACK leaves nothing better to do; the original error is what matters.
         try? execute("ROLLBACK")

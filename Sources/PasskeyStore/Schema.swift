@@ -32,6 +32,12 @@ enum Schema {
         try migrate(db)
     }
 
+    /// A reader connection: the same busy timeout, and no writes by mistake.
+    static func prepareReader(_ db: SQLiteConnection) throws {
+        try db.setBusyTimeout(milliseconds: 5000)
+        try db.execute("PRAGMA query_only = 1", cached: false)
+    }
+
     static func userVersion(_ db: SQLiteConnection) throws -> Int {
         Int(try db.row("PRAGMA user_version") { $0.int64(0) } ?? 0)
     }

@@ -20,6 +20,8 @@ public final class PasskeyService: Sendable {
     let logger: Logger
     /// Ceremonies a minute per account (or unknown name): `--rate-limit-user`.
     let userLimiter: RateLimiter
+    /// Imported public keys of recently used credentials.
+    let keys = PublicKeyCache(capacity: 10_000)
 
     public init(
         configuration: ServerConfiguration, rp: RelyingParty, store: PasskeyStore, serverSecret: [UInt8],
@@ -105,7 +107,7 @@ public final class PasskeyService: Sendable {
             logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
             throw APIError(error)
         }
-        let ceremony = try await consume(response.clientData, kind: .registration)
+        let ceremony = try await pendingCeremony(response.clientData, kind: .registration)
         guard let userHandle = ceremony.userHandle, let userName = ceremony.userName else {
             throw APIError.internalError
         }
@@ -118,6 +120,8 @@ public final class PasskeyService: Sendable {
             verified = try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now())
         } catch let error as WebAuthnError {
             logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            // A refused ceremony spends its challenge, in one write.
+            try await store.spendCeremony(challenge: ceremony.challenge, kind: .registration)
             throw APIError(error)
         }
         let created = now()
@@ -133,16 +137,16 @@ public final class PasskeyService: Sendable {
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
             : nil
-        do {
-            try await store.registerCredential(credential, newUser: newUser)
-        } catch let error as StoreError {
-            switch error.code {
-            case .userExists: throw APIError.userExists
-            case .credentialExists: throw APIError.credentialExists
-            case .database: throw error
-            }
+        let (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID)
+        // Spend the challenge, store the account and open the session: one atomic, durable write.
+        switch try await store.completeRegistration(
+            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session)
+        {
+        case .registered: break
+        case .ceremonyGone: throw APIError.unknownChallenge
+        case .userExists: throw APIError.userExists
+        case .credentialExists: throw APIError.credentialExists
         }
-        let token = try await startSession(userHandle: userHandle, credentialID: verified.credentialID)
         return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
     }
 
@@ -216,12 +220,13 @@ public final class PasskeyService: Sendable {
             throw APIError(error)
         }
         if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
-        let ceremony = try await consume(response.clientData, kind: .authentication)
+        let ceremony = try await pendingCeremony(response.clientData, kind: .authentication)
         guard let stored = found else {
+            try await store.spendCeremony(challenge: ceremony.challenge, kind: .authentication)
             throw APIError.unknownCredential
         }
         let key: COSEKey
-        do { key = try COSEKey(bytes: stored.publicKey) } catch {
+        do { key = try keys.key(for: stored) } catch {
             logger.error("stored credential key unreadable", metadata: ["error": "\(error)"])
             throw APIError.internalError
         }
@@ -238,31 +243,35 @@ public final class PasskeyService: Sendable {
             verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
         } catch let error as WebAuthnError {
             logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
-            if error.code == .counterRegression {
-                try await store.markPossiblyCloned(credentialID: stored.id)
-            }
+            // Spend the challenge, and mark a regressed counter, in one write.
+            try await store.spendCeremony(
+                challenge: ceremony.challenge, kind: .authentication,
+                markCloned: error.code == .counterRegression ? stored.id : nil)
             throw APIError(error)
         }
-        // §7.2 step 25, atomically: the counter is compared again in the same statement, so a
-        // concurrent assertion with the same count cannot also pass.
-        let applied = try await store.recordAssertion(
-            credentialID: stored.id, signCount: verified.signCount, backupState: verified.backupState,
-            uvInitialized: verified.userVerified, at: now())
-        guard applied else {
-            try await store.markPossiblyCloned(credentialID: stored.id)
+        // §7.2 step 25, atomically with spending the challenge and opening the session: the
+        // counter is compared again in the same statement, so a concurrent assertion with the
+        // same count cannot also pass.
+        let (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id)
+        switch try await store.completeAuthentication(
+            challenge: ceremony.challenge, now: now(), credentialID: stored.id, signCount: verified.signCount,
+            backupState: verified.backupState, userVerified: verified.userVerified, session: session)
+        {
+        case .signedIn(let userName):
+            return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(stored.id), session: token), token)
+        case .ceremonyGone:
+            throw APIError.unknownChallenge
+        case .counterRegression:
             throw APIError(WebAuthnError(.counterRegression, "sign count did not increase over a concurrent assertion"))
         }
-        guard let user = try await store.user(handle: stored.userHandle) else { throw APIError.internalError }
-        let token = try await startSession(userHandle: user.handle, credentialID: stored.id)
-        return (CeremonyResult(user_name: user.name, credential_id: Base64URL.encode(stored.id), session: token), token)
     }
 
-    /// Consumes the ceremony named by the challenge inside clientDataJSON. A challenge that was
-    /// never issued, was already used, expired, or belongs to the other kind of ceremony is
-    /// `unknown_challenge`.
-    private func consume(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
-        guard let challenge = Base64URL.decodeStrict(clientData.challenge), challenge.count >= 16,
-              let ceremony = try await store.consumeCeremony(challenge: challenge, kind: kind, now: now())
+    /// The pending ceremony named by the challenge inside clientDataJSON (a read; the finishing
+    /// write spends it, or the refusal does). A challenge that was never issued, was already
+    /// used, expired, or belongs to the other kind of ceremony is `unknown_challenge`.
+    private func pendingCeremony(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
+        guard let challenge = Base64URL.decode(clientData.challenge), challenge.count >= 16,
+              let ceremony = try await store.ceremony(challenge: challenge, kind: kind, now: now())
         else { throw APIError.unknownChallenge }
         return ceremony
     }
@@ -270,13 +279,13 @@ public final class PasskeyService: Sendable {
     // MARK: Sessions
 
     /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
-    private func startSession(userHandle: [UInt8], credentialID: [UInt8]) async throws -> String {
+    private func newSession(userHandle: [UInt8], credentialID: [UInt8]) -> (token: String, record: SessionRecord) {
         let token = SecureRandom.bytes(32)
         let created = now()
-        try await store.insertSession(SessionRecord(
+        let record = SessionRecord(
             tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID))
-        return Base64URL.encode(token)
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID)
+        return (Base64URL.encode(token), record)
     }
 
     /// The signed-in user for a session token, or nil when the token is unknown or expired.

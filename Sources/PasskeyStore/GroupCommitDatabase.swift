@@ -1,0 +1,229 @@
+import Dispatch
+internal import Synchronization
+
+/// The SQLite file as the store uses it: one writer connection that commits in groups, and a
+/// few reader connections (WAL lets readers run beside the writer).
+///
+/// Group commit: a write is a job, a closure run against the writer connection. Jobs that are
+/// waiting when the writer becomes free run together in one transaction — each inside its own
+/// SAVEPOINT, so a job that throws is rolled back alone — and share one COMMIT, which with
+/// `synchronous=FULL` is one fsync of the WAL. Every caller is answered only after that COMMIT
+/// returned: a job's success means its rows are on disk. While one group's fsync runs, the next
+/// group gathers, so under load one fsync carries many ceremonies.
+///
+/// Each connection is confined to its own serial DispatchQueue (GRDB's model), so SQLite's
+/// blocking calls never run on Swift's cooperative thread pool.
+final class GroupCommitDatabase: Sendable {
+    private let writer: ConfinedConnection
+    private let readers: [ConfinedConnection]
+    private let nextReader = Atomic<Int>(0)
+    private let pending = Mutex(Pending())
+    /// Called after each group with (jobs in the group, seconds the COMMIT took).
+    let onCommit: @Sendable (Int, Double) -> Void
+
+    struct Pending: ~Copyable {
+        var jobs: [WriteJob] = []
+        var drainScheduled = false
+    }
+
+    /// Opens the writer, runs `prepare` on it (pragmas, migrations), then opens `readerCount`
+    /// reader connections with `prepareReader`.
+    init(
+        path: String, label: String, readerCount: Int = 2,
+        prepare: @escaping @Sendable (SQLiteConnection) throws -> Void,
+        prepareReader: @escaping @Sendable (SQLiteConnection) throws -> Void,
+        onCommit: @escaping @Sendable (Int, Double) -> Void = { _, _ in }
+    ) async throws {
+        writer = try await ConfinedConnection(path: path, label: label + ".writer", prepare: prepare)
+        var readers: [ConfinedConnection] = []
+        do {
+            for index in 0..<max(readerCount, 1) {
+                readers.append(try await ConfinedConnection(path: path, label: label + ".reader\(index)", prepare: prepareReader))
+            }
+        } catch {
+            for reader in readers { await reader.close() }
+            await writer.close()
+            throw error
+        }
+        self.readers = readers
+        self.onCommit = onCommit
+    }
+
+    /// Runs a read on one of the reader connections (round robin). It sees every write whose
+    /// caller has been answered.
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await readers[(index % readers.count + readers.count) % readers.count].perform(body)
+    }
+
+    /// Runs a write inside the next group's transaction, in its own savepoint; returns once the
+    /// group has committed. If `body` throws, its savepoint is rolled back (the rest of the group
+    /// commits) and the error is rethrown. If the COMMIT fails, every job of the group fails.
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let outcome = JobOutcome<T>()
+            let job = WriteJob(
+                execute: { connection in outcome.value = try body(connection) },
+                complete: { error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let value = outcome.value {
+                        continuation.resume(returning: value)
+                    } else {
+                        continuation.resume(throwing: StoreError.database("a write finished without a result"))
+                    }
+                })
+            let schedule = pending.withLock { state -> Bool in
+                state.jobs.append(job)
+                guard !state.drainScheduled else { return false }
+                state.drainScheduled = true
+                return true
+            }
+            if schedule {
+                writer.async { connection in self.drain(connection) }
+            }
+        }
+    }
+
+    /// Runs `body` on the writer outside any group (migrations, maintenance that manages its own
+    /// transaction).
+    func exclusive<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await writer.perform(body)
+    }
+
+    /// Closes every connection once the work already queued has run.
+    func close() async {
+        await writer.close()
+        for reader in readers { await reader.close() }
+    }
+
+    /// On the writer's queue: takes every waiting job and commits them as one group.
+    private func drain(_ connection: SQLiteConnection?) {
+        let jobs = pending.withLock { state -> [WriteJob] in
+            let jobs = state.jobs
+            state.jobs = []
+            state.drainScheduled = false
+            return jobs
+        }
+        guard !jobs.isEmpty else { return }
+        guard let connection else {
+            for job in jobs { job.complete(StoreError.closed) }
+            return
+        }
+        var failures: [(any Error)?] = Array(repeating: nil, count: jobs.count)
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            let storeError = (error as? SQLiteError)?.storeError ?? error
+            for job in jobs { job.complete(storeError) }
+            return
+        }
+        for (index, job) in jobs.enumerated() {
+            do {
+                try connection.execute("SAVEPOINT job")
+                do {
+                    try job.execute(connection)
+                    try connection.execute("RELEASE job")
+                } catch {
+                    try connection.execute("ROLLBACK TO job")
+                    try connection.execute("RELEASE job")
+                    failures[index] = (error as? SQLiteError)?.storeError ?? error
+                }
+            } catch {
+                // The savepoint machinery itself failed: the transaction cannot be trusted.
+                connection.rollbackIfNeeded()
+                let storeError = (error as? SQLiteError)?.storeError ?? error
+                for job in jobs { job.complete(storeError) }
+                return
+            }
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackIfNeeded()
+            let storeError = (error as? SQLiteError)?.storeError ?? error
+            for job in jobs { job.complete(storeError) }
+            return
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        onCommit(jobs.count, seconds)
+        for (job, failure) in zip(jobs, failures) { job.complete(failure) }
+    }
+}
+
+/// One queued write: `execute` runs on the writer inside the group's transaction; `complete`
+/// answers the caller after the COMMIT (nil: success).
+struct WriteJob: Sendable {
+    let execute: @Sendable (SQLiteConnection) throws -> Void
+    let complete: @Sendable ((any Error)?) -> Void
+}
+
+/// Where a job leaves its result between `execute` and `complete`.
+//
+// @unchecked Sendable: written by `execute` and read by `complete`, both on the writer's serial
+// queue, one after the other.
+final class JobOutcome<T>: @unchecked Sendable {
+    var value: T?
+}
+
+/// One SQLite connection confined to one serial DispatchQueue.
+//
+// @unchecked Sendable: `connection` is read and written only inside blocks on `queue`, which is
+// serial; `queue` itself is thread-safe and immutable.
+final class ConfinedConnection: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var connection: SQLiteConnection?
+
+    init(path: String, label: String, prepare: @escaping @Sendable (SQLiteConnection) throws -> Void) async throws {
+        queue = DispatchQueue(label: label)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                continuation.resume(with: Result {
+                    do {
+                        let connection = try SQLiteConnection(path: path)
+                        do {
+                            try prepare(connection)
+                        } catch {
+                            connection.close()
+                            throw error
+                        }
+                        self.connection = connection
+                    } catch let error as SQLiteError {
+                        throw error.storeError
+                    }
+                })
+            }
+        }
+    }
+
+    /// Runs `body` on the queue with the connection (nil once closed), without waiting.
+    func async(_ body: @escaping @Sendable (SQLiteConnection?) -> Void) {
+        queue.async { body(self.connection) }
+    }
+
+    func perform<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result {
+                    guard let connection = self.connection else { throw StoreError.closed }
+                    do {
+                        return try body(connection)
+                    } catch let error as SQLiteError {
+                        throw error.storeError
+                    }
+                })
+            }
+        }
+    }
+
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.connection?.close()
+                self.connection = nil
+                continuation.resume()
+            }
+        }
+    }
+}
