@@ -60,8 +60,12 @@ import Testing
                 }
             }
         }
-        // Let the burst run, then kill the server in the middle of it.
-        try await Task.sleep(for: .milliseconds(1500))
+        // Let the burst run until a good number of ceremonies were answered, then kill the
+        // server in the middle of it (the workers are still sending).
+        let deadline = Date().addingTimeInterval(120)
+        while answered.records.count < 60, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         server.kill9()
         await workers.value
         let records = answered.records
