@@ -9,7 +9,7 @@ LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test api-test vectors bench trust-anchors clean
+.PHONY: run test build deps browser-deps unit-tests browser-test api-test vectors bench bench-http trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
@@ -43,6 +43,12 @@ bench: deps
 	@./scripts/install-packages $(SUDO) openssl
 	$(SWIFT) build -c release --product passkey-bench
 	$$($(SWIFT) build -c release --show-bin-path)/passkey-bench
+
+# HTTP throughput, latency, CPU and memory against the Python and Go peers in ../shared/bench,
+# in one run (release build; installs wrk, the Go peer's Debian packages and the load
+# generator's Python packages when missing). Prints one line per goal: met or not met.
+bench-http: deps
+	./scripts/bench-http
 
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:

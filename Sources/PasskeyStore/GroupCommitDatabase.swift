@@ -2,7 +2,7 @@ import Dispatch
 internal import Synchronization
 
 /// The SQLite file as the store uses it: one writer connection that commits in groups, and a
-/// few reader connections (WAL lets readers run beside the writer).
+/// pool of reader connections (WAL lets readers run beside the writer).
 ///
 /// Group commit: a write is a job, a closure run against the writer connection. Jobs that are
 /// waiting when the writer becomes free run together in one transaction — each inside its own
@@ -11,12 +11,13 @@ internal import Synchronization
 /// returned: a job's success means its rows are on disk. While one group's fsync runs, the next
 /// group gathers, so under load one fsync carries many ceremonies.
 ///
-/// Each connection is confined to its own serial DispatchQueue (GRDB's model), so SQLite's
-/// blocking calls never run on Swift's cooperative thread pool.
+/// The writer is confined to its own serial DispatchQueue (GRDB's model), so its blocking calls
+/// (fsync, busy waits) never run on Swift's cooperative thread pool. Reads run where they are
+/// called, on a pooled connection: a WAL read never waits for the writer, and a hop to another
+/// thread would cost more than the read.
 final class GroupCommitDatabase: Sendable {
     private let writer: ConfinedConnection
-    private let readers: [ConfinedConnection]
-    private let nextReader = Atomic<Int>(0)
+    private let readers: ReaderPool
     private let pending = Mutex(Pending())
     /// Called after each group with (jobs in the group, seconds the COMMIT took).
     let onCommit: @Sendable (Int, Double) -> Void
@@ -35,25 +36,22 @@ final class GroupCommitDatabase: Sendable {
         onCommit: @escaping @Sendable (Int, Double) -> Void = { _, _ in }
     ) async throws {
         writer = try await ConfinedConnection(path: path, label: label + ".writer", prepare: prepare)
-        var readers: [ConfinedConnection] = []
+        readers = ReaderPool(path: path, prepare: prepareReader, idleLimit: max(readerCount, 1))
         do {
-            for index in 0..<max(readerCount, 1) {
-                readers.append(try await ConfinedConnection(path: path, label: label + ".reader\(index)", prepare: prepareReader))
-            }
+            // Open one now, so that a bad file is refused at start-up rather than at the first read.
+            _ = try readers.read { try Schema.userVersion($0) }
         } catch {
-            for reader in readers { await reader.close() }
+            readers.close()
             await writer.close()
             throw error
         }
-        self.readers = readers
         self.onCommit = onCommit
     }
 
-    /// Runs a read on one of the reader connections (round robin). It sees every write whose
-    /// caller has been answered.
-    func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue
-        return try await readers[(index % readers.count + readers.count) % readers.count].perform(body)
+    /// Runs a read on a pooled reader connection, on the calling thread. It sees every write
+    /// whose caller has been answered.
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try readers.read(body)
     }
 
     /// Runs a write inside the next group's transaction, in its own savepoint; returns once the
@@ -94,7 +92,7 @@ final class GroupCommitDatabase: Sendable {
     /// Closes every connection once the work already queued has run.
     func close() async {
         await writer.close()
-        for reader in readers { await reader.close() }
+        readers.close()
     }
 
     /// On the writer's queue: takes every waiting job and commits them as one group.
@@ -165,6 +163,75 @@ struct WriteJob: Sendable {
 // queue, one after the other.
 final class JobOutcome<T>: @unchecked Sendable {
     var value: T?
+}
+
+/// Reader connections, taken and returned around each read. A read runs without suspending, so
+/// no more reads run at once than threads call in; beyond `idleLimit` idle connections, a
+/// returned one is closed.
+final class ReaderPool: Sendable {
+    /// @unchecked Sendable: a connection is used by one read at a time — it is either in the
+    /// idle list (under the lock) or held by exactly one caller.
+    final class Pooled: @unchecked Sendable {
+        let connection: SQLiteConnection
+        init(_ connection: SQLiteConnection) { self.connection = connection }
+    }
+
+    private struct State {
+        var idle: [Pooled] = []
+        var closed = false
+    }
+
+    private let path: String
+    private let prepare: @Sendable (SQLiteConnection) throws -> Void
+    private let idleLimit: Int
+    private let state = Mutex(State())
+
+    init(path: String, prepare: @escaping @Sendable (SQLiteConnection) throws -> Void, idleLimit: Int) {
+        self.path = path
+        self.prepare = prepare
+        self.idleLimit = idleLimit
+    }
+
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let taken = try state.withLock { state -> Pooled? in
+            guard !state.closed else { throw StoreError.closed }
+            return state.idle.popLast()
+        }
+        let pooled: Pooled
+        if let taken {
+            pooled = taken
+        } else {
+            do {
+                let connection = try SQLiteConnection(path: path)
+                try prepare(connection)
+                pooled = Pooled(connection)
+            } catch let error as SQLiteError {
+                throw error.storeError
+            }
+        }
+        defer {
+            let keep = state.withLock { state -> Bool in
+                guard !state.closed, state.idle.count < idleLimit else { return false }
+                state.idle.append(pooled)
+                return true
+            }
+            if !keep { pooled.connection.close() }
+        }
+        do {
+            return try body(pooled.connection)
+        } catch let error as SQLiteError {
+            throw error.storeError
+        }
+    }
+
+    func close() {
+        let idle = state.withLock { state -> [Pooled] in
+            state.closed = true
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for pooled in idle { pooled.connection.close() }
+    }
 }
 
 /// One SQLite connection confined to one serial DispatchQueue.

@@ -28,7 +28,7 @@ public final class PasskeyStore: Sendable {
     /// The number of migrations applied to the file (`PRAGMA user_version`).
     public var schemaVersion: Int {
         get async throws {
-            try await database.read { try Schema.userVersion($0) }
+            try database.read { try Schema.userVersion($0) }
         }
     }
 
@@ -48,7 +48,7 @@ public final class PasskeyStore: Sendable {
     /// `completeAuthentication` or `spendCeremony`, atomically).
     public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
         let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
-        return try await database.read { db in
+        return try database.read { db in
             try db.row(
                 "SELECT \(CeremonyRecord.columns) FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?",
                 arguments, CeremonyRecord.init(row:))
@@ -176,7 +176,7 @@ public final class PasskeyStore: Sendable {
     // MARK: Users
 
     public func user(nameKey: String) async throws -> UserRecord? {
-        try await database.read { db in
+        try database.read { db in
             try db.row(
                 "SELECT \(UserRecord.columns) FROM users WHERE name_key = ?", [.text(nameKey)],
                 UserRecord.init(row:))
@@ -184,7 +184,7 @@ public final class PasskeyStore: Sendable {
     }
 
     public func user(handle: [UInt8]) async throws -> UserRecord? {
-        try await database.read { db in
+        try database.read { db in
             try db.row(
                 "SELECT \(UserRecord.columns) FROM users WHERE handle = ?", [.blob(handle)],
                 UserRecord.init(row:))
@@ -243,7 +243,7 @@ public final class PasskeyStore: Sendable {
     }
 
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        try await database.read { db in
+        try database.read { db in
             try db.row(
                 "SELECT \(CredentialRecord.columns) FROM credentials WHERE id = ?", [.blob(id)],
                 CredentialRecord.init(row:))
@@ -252,7 +252,7 @@ public final class PasskeyStore: Sendable {
 
     /// The user's credentials, oldest first (by createdAt, then insertion order).
     public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        try await database.read { db in
+        try database.read { db in
             try db.rows(
                 """
                 SELECT \(CredentialRecord.columns) FROM credentials WHERE user_handle = ?
@@ -339,7 +339,7 @@ public final class PasskeyStore: Sendable {
     /// The session with this token hash, or nil if absent or expired at `now`.
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
         let arguments: [SQLiteValue] = [.blob(tokenHash), try .time(now)]
-        return try await database.read { db in
+        return try database.read { db in
             try db.row(
                 "SELECT \(SessionRecord.columns) FROM sessions WHERE token_hash = ? AND expires_at > ?",
                 arguments, SessionRecord.init(row:))

@@ -59,7 +59,7 @@ public enum StrictJSON {
             switch byte {
             case UInt8(ascii: "{"): try object(depth: depth)
             case UInt8(ascii: "["): try array(depth: depth)
-            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "\""): _ = try string(collecting: false)
             case UInt8(ascii: "t"): try literal("true")
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
@@ -87,7 +87,7 @@ public enum StrictJSON {
             while true {
                 try skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-                let name = try string()
+                let name = try string(collecting: true)
                 guard names.insert(name).inserted else { throw fail("member name repeated in one object") }
                 try skipWhitespace()
                 try expect(UInt8(ascii: ":"))
@@ -125,9 +125,10 @@ public enum StrictJSON {
             }
         }
 
-        /// A string; returns its value as UTF-16 code units (escapes resolved), so that two
-        /// spellings of one name compare equal.
-        mutating func string() throws(Refusal) -> [UInt16] {
+        /// A string; with `collecting`, returns its value as UTF-16 code units (escapes
+        /// resolved), so that two spellings of one member name compare equal. Values are only
+        /// checked (nothing is allocated for them).
+        mutating func string(collecting: Bool) throws(Refusal) -> [UInt16] {
             try expect(UInt8(ascii: "\""))
             var units: [UInt16] = []
             var pendingHigh: UInt16?
@@ -158,19 +159,25 @@ public enum StrictJSON {
                     }
                     if let high = pendingHigh {
                         guard (0xDC00...0xDFFF).contains(unit) else { throw fail("unpaired surrogate escape") }
-                        units.append(high)
-                        units.append(unit)
+                        if collecting {
+                            units.append(high)
+                            units.append(unit)
+                        }
                         pendingHigh = nil
                     } else if (0xD800...0xDBFF).contains(unit) {
                         pendingHigh = unit
                     } else if (0xDC00...0xDFFF).contains(unit) {
                         throw fail("unpaired surrogate escape")
-                    } else {
+                    } else if collecting {
                         units.append(unit)
                     }
                     continue
                 }
                 guard pendingHigh == nil else { throw fail("unpaired surrogate escape") }
+                guard collecting else {
+                    index += 1   // the whole input is valid UTF-8: continuation bytes are skipped one by one
+                    continue
+                }
                 // Raw UTF-8 (the whole input is already valid UTF-8): one scalar, as UTF-16.
                 let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
                 guard bytes.count - index >= length else { throw fail("truncated UTF-8") }
