@@ -9,14 +9,14 @@ LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test api-test vectors bench bench-http trust-anchors clean
+.PHONY: run test build deps browser-deps unit-tests browser-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
 
 test: deps browser-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-tests browser-test api-test
+	$(MAKE) unit-tests browser-test api-test fuzz-check
 
 unit-tests:
 	$(SWIFT) test --skip-build
@@ -27,6 +27,16 @@ browser-test:
 # The HTTP API against docs/openapi.yaml with Schemathesis (installed into .build-schemathesis).
 api-test:
 	Tests/API/run_schemathesis.sh $(BINARY)
+
+# Coverage-guided fuzzing of the parsers (Fuzz/, libFuzzer + AddressSanitizer, built in
+# .build-fuzz): `make fuzz` runs each target FUZZ_SECONDS; `make fuzz-check` (part of make test)
+# replays the committed regression inputs and runs each target briefly.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	SWIFT=$(SWIFT) ./scripts/fuzz run --seconds $(FUZZ_SECONDS)
+
+fuzz-check: deps
+	SWIFT=$(SWIFT) ./scripts/fuzz check
 
 build:
 	$(SWIFT) build
@@ -60,4 +70,4 @@ trust-anchors:
 	python3 scripts/generate-trust-anchors.py
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

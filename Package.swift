@@ -14,6 +14,9 @@ let package = Package(
     products: [
         .executable(name: "passkey-server", targets: ["passkey-server"]),
         .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
+        // For the fuzz package in Fuzz/ (built apart, with -sanitize=fuzzer,address).
+        .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
+        .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

@@ -92,7 +92,7 @@ import Testing
     @Test func strictJSONRefusesWhatFoundationWouldQuietlyAccept() throws {
         let refused: [String] = [
             #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, "\u{FEFF}{}", #"{"a":1} x"#, #"{"a":"\ud800"}"#,
-            #"{"a":01}"#, "{'a':1}", #"{"a":[1,]}"#, "{\"a\":\"tab\u{09}inside\"}", String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+            #"{"a":01}"#, "1e999", #"{"a":-1e400}"#, "{'a':1}", #"{"a":[1,]}"#, "{\"a\":\"tab\u{09}inside\"}", String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
         ]
         for text in refused {
             #expect(throws: StrictJSON.Refusal.self, "\(text)") { try StrictJSON.validate(Array(text.utf8)) }

@@ -4,8 +4,8 @@
 /// byte order mark, so `{"type":"webauthn.get","type":"webauthn.create"}` would mean whatever
 /// the last writer wanted. This checker refuses, with a reason: a BOM, invalid UTF-8, anything
 /// outside the grammar, a member name repeated in one object (compared after unescaping, so
-/// `"a"` and `"\u0061"` are the same name), unpaired surrogate escapes, nesting deeper than
-/// `maximumDepth`, and bytes after the value (other than white space).
+/// `"a"` and `"\u0061"` are the same name), unpaired surrogate escapes, numbers a double cannot
+/// hold, nesting deeper than `maximumDepth`, and bytes after the value (other than white space).
 public enum StrictJSON {
     public static let maximumDepth = 32
 
@@ -209,7 +209,16 @@ public enum StrictJSON {
             return value
         }
 
+        /// A number of RFC 8259 §6's grammar whose value a double can hold (§6: beyond that,
+        /// parsers disagree; Foundation refuses `1e999`, so the checker does too).
         mutating func number() throws(Refusal) {
+            let start = index
+            try numberSyntax()
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+        }
+
+        mutating func numberSyntax() throws(Refusal) {
             if current == UInt8(ascii: "-") { index += 1 }
             guard let first = current, isDigit(first) else { throw fail("invalid number") }
             index += 1

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzz targets, made from the committed test data.
+
+    python3 Fuzz/make_seeds.py OUT_DIR
+
+Writes OUT_DIR/<target>/<name> for every target of Fuzz/Sources/PasskeyFuzz (see Fuzz/README.md)
+from Tests/PasskeyCoreTests/Vectors (ceremony and attestation vectors, the Metadata Service
+BLOBs) and Tests/PasskeyCryptoTests/Fixtures (certificates). Standard library only; the output
+is the same on every run, and OUT_DIR/<target> is emptied first.
+"""
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import struct
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "Tests/PasskeyCoreTests/Vectors"
+CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
+
+TARGETS = [
+    "cbor", "attestation-object", "cose-key", "der-x509",
+    "attestation-formats", "jws", "registration", "authentication", "strict-json",
+]
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+def b64url_decode(text):
+    """base64url or standard base64, padded or not (as the server accepts)."""
+    text = text.strip().replace("-", "+").replace("_", "/")
+    return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def b64url_encode(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def pem_blocks(text):
+    """DER bytes of every CERTIFICATE block in a PEM text."""
+    pattern = r"-----BEGIN CERTIFICATE-----(.*?)-----END CERTIFICATE-----"
+    return [base64.b64decode("".join(body.split())) for body in re.findall(pattern, text, re.S)]
+
+
+class CBOR:
+    """A minimal CBOR reader (definite lengths), enough to take attestation objects apart."""
+
+    def __init__(self, data):
+        self.data = data
+        self.offset = 0
+
+    @classmethod
+    def decode(cls, data):
+        reader = cls(data)
+        return reader.item()
+
+    def argument(self, info):
+        if info < 24:
+            return info
+        size = {24: 1, 25: 2, 26: 4, 27: 8}[info]
+        value = int.from_bytes(self.data[self.offset:self.offset + size], "big")
+        self.offset += size
+        return value
+
+    def item(self):
+        initial = self.data[self.offset]
+        self.offset += 1
+        major, info = initial >> 5, initial & 0x1F
+        if major == 7:
+            if info in (25, 26, 27):
+                size = {25: 2, 26: 4, 27: 8}[info]
+                raw = self.data[self.offset:self.offset + size]
+                self.offset += size
+                return struct.unpack(">" + {2: "e", 4: "f", 8: "d"}[size], raw)[0]
+            value = self.argument(info)
+            return {20: False, 21: True, 22: None}.get(value, ("simple", value))
+        value = self.argument(info)
+        if major == 0:
+            return value
+        if major == 1:
+            return -1 - value
+        if major in (2, 3):
+            raw = self.data[self.offset:self.offset + value]
+            self.offset += value
+            return bytes(raw) if major == 2 else raw.decode("utf-8")
+        if major == 4:
+            return [self.item() for _ in range(value)]
+        if major == 5:
+            result = {}
+            for _ in range(value):
+                key = self.item()
+                result[key if not isinstance(key, list) else tuple(key)] = self.item()
+            return result
+        return ("tag", value, self.item())
+
+
+def cbor_head(major, value):
+    if value < 24:
+        return bytes([major << 5 | value])
+    for info, size in ((24, 1), (25, 2), (26, 4), (27, 8)):
+        if value < 1 << (8 * size):
+            return bytes([major << 5 | info]) + value.to_bytes(size, "big")
+    raise ValueError(value)
+
+
+# --- reading the vectors ---------------------------------------------------------------------
+
+def vector_files():
+    return sorted(p for p in VECTORS.rglob("*.json") if p.name != "mds.json")
+
+
+def load_vectors():
+    """(file stem, file json, vector) for every vector of every file."""
+    for path in vector_files():
+        contents = json.loads(path.read_text())
+        stem = str(path.relative_to(VECTORS).with_suffix("")).replace("/", "-")
+        for vector in contents.get("vectors", []):
+            yield stem, contents, vector
+
+
+class Seeds:
+    def __init__(self, out):
+        self.out = Path(out)
+        self.seen = {target: set() for target in TARGETS}
+        self.names = {target: set() for target in TARGETS}
+        for target in TARGETS:
+            directory = self.out / target
+            directory.mkdir(parents=True, exist_ok=True)
+            for old in directory.iterdir():
+                old.unlink()
+
+    def add(self, target, name, data):
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+        if not data or digest in self.seen[target]:
+            return
+        self.seen[target].add(digest)
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:80] or "seed"
+        unique, n = name, 2
+        while unique in self.names[target]:
+            unique, n = f"{name}-{n}", n + 1
+        self.names[target].add(unique)
+        (self.out / target / unique).write_bytes(data)
+
+    def counts(self):
+        return {target: len(self.seen[target]) for target in TARGETS}
+
+
+def certificates_in_statement(statement):
+    """DER certificates of x5c (also inside compound sub-statements)."""
+    found = []
+    if isinstance(statement, dict):
+        for cert in statement.get("x5c", []) or []:
+            if isinstance(cert, bytes):
+                found.append(cert)
+    elif isinstance(statement, list):
+        for sub in statement:
+            if isinstance(sub, dict):
+                found.extend(certificates_in_statement(sub.get("attStmt")))
+    return found
+
+
+def split_authenticator_data(auth_data):
+    """The COSE key bytes inside authenticator data with attested credential data, if any."""
+    if len(auth_data) < 55 or not auth_data[32] & 0x40:
+        return None
+    id_length = int.from_bytes(auth_data[53:55], "big")
+    start = 55 + id_length
+    reader = CBOR(auth_data[start:])
+    try:
+        reader.item()
+    except Exception:
+        return None
+    return auth_data[start:start + reader.offset]
+
+
+def jws_structured(compact):
+    """header JSON NUL payload JSON NUL signature bytes: the harness's second JWS form."""
+    parts = compact.strip().split(b".")
+    if len(parts) != 3:
+        return None
+    try:
+        header, payload, signature = (b64url_decode(p.decode("ascii")) for p in parts)
+    except (ValueError, binascii.Error):
+        return None   # a deliberately malformed vector: kept in its compact form only
+    return header + b"\0" + payload + b"\0" + signature
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_seeds.py OUT_DIR")
+    seeds = Seeds(sys.argv[1])
+
+    anchors = []
+    for stem, contents, vector in load_vectors():
+        name = f"{stem}-{vector['name']}"
+        for pem in (vector.get("trust_anchors") or []) + (contents.get("trust_anchors") or []):
+            anchors.append(pem)
+        response = vector.get("response")
+        if not response:
+            continue
+        body = response.get("response", {})
+        ceremony = vector.get("ceremony", "registration")
+        client_data = b64url_decode(body["clientDataJSON"]) if "clientDataJSON" in body else b""
+
+        if ceremony == "registration":
+            state = {"challenge": vector["challenge"],
+                     "userVerification": vector.get("user_verification", "preferred")}
+            seeds.add("registration", name, json.dumps({**response, "fuzz": state}, separators=(",", ":")))
+            seeds.add("strict-json", name, json.dumps(response, separators=(",", ":")))
+            if client_data:
+                seeds.add("strict-json", name + "-clientData", client_data)
+            object_bytes = b64url_decode(body["attestationObject"])
+            seeds.add("cbor", name, object_bytes)
+            seeds.add("attestation-object", name, object_bytes)
+            seeds.add("attestation-formats", name, hashlib.sha256(client_data).digest() + object_bytes)
+            try:
+                attestation = CBOR.decode(object_bytes)
+            except Exception:
+                attestation = {}
+            if isinstance(attestation, dict):
+                auth_data = attestation.get("authData")
+                if isinstance(auth_data, bytes):
+                    seeds.add("attestation-object", name + "-authData", auth_data)
+                    key = split_authenticator_data(auth_data)
+                    if key:
+                        seeds.add("cose-key", name, key)
+                        seeds.add("cbor", name + "-key", key)
+                statement = attestation.get("attStmt")
+                for index, cert in enumerate(certificates_in_statement(statement)):
+                    seeds.add("der-x509", f"{name}-x5c{index}", cert)
+                if isinstance(statement, dict):
+                    sig = statement.get("sig")
+                    if isinstance(sig, bytes) and sig[:1] == b"\x30":
+                        seeds.add("der-x509", name + "-sig", sig)
+                    jws = statement.get("response")
+                    if isinstance(jws, bytes):
+                        seeds.add("jws", name, jws)
+                        structured = jws_structured(jws)
+                        if structured:
+                            seeds.add("jws", name + "-structured", structured)
+            if "publicKey" in body:
+                seeds.add("der-x509", name + "-spki", b64url_decode(body["publicKey"]))
+            public_key = (vector.get("expect") or {}).get("public_key")
+            if public_key:
+                seeds.add("cose-key", name + "-expected", b64url_decode(public_key))
+        else:
+            credential = vector["credential"]
+            state = {"challenge": vector["challenge"],
+                     "userVerification": vector.get("user_verification", "preferred"),
+                     "credential": {"id": credential["id"], "publicKey": credential["public_key"],
+                                    "signCount": credential["sign_count"], "userHandle": credential["user_handle"],
+                                    "backupEligible": credential["backup_eligible"]},
+                     "allowCredentials": vector.get("allow_credentials")}
+            seeds.add("authentication", name, json.dumps({**response, "fuzz": state}, separators=(",", ":")))
+            auth_data = b64url_decode(body["authenticatorData"])
+            seeds.add("attestation-object", name + "-authData", auth_data)
+            key = b64url_decode(credential["public_key"])
+            seeds.add("cose-key", name, key)
+            seeds.add("cbor", name + "-key", key)
+            signature = b64url_decode(body["signature"])
+            if signature[:1] == b"\x30":
+                seeds.add("der-x509", name + "-sig", signature)
+
+    # Certificates: trust anchors, the spec's attestation CA, the crypto fixtures, the MDS PEMs.
+    for index, pem in enumerate(sorted(set(anchors))):
+        for der in pem_blocks(pem):
+            seeds.add("der-x509", f"anchor{index}", der)
+    spec = json.loads((VECTORS / "spec.json").read_text())
+    ca = spec.get("attestation_ca_cert") or {}
+    if ca.get("der"):
+        seeds.add("der-x509", "spec-attestation-ca", binascii.unhexlify(ca["der"]))
+    for path in sorted(CRYPTO_FIXTURES.rglob("*.der")):
+        seeds.add("der-x509", f"{path.parent.name}-{path.stem}", path.read_bytes())
+    for path in sorted(list(CRYPTO_FIXTURES.rglob("*.pem")) + list((VECTORS / "mds").glob("*.pem"))):
+        if "PRIVATE KEY" in path.read_text():
+            continue
+        text = path.read_text()
+        seeds.add("der-x509", f"{path.parent.name}-{path.stem}-pem", text)
+        for index, der in enumerate(pem_blocks(text)):
+            seeds.add("der-x509", f"{path.parent.name}-{path.stem}-{index}", der)
+
+    # Metadata Service BLOBs, compact and in the harness's structured form.
+    for path in sorted((VECTORS / "mds").glob("*.jwt")):
+        data = path.read_bytes()
+        seeds.add("jws", "mds-" + path.stem, data)
+        structured = jws_structured(data)
+        if structured:
+            seeds.add("jws", "mds-" + path.stem + "-structured", structured)
+    seeds.add("jws", "mds-minimal-structured",
+              b'{"alg":"ES256","typ":"JWT"}\0{"no":1,"nextUpdate":"2026-07-01","entries":[{"aaguid":'
+              b'"00000000-0000-0000-0000-000000000001","statusReports":[{"status":"REVOKED",'
+              b'"effectiveDate":"2026-01-01"}],"metadataStatement":{"description":"x",'
+              b'"attestationRootCertificates":["AA=="]}}]}\0sig')
+
+    # CBOR items beyond what authenticators send (RFC 8949 Appendix A and edge cases).
+    for hex_item in [
+        "00", "17", "1818", "1903e8", "1a000f4240", "1b000000e8d4a51000", "20", "3903e7",
+        "3bffffffffffffffff", "f90000", "f98000", "f97c00", "f97e00", "fa47c35000", "fb3ff199999999999a",
+        "f4", "f5", "f6", "f7", "f0", "f8ff", "c11a514b67b0", "d74401020304", "d818456449455446",
+        "4401020304", "6449455446", "62c3bc", "83010203", "8301820203820405", "a201020304",
+        "a26161016162820203", "a1a1010201", "9f01ff", "5f42010243030405ff", "a20101a1010102",
+    ]:
+        seeds.add("cbor", "item-" + hex_item[:24], binascii.unhexlify(hex_item))
+    nested = b"".join(cbor_head(4, 1) for _ in range(16)) + b"\x00"
+    seeds.add("cbor", "nested-16", nested)
+
+    counts = seeds.counts()
+    print(" ".join(f"{target}={counts[target]}" for target in TARGETS))
+
+
+if __name__ == "__main__":
+    main()
