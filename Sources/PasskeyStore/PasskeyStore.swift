@@ -111,29 +111,12 @@ public final class PasskeyStore: Sendable {
         let sessionArguments = try session.arguments()
         return try await database.write { db in
             guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
-            // The account rows in a nested savepoint: a conflict undoes them, not the spending.
-            try db.execute("SAVEPOINT account")
-            do {
-                if let newUser, let userArguments {
-                    if let conflict = try Self.insertUser(db, newUser, userArguments) {
-                        try db.execute("ROLLBACK TO account")
-                        try db.execute("RELEASE account")
-                        return conflict
-                    }
-                }
-                if let conflict = try Self.insertCredential(db, credential, credentialArguments) {
-                    try db.execute("ROLLBACK TO account")
-                    try db.execute("RELEASE account")
-                    return conflict
-                }
-                try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
-                try db.execute("RELEASE account")
-                return .registered
-            } catch {
-                try? db.execute("ROLLBACK TO account")
-                try? db.execute("RELEASE account")
-                throw error
+            // A conflict undoes the account rows, not the spending.
+            if let conflict = try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
+                return conflict
             }
+            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            return .registered
         }
     }
 
@@ -201,15 +184,37 @@ public final class PasskeyStore: Sendable {
     public func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws {
         let credentialArguments = try credential.arguments()
         let userArguments = try newUser?.arguments()
-        // Throwing from the write rolls its savepoint back: no user row is left behind.
         try await database.write { db in
-            if let newUser, let userArguments, try Self.insertUser(db, newUser, userArguments) != nil {
-                throw StoreError(code: .userExists, reason: "users.name_key is taken")
-            }
-            if try Self.insertCredential(db, credential, credentialArguments) != nil {
-                throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
+            switch try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
+            case .userExists: throw StoreError(code: .userExists, reason: "users.name_key is taken")
+            case .credentialExists: throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
+            default: return
             }
         }
+    }
+
+    /// Inserts the user (when new) and the credential, in a savepoint of their own: on a
+    /// conflict both are undone (and nothing else the caller did) and the conflict returned.
+    private static func insertAccount(
+        _ db: SQLiteConnection, _ credential: CredentialRecord, _ credentialArguments: [SQLiteValue],
+        _ newUser: UserRecord?, _ userArguments: [SQLiteValue]?
+    ) throws -> RegistrationOutcome? {
+        try db.execute("SAVEPOINT account")
+        let conflict: RegistrationOutcome?
+        do {
+            if let newUser, let userArguments, let taken = try insertUser(db, newUser, userArguments) {
+                conflict = taken
+            } else {
+                conflict = try insertCredential(db, credential, credentialArguments)
+            }
+        } catch {
+            try? db.execute("ROLLBACK TO account")
+            try? db.execute("RELEASE account")
+            throw error
+        }
+        if conflict != nil { try db.execute("ROLLBACK TO account") }
+        try db.execute("RELEASE account")
+        return conflict
     }
 
     /// Inserts a user; `.userExists` when the name is taken (the table is asked, not the message).

@@ -107,19 +107,10 @@ public enum UUIDString {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         for index in stride(from: 0, to: hex.count, by: 2) {
-            guard let high = hexValue(hex[index]), let low = hexValue(hex[index + 1]) else { return nil }
+            guard let high = ASCIIHex.value(hex[index]), let low = ASCIIHex.value(hex[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     public static func format(_ bytes: [UInt8]) -> String {

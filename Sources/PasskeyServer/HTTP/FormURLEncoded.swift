@@ -1,3 +1,5 @@
+internal import PasskeyCore
+
 /// Query strings as `application/x-www-form-urlencoded` (WHATWG URL §5.1): `&`-separated
 /// pairs, `+` is a space, `%XX` are UTF-8 bytes. A malformed escape or bytes that are not UTF-8
 /// make the value unreadable (nil), which the handler reports as `invalid_request`.
@@ -21,21 +23,12 @@ enum FormURLEncoded {
             case UInt8(ascii: "+"):
                 bytes.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(ASCIIHex.value), let low = iterator.next().flatMap(ASCIIHex.value) else { return nil }
                 bytes.append(high << 4 | low)
             default:
                 bytes.append(byte)
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -36,6 +36,11 @@ public final class PasskeyService: Sendable {
         self.userLimiter = RateLimiter(perMinute: configuration.rateLimitPerUser)
     }
 
+    /// A refused ceremony in the log: its code, and its reason with client text escaped.
+    private func logRefusal(_ kind: CeremonyKind, _ error: WebAuthnError) {
+        logger.info("\(kind.rawValue) refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+    }
+
     /// Takes one request from the account's (or the unknown name's) bucket; 429 when empty.
     func limitUser(handle: [UInt8]?, nameKey: String?) throws {
         let key = handle.map { "user:" + Base64URL.encode($0) } ?? "name:" + (nameKey ?? "")
@@ -104,7 +109,7 @@ public final class PasskeyService: Sendable {
             response = try RegistrationResponse(json: body)
             try RegistrationVerifier.checkWellFormed(response)
         } catch let error as WebAuthnError {
-            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            logRefusal(.registration, error)
             throw APIError(error)
         }
         let ceremony = try await pendingCeremony(response.clientData, kind: .registration)
@@ -119,7 +124,7 @@ public final class PasskeyService: Sendable {
         do {
             verified = try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now())
         } catch let error as WebAuthnError {
-            logger.info("registration refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            logRefusal(.registration, error)
             // A refused ceremony spends its challenge, in one write.
             try await store.spendCeremony(challenge: ceremony.challenge, kind: .registration)
             throw APIError(error)
@@ -216,7 +221,7 @@ public final class PasskeyService: Sendable {
         do {
             try AuthenticationVerifier.checkWellFormed(response, storedBackupEligible: found?.backupEligible)
         } catch let error as WebAuthnError {
-            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            logRefusal(.authentication, error)
             throw APIError(error)
         }
         if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
@@ -242,7 +247,7 @@ public final class PasskeyService: Sendable {
         do {
             verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
         } catch let error as WebAuthnError {
-            logger.info("authentication refused", metadata: ["code": "\(error.code.rawValue)", "reason": "\(LogText.escaped(error.reason))"])
+            logRefusal(.authentication, error)
             // Spend the challenge, and mark a regressed counter, in one write.
             try await store.spendCeremony(
                 challenge: ceremony.challenge, kind: .authentication,
