@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // C libraries from Debian, each wrapped by exactly one Swift module.
@@ -43,6 +45,17 @@ let package = Package(
         .target(name: "PasskeyCBOR", dependencies: ["CPasskeyCBOR"]),
         .target(name: "PasskeyStore", dependencies: ["CPasskeySQLite"]),
 
+        // The same store on PostgreSQL, for several server processes on one database.
+        .target(
+            name: "PasskeyPostgres",
+            dependencies: [
+                "PasskeyStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
         // from TrustAnchors/PEM by scripts/generate-trust-anchors.py): one binary, no bundle.
@@ -57,7 +70,7 @@ let package = Package(
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyStore", "PasskeyCrypto", "PasskeyAssociation",
+                "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -67,14 +80,20 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyAssociation",
+                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         // A software authenticator and byte-level builders shared by the test targets.
         .target(
-            name: "PasskeyTestSupport", dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto"],
+            name: "PasskeyTestSupport",
+            dependencies: [
+                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/PasskeyTestSupport"),
 
         // Throughput next to `openssl speed`: `make bench`.
@@ -83,7 +102,13 @@ let package = Package(
 
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
         .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"], exclude: ["Fixtures"]),
-        .testTarget(name: "PasskeyStoreTests", dependencies: ["PasskeyStore"]),
+        .testTarget(
+            name: "PasskeyStoreTests",
+            dependencies: [
+                "PasskeyStore", "PasskeyPostgres", "PasskeyTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "PasskeyCoreTests",
             dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],

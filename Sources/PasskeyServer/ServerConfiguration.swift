@@ -10,7 +10,14 @@ public struct ServerConfiguration: Sendable {
     public var rpName = "Passkey Server"
     /// Allowed origins; empty means `http://localhost:PORT`.
     public var origins: [String] = []
-    public var databasePath = "./passkeys.sqlite"
+    /// An SQLite file path (one process), or a `postgres://` / `postgresql://` URL (any number
+    /// of processes on one database).
+    public var database = "./passkeys.sqlite"
+    /// PostgreSQL only: the most connections each process opens.
+    public var databasePoolSize = 10
+    /// PostgreSQL only: the longest a database call may take, waiting for a connection
+    /// included; past it the request gets 503 `unavailable`. Also each statement's timeout.
+    public var databaseTimeout: TimeInterval = 5
     public var publicDirectory = "Public"
     /// The association file; nil or a missing default file means none (then built from app IDs).
     public var associationFile: String? = "apple-app-site-association"

@@ -1,382 +1,147 @@
 public import Foundation
 
-/// Persistent storage for users, credentials, pending ceremonies and sessions, in one SQLite file.
+/// Persistent storage for users, credentials, pending ceremonies, sessions and server secrets.
 ///
-/// Writes go through one writer connection that commits in groups (`GroupCommitDatabase`):
-/// every write method is atomic (its own savepoint), and returns only once the transaction that
-/// holds it has committed with `synchronous=FULL`, so a returned write is on disk. Reads run on
-/// reader connections beside it. Times are stored with millisecond precision.
-public final class PasskeyStore: Sendable {
-    let database: GroupCommitDatabase
+/// Two implementations: `SQLitePasskeyStore` (one file, one process: the default) and
+/// `PostgresPasskeyStore` (module PasskeyPostgres: any number of processes on one database). Both
+/// pass the same test suite. Every method that writes is atomic and returns only once its
+/// transaction is durable: a returned write is on disk. Times are kept to the millisecond.
+///
+/// Text values never hold NUL (U+0000), which PostgreSQL cannot store: the callers check what
+/// comes from clients (names and labels refuse control characters, transports are ASCII tokens).
+///
+/// Errors are `StoreError`: `.unavailable` when the database cannot be reached (nothing was
+/// changed, or the outcome of a commit in flight is unknown), `.database` for anything else.
+public protocol PasskeyStore: Sendable {
+    /// Closes the store once the calls already made have run. Later calls throw.
+    func close() async
 
-    /// Opens the database file at `path`, creating it if missing, sets WAL, synchronous=FULL,
-    /// foreign keys and a 5 s busy timeout, and brings the schema up to date.
-    ///
-    /// `onCommit` hears of each group commit: how many writes it held and how long the COMMIT
-    /// (the fsync) took.
-    public init(path: String, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void = { _, _ in }) async throws {
-        database = try await GroupCommitDatabase(
-            path: path, label: "PasskeyStore.sqlite", prepare: Schema.prepare, prepareReader: Schema.prepareReader,
-            onCommit: onCommit)
-    }
-
-    /// Closes the connection once the calls already made have run. Later calls throw.
-    public func close() async {
-        await database.close()
-    }
-
-    /// The number of migrations applied to the file (`PRAGMA user_version`).
-    public var schemaVersion: Int {
-        get async throws {
-            try database.read { try Schema.userVersion($0) }
-        }
-    }
+    /// The number of migrations applied to the schema.
+    var schemaVersion: Int { get async throws }
 
     // MARK: Ceremonies
 
-    public func insertCeremony(_ c: CeremonyRecord) async throws {
-        let arguments = try c.arguments()
-        try await database.write { db in
-            try db.execute(
-                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments)
-        }
-    }
+    func insertCeremony(_ ceremony: CeremonyRecord) async throws
 
     /// The pending ceremony with this challenge and kind, if present and not expired at `now`.
-    /// A read: nothing is spent (the ceremony is spent by `completeRegistration`,
-    /// `completeAuthentication` or `spendCeremony`, atomically).
-    public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
-        let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
-        return try database.read { db in
-            try db.row(
-                "SELECT \(CeremonyRecord.columns) FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?",
-                arguments, CeremonyRecord.init(row:))
-        }
-    }
+    /// A read: nothing is spent.
+    func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord?
 
     /// Atomically removes and returns the ceremony with this challenge and kind, if present and
-    /// not expired at `now` (DELETE … RETURNING). Two concurrent calls never both get it.
-    ///
-    /// A ceremony of the other kind, or an expired one, is left in place (sweepExpired removes
-    /// expired ones) and nil is returned.
-    public func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
-        let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
-        return try await database.write { db in
-            try Self.consume(db, arguments)
-        }
-    }
+    /// not expired at `now`. Two concurrent calls (from any process) never both get it. An
+    /// expired ceremony or one of the other kind is left in place, and nil returned.
+    func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord?
 
-    private static func consume(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> CeremonyRecord? {
-        try db.row(
-            """
-            DELETE FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?
-            RETURNING \(CeremonyRecord.columns)
-            """, arguments, CeremonyRecord.init(row:))
-    }
-
-    /// Spends the ceremony of a refused response (its challenge cannot be used again) and, for a
-    /// counter regression, marks the credential possibly cloned — in one write. Returns whether
-    /// the ceremony was still there.
+    /// Spends the ceremony of a refused response and, for a counter regression, marks the
+    /// credential possibly cloned, in one write. Returns whether the ceremony was still there.
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]? = nil) async throws -> Bool {
-        try await database.write { db in
-            try db.execute("DELETE FROM ceremonies WHERE challenge = ? AND kind = ?", [.blob(challenge), .text(kind.rawValue)])
-            let spent = try db.changes() == 1
-            if let credentialID {
-                try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
-            }
-            return spent
-        }
-    }
-
-    /// What finishing a verified registration did.
-    public enum RegistrationOutcome: Sendable, Equatable {
-        case registered
-        /// The ceremony was gone (spent by a concurrent request, or expired): nothing stored.
-        case ceremonyGone
-        /// The name was taken meanwhile, or the credential id is registered: the ceremony is
-        /// spent, nothing else stored.
-        case userExists, credentialExists
-    }
+    func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?) async throws -> Bool
 
     /// Finishes a verified registration in one atomic write: spends the ceremony, creates the
-    /// user (when new), the credential and the session.
-    public func completeRegistration(
+    /// user (when new), the credential and the session. On a conflict the ceremony is spent and
+    /// nothing else is stored.
+    func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
-    ) async throws -> RegistrationOutcome {
-        let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.registration.rawValue), try .time(now)]
-        let credentialArguments = try credential.arguments()
-        let userArguments = try newUser?.arguments()
-        let sessionArguments = try session.arguments()
-        return try await database.write { db in
-            guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
-            // A conflict undoes the account rows, not the spending.
-            if let conflict = try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
-                return conflict
-            }
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
-            return .registered
-        }
-    }
-
-    /// What finishing a verified assertion did.
-    public enum AuthenticationOutcome: Sendable, Equatable {
-        /// Counter, backup state and last use updated, session created; the account's name.
-        case signedIn(userName: String)
-        /// The ceremony was gone (spent by a concurrent request, or expired): nothing changed.
-        case ceremonyGone
-        /// A concurrent assertion raised the counter first: the ceremony is spent and the
-        /// credential marked possibly cloned, nothing else changed.
-        case counterRegression
-    }
+    ) async throws -> RegistrationOutcome
 
     /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
-    /// the sign counter (§7.2 step 25), stores backup state, last use and uvInitialized (which
-    /// only rises), and creates the session.
-    public func completeAuthentication(
+    /// the sign counter (WebAuthn §7.2 step 25), stores backup state, last use and
+    /// uvInitialized (which only rises), and creates the session.
+    func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
         session: SessionRecord
-    ) async throws -> AuthenticationOutcome {
-        let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
-        let assertionArguments = try Self.assertionArguments(
-            credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
-        let sessionArguments = try session.arguments()
-        return try await database.write { db in
-            guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
-            guard try Self.applyAssertion(db, assertionArguments) else {
-                try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
-                return .counterRegression
-            }
-            guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
-                throw StoreError.database("the credential's user vanished")
-            }
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
-            return .signedIn(userName: name)
-        }
-    }
+    ) async throws -> AuthenticationOutcome
 
     // MARK: Users
 
-    public func user(nameKey: String) async throws -> UserRecord? {
-        try database.read { db in
-            try db.row(
-                "SELECT \(UserRecord.columns) FROM users WHERE name_key = ?", [.text(nameKey)],
-                UserRecord.init(row:))
-        }
-    }
+    func user(nameKey: String) async throws -> UserRecord?
+    func user(handle: [UInt8]) async throws -> UserRecord?
 
-    public func user(handle: [UInt8]) async throws -> UserRecord? {
-        try database.read { db in
-            try db.row(
-                "SELECT \(UserRecord.columns) FROM users WHERE handle = ?", [.blob(handle)],
-                UserRecord.init(row:))
-        }
-    }
+    /// Deletes the account; its credentials and sessions go with it. False if there is none.
+    func deleteUser(handle: [UInt8]) async throws -> Bool
 
     // MARK: Credentials
 
-    /// One atomic write: inserts `newUser` when given, then the credential. UNIQUE violations map
-    /// to .userExists (users.name_key) / .credentialExists (credentials.id); nothing is left behind.
-    ///
-    /// A credential for a user that does not exist (and no `newUser`) fails with `.database`
-    /// (foreign key).
-    public func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws {
-        let credentialArguments = try credential.arguments()
-        let userArguments = try newUser?.arguments()
-        try await database.write { db in
-            switch try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
-            case .userExists: throw StoreError(code: .userExists, reason: "users.name_key is taken")
-            case .credentialExists: throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
-            default: return
-            }
-        }
-    }
+    /// Inserts `newUser` when given, then the credential, atomically. Throws `.userExists` /
+    /// `.credentialExists` on a conflict, leaving nothing behind; a credential for a user that
+    /// does not exist (and no `newUser`) is `.database`.
+    func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws
 
-    /// Inserts the user (when new) and the credential, in a savepoint of their own: on a
-    /// conflict both are undone (and nothing else the caller did) and the conflict returned.
-    private static func insertAccount(
-        _ db: SQLiteConnection, _ credential: CredentialRecord, _ credentialArguments: [SQLiteValue],
-        _ newUser: UserRecord?, _ userArguments: [SQLiteValue]?
-    ) throws -> RegistrationOutcome? {
-        try db.execute("SAVEPOINT account")
-        let conflict: RegistrationOutcome?
-        do {
-            if let newUser, let userArguments, let taken = try insertUser(db, newUser, userArguments) {
-                conflict = taken
-            } else {
-                conflict = try insertCredential(db, credential, credentialArguments)
-            }
-        } catch {
-            try? db.execute("ROLLBACK TO account")
-            try? db.execute("RELEASE account")
-            throw error
-        }
-        if conflict != nil { try db.execute("ROLLBACK TO account") }
-        try db.execute("RELEASE account")
-        return conflict
-    }
-
-    /// Inserts a user; `.userExists` when the name is taken (the table is asked, not the message).
-    private static func insertUser(_ db: SQLiteConnection, _ user: UserRecord, _ arguments: [SQLiteValue]) throws -> RegistrationOutcome? {
-        do {
-            try db.execute("INSERT INTO users (\(UserRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
-            return nil
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            let taken = try db.row("SELECT 1 FROM users WHERE name_key = ?", [.text(user.nameKey)]) { _ in true }
-            if taken == true { return .userExists }
-            throw error
-        }
-    }
-
-    /// Inserts a credential; `.credentialExists` when its id is registered.
-    private static func insertCredential(
-        _ db: SQLiteConnection, _ credential: CredentialRecord, _ arguments: [SQLiteValue]
-    ) throws -> RegistrationOutcome? {
-        do {
-            try db.execute(
-                """
-                INSERT INTO credentials (\(CredentialRecord.columns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments)
-            return nil
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            let taken = try db.row("SELECT 1 FROM credentials WHERE id = ?", [.blob(credential.id)]) { _ in true }
-            if taken == true { return .credentialExists }
-            throw error
-        }
-    }
-
-    public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        try database.read { db in
-            try db.row(
-                "SELECT \(CredentialRecord.columns) FROM credentials WHERE id = ?", [.blob(id)],
-                CredentialRecord.init(row:))
-        }
-    }
+    func credential(id: [UInt8]) async throws -> CredentialRecord?
 
     /// The user's credentials, oldest first (by createdAt, then insertion order).
-    public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        try database.read { db in
-            try db.rows(
-                """
-                SELECT \(CredentialRecord.columns) FROM credentials WHERE user_handle = ?
-                ORDER BY created_at, rowid
-                """, [.blob(userHandle)], CredentialRecord.init(row:))
-        }
-    }
+    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord]
 
-    /// Atomic compare-and-set of the sign counter, with backup state and last-used time.
-    /// uvInitialized only ever rises: an assertion without UV does not clear it.
-    /// Applies only if (stored == 0 && new == 0) || new > stored; returns false (and changes
-    /// nothing) otherwise — the caller then calls markPossiblyCloned.
-    ///
-    /// Also false when no credential has this ID.
-    public func recordAssertion(
+    /// Atomic compare-and-set of the sign counter, with backup state and last-used time. Applies
+    /// only if (stored == 0 && new == 0) || new > stored; false (nothing changed) otherwise, and
+    /// when no credential has this ID. uvInitialized only rises.
+    func recordAssertion(
         credentialID: [UInt8], signCount: UInt32, backupState: Bool, uvInitialized: Bool, at: Date
-    ) async throws -> Bool {
-        let arguments = try Self.assertionArguments(
-            credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: uvInitialized, at: at)
-        return try await database.write { db in
-            try Self.applyAssertion(db, arguments)
-        }
-    }
+    ) async throws -> Bool
 
-    private static func assertionArguments(
-        credentialID: [UInt8], signCount: UInt32, backupState: Bool, uvInitialized: Bool, at: Date
-    ) throws -> [SQLiteValue] {
-        let newCount = Int64(signCount)
-        return [
-            .integer(newCount), .bool(backupState), .bool(uvInitialized), try .time(at),
-            .blob(credentialID), .integer(newCount), .integer(newCount),
-        ]
-    }
-
-    /// One statement: the check and the write cannot be separated by another writer.
-    private static func applyAssertion(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> Bool {
-        try db.execute(
-            """
-            UPDATE credentials
-            SET sign_count = ?, backup_state = ?, uv_initialized = max(uv_initialized, ?), last_used_at = ?
-            WHERE id = ? AND ((sign_count = 0 AND ? = 0) OR ? > sign_count)
-            """, arguments)
-        return try db.changes() == 1
-    }
-
-    public func markPossiblyCloned(credentialID: [UInt8]) async throws {
-        try await database.write { db in
-            try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
-        }
-    }
+    func markPossiblyCloned(credentialID: [UInt8]) async throws
 
     /// Renames the credential if it belongs to `userHandle`; false if there is no such credential.
-    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
-        try await database.write { db in
-            try db.execute(
-                "UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ?",
-                [.text(name), .blob(id), .blob(userHandle)])
-            return try db.changes() == 1
-        }
-    }
+    func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool
 
-    /// Deletes the credential if it belongs to `userHandle`, and atomically with it every
-    /// session that credential opened; false (nothing changed) if there is no such credential.
-    public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
-        try await database.write { db in
-            try db.execute(
-                "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
-            guard try db.changes() == 1 else { return false }
-            try db.execute(
-                "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
-            return true
-        }
-    }
+    /// Deletes the credential if it belongs to `userHandle`, and atomically with it every session
+    /// that credential opened; false (nothing changed) if there is no such credential.
+    func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
 
     // MARK: Sessions
 
-    public func insertSession(_ s: SessionRecord) async throws {
-        let arguments = try s.arguments()
-        try await database.write { db in
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
-        }
-    }
+    func insertSession(_ session: SessionRecord) async throws
 
     /// The session with this token hash, or nil if absent or expired at `now`.
-    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
-        let arguments: [SQLiteValue] = [.blob(tokenHash), try .time(now)]
-        return try database.read { db in
-            try db.row(
-                "SELECT \(SessionRecord.columns) FROM sessions WHERE token_hash = ? AND expires_at > ?",
-                arguments, SessionRecord.init(row:))
-        }
-    }
+    func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
 
-    public func deleteSession(tokenHash: [UInt8]) async throws {
-        try await database.write { db in
-            try db.execute("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
-        }
-    }
+    func deleteSession(tokenHash: [UInt8]) async throws
 
     /// Ends every session of the user ("sign out everywhere"); returns how many there were.
     @discardableResult
-    public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
-        try await database.write { db in
-            try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(userHandle)])
-            return try db.changes()
-        }
-    }
+    func deleteSessions(userHandle: [UInt8]) async throws -> Int
 
-    // MARK: Maintenance
+    // MARK: Secrets and maintenance
 
-    /// Deletes expired ceremonies and sessions; returns how many of each.
-    public func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int) {
-        let cutoff = try SQLiteValue.time(now)
-        let counts: [Int] = try await database.write { db in
-            try db.execute("DELETE FROM ceremonies WHERE expires_at <= ?", [cutoff])
-            let ceremonies = try db.changes()
-            try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
-            return [ceremonies, try db.changes()]
-        }
-        return (counts[0], counts[1])
+    /// The server secret stored under `name`: the first call (from any process) stores
+    /// `candidate`, every later call returns what was stored.
+    func secret(named name: String, candidate: [UInt8]) async throws -> [UInt8]
+
+    /// Records that the metadata BLOB numbered `number` is loaded, unless a higher number was
+    /// loaded before: then nothing changes and the higher number is returned (FIDO MDS3: `no`
+    /// grows with each BLOB). Nil when `number` is accepted.
+    func acceptMetadataNumber(_ number: Int) async throws -> Int?
+
+    /// Deletes expired ceremonies and sessions; returns how many of each. Several processes may
+    /// sweep at once without colliding.
+    func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int)
+}
+
+extension PasskeyStore {
+    @discardableResult
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind) async throws -> Bool {
+        try await spendCeremony(challenge: challenge, kind: kind, markCloned: nil)
     }
 }
+
+/// What finishing a verified registration did.
+public enum RegistrationOutcome: Sendable, Equatable {
+    case registered
+    /// The ceremony was gone (spent by a concurrent request, or expired): nothing stored.
+    case ceremonyGone
+    /// The name was taken meanwhile, or the credential id is registered: the ceremony is
+    /// spent, nothing else stored.
+    case userExists, credentialExists
+}
+
+/// What finishing a verified assertion did.
+public enum AuthenticationOutcome: Sendable, Equatable {
+    /// Counter, backup state and last use updated, session created; the account's name.
+    case signedIn(userName: String)
+    /// The ceremony was gone (spent by a concurrent request, or expired): nothing changed.
+    case ceremonyGone
+    /// A concurrent assertion raised the counter first: the ceremony is spent and the
+    /// credential marked possibly cloned, nothing else changed.
+    case counterRegression
+}
+

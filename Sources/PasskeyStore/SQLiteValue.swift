@@ -22,7 +22,7 @@ enum SQLiteValue {
 
 extension Date {
     /// Milliseconds since 1970-01-01 UTC, rounded to the nearest millisecond.
-    func storeMilliseconds() throws -> Int64 {
+    package func storeMilliseconds() throws -> Int64 {
         let milliseconds = (timeIntervalSince1970 * 1000).rounded()
         guard let value = Int64(exactly: milliseconds) else {
             throw StoreError.database("date \(timeIntervalSince1970) is outside the storable range")
@@ -30,7 +30,7 @@ extension Date {
         return value
     }
 
-    init(storeMilliseconds milliseconds: Int64) {
+    package init(storeMilliseconds milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PasskeyAssociation
 import PasskeyCore
+import PasskeyPostgres
 import PasskeyServer
 
 /// Flag, else `PASSKEY_*` environment variable, else the default.
@@ -15,7 +16,12 @@ struct ConfigurationResolver {
         c.rpID = try string(flags.rpID, "RP_ID") ?? c.rpID
         c.rpName = try string(flags.rpName, "RP_NAME") ?? c.rpName
         c.origins = list(flags.origin, "ORIGIN")
-        c.databasePath = try string(flags.database, "DATABASE") ?? c.databasePath
+        c.database = try string(flags.database, "DATABASE") ?? c.database
+        c.databasePoolSize = try int(flags.databasePoolSize, "DATABASE_POOL_SIZE", range: 1...1000) ?? c.databasePoolSize
+        c.databaseTimeout = TimeInterval(try int(flags.databaseTimeout, "DATABASE_TIMEOUT", range: 1...600) ?? Int(c.databaseTimeout))
+        if PostgresLocation.isURL(c.database) {
+            do { _ = try PostgresLocation(url: c.database) } catch { throw ValidationError("--database: \(error)") }
+        }
         c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? c.publicDirectory
         if let aasa = try string(flags.aasa, "AASA") {
             c.associationFile = aasa

@@ -58,8 +58,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An allowed origin, compared exactly after normalising; repeatable. (env: PASSKEY_ORIGIN, default http://localhost:PORT)")
     var origin: [String] = []
 
-    @Option(help: "SQLite database file, created if missing. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)")
+    @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
     var database: String?
+
+    @Option(name: .customLong("database-pool-size"), help: ArgumentHelp("PostgreSQL: the most connections this process opens. (env: PASSKEY_DATABASE_POOL_SIZE, default 10)", valueName: "N"))
+    var databasePoolSize: Int?
+
+    @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take, waiting for a connection included, and each statement's timeout; past it the request gets 503 unavailable. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))
+    var databaseTimeout: Int?
 
     @Option(name: .customLong("public-dir"), help: "Folder served at / (the ceremony page). (env: PASSKEY_PUBLIC_DIR, default Public)")
     var publicDir: String?

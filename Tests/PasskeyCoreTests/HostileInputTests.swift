@@ -117,6 +117,18 @@ import Testing
         expectRefusal(.invalidRequest) { _ = try RegistrationResponse(json: [0xEF, 0xBB, 0xBF] + (try b.json())) }
     }
 
+    @Test func transportsAreLowerCaseASCIITokens() throws {
+        var b = RegistrationBuilder(credential: try TestCredential(), rpID: rpID, origin: origin, challenge: challenge)
+        b.transports = ["usb", "smart-card", "hybrid", "future-transport-2"]
+        #expect(try RegistrationResponse(json: try b.json()).transports == ["usb", "smart-card", "hybrid", "future-transport-2"])
+        // A NUL would be a 500 on PostgreSQL (text cannot hold it); control characters, upper
+        // case, spaces and non-ASCII are not transport names either.
+        for bad in ["usb\u{0}", "usb\n", "USB", "us b", "nfc✓", "", String(repeating: "a", count: 33)] {
+            b.transports = ["internal", bad]
+            expectRefusal(.invalidRequest) { _ = try RegistrationResponse(json: try b.json()) }
+        }
+    }
+
     // MARK: CBOR from real authenticators
 
     /// The attestation object re-encoded as an indefinite-length map (as some security keys send it).

@@ -37,7 +37,7 @@ final class TestServer: Sendable {
         // Port 0: the default origin follows the port the server binds.
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.databasePath = directory.appendingPathComponent("db.sqlite").path
+        configuration.database = directory.appendingPathComponent("db.sqlite").path
         configuration.publicDirectory = directory.path
         configuration.associationFile = nil
         configure(&configuration)

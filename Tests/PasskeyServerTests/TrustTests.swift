@@ -207,7 +207,7 @@ import Testing
         for (label, configure, named) in cases {
             var configuration = ServerConfiguration()
             configuration.port = 0
-            configuration.databasePath = folder.appendingPathComponent("\(UUID().uuidString).sqlite").path
+            configuration.database = folder.appendingPathComponent("\(UUID().uuidString).sqlite").path
             configuration.associationFile = nil
             configure(&configuration)
             do {
@@ -217,7 +217,7 @@ import Testing
             } catch let error as PasskeyApplication.StartupError {
                 #expect(error.message.contains(named), "\(label): \(error.message)")
             }
-            #expect(!FileManager.default.fileExists(atPath: configuration.databasePath), "\(label): database created")
+            #expect(!FileManager.default.fileExists(atPath: configuration.database), "\(label): database created")
         }
     }
 }
@@ -229,14 +229,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = ServerConfiguration()
         configuration.port = 0
-        configuration.databasePath = folder.appendingPathComponent("db.sqlite").path
+        configuration.database = folder.appendingPathComponent("db.sqlite").path
         configuration.associationFile = nil
         configuration.metadataBLOBPath = MDSFixtures.path("good.jwt")
         configuration.metadataRootPath = MDSFixtures.path("mds-root.pem")
         configuration.metadataSignerNames = MDSFixtures.signerNames
         let number = try MDSFixtures.expected().number
         // A later BLOB was loaded into this database before (the store remembers its number).
-        let store = try await PasskeyStore(path: configuration.databasePath)
+        let store = try await SQLitePasskeyStore(path: configuration.database)
         #expect(try await store.acceptMetadataNumber(number + 1) == nil)
         await store.close()
         do {
@@ -247,7 +247,7 @@ import Testing
             #expect(error.message.contains("lower than \(number + 1)"), "\(error.message)")
         }
         // The same number again, or a higher one, is fine.
-        let again = try await PasskeyStore(path: configuration.databasePath)
+        let again = try await SQLitePasskeyStore(path: configuration.database)
         #expect(try await again.acceptMetadataNumber(number + 1) == nil)
         #expect(try await again.acceptMetadataNumber(number + 2) == nil)
         #expect(try await again.acceptMetadataNumber(number + 1) == number + 2)

@@ -4,9 +4,9 @@ import PasskeyStore
 
 @Suite("Ceremonies")
 struct CeremonyTests {
-    @Test("round trip of every field, for both kinds")
-    func roundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("round trip of every field, for both kinds", arguments: StoreKind.available)
+    func roundTrip(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let registration = CeremonyRecord(
                 challenge: Fixture.bytes(32), kind: .registration, userHandle: Fixture.bytes(32),
                 userName: "Alice", displayName: "Alice A.", isNewUser: true,
@@ -27,9 +27,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("a ceremony is consumed once only")
-    func consumedOnce() async throws {
-        try await withStore { store, _ in
+    @Test("a ceremony is consumed once only", arguments: StoreKind.available)
+    func consumedOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1_000)
@@ -38,9 +38,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("an expired ceremony is not returned (expired at expiresAt exactly)")
-    func expiredNotReturned() async throws {
-        try await withStore { store, _ in
+    @Test("an expired ceremony is not returned (expired at expiresAt exactly)", arguments: StoreKind.available)
+    func expiredNotReturned(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let expired = Fixture.ceremony(expiresIn: 300_000)
             try await store.insertCeremony(expired)
             #expect(try await store.consumeCeremony(challenge: expired.challenge, kind: .authentication, now: expired.expiresAt) == nil)
@@ -53,9 +53,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("the wrong kind is not returned and does not spend the challenge")
-    func wrongKindNotReturned() async throws {
-        try await withStore { store, _ in
+    @Test("the wrong kind is not returned and does not spend the challenge", arguments: StoreKind.available)
+    func wrongKindNotReturned(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let ceremony = Fixture.ceremony(.registration)
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1)
@@ -64,9 +64,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("an unknown challenge is nil; a duplicate challenge cannot be inserted")
-    func unknownAndDuplicate() async throws {
-        try await withStore { store, _ in
+    @Test("an unknown challenge is nil; a duplicate challenge cannot be inserted", arguments: StoreKind.available)
+    func unknownAndDuplicate(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             #expect(try await store.consumeCeremony(challenge: Fixture.bytes(32), kind: .registration, now: Fixture.date()) == nil)
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
@@ -77,9 +77,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("50 concurrent consumeCeremony calls on one challenge: exactly one winner")
-    func concurrentConsumeOneWinner() async throws {
-        try await withStore { store, _ in
+    @Test("50 concurrent consumeCeremony calls on one challenge: exactly one winner", arguments: StoreKind.available)
+    func concurrentConsumeOneWinner(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1)
@@ -99,10 +99,9 @@ struct CeremonyTests {
         }
     }
 
-    @Test("two connections on one file racing 50 consumes: exactly one winner")
-    func twoConnectionsOneWinner() async throws {
-        try await withStore { first, path in
-            let second = try await PasskeyStore(path: path)
+    @Test("two stores on one database (two processes) racing 50 consumes: exactly one winner", arguments: StoreKind.available)
+    func twoStoresOneWinner(_ kind: StoreKind) async throws {
+        try await withTwoStores(kind) { first, second in
             let ceremony = Fixture.ceremony(.registration)
             try await first.insertCeremony(ceremony)
             let now = Fixture.date(1)
@@ -117,7 +116,6 @@ struct CeremonyTests {
                 }
                 return try await group.reduce(0, +)
             }
-            await second.close()
             #expect(wins == 1)
         }
     }

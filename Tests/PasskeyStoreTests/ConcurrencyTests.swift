@@ -17,9 +17,9 @@ struct ConcurrencyTests {
         case swept
     }
 
-    @Test("200 concurrent mixed operations from a TaskGroup finish without error and add up")
-    func mixedWorkload() async throws {
-        try await withStore { store, _ in
+    @Test("200 concurrent mixed operations from a TaskGroup finish without error and add up", arguments: StoreKind.available)
+    func mixedWorkload(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let users = (0..<10).map { Fixture.user(name: "seed\($0)") }
             var credentials: [CredentialRecord] = []
             for user in users {
@@ -110,7 +110,7 @@ struct ConcurrencyTests {
     func writesShareCommits() async throws {
         try await withTemporaryDirectory { directory in
             let sizes = Mutex<[Int]>([])
-            let store = try await PasskeyStore(path: directory.appendingPathComponent("group.sqlite").path) { writes, _ in
+            let store = try await SQLitePasskeyStore(path: directory.appendingPathComponent("group.sqlite").path) { writes, _ in
                 sizes.withLock { $0.append(writes) }
             }
             let now = Date()

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
-@testable import PasskeyStore
+import PasskeyStore
 
 @Suite("Users and credentials")
 struct CredentialTests {
-    @Test("user round trip by name key and by handle; unknown ones are nil")
-    func userRoundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("user round trip by name key and by handle; unknown ones are nil", arguments: StoreKind.available)
+    func userRoundTrip(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = UserRecord(
                 handle: Fixture.bytes(32), name: "Zoë Ångström", nameKey: "zoë ångström",
                 displayName: "Zoë 🐝", createdAt: Fixture.date(42))
@@ -19,9 +19,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("credential round trip of every field, minimal and maximal")
-    func credentialRoundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("credential round trip of every field, minimal and maximal", arguments: StoreKind.available)
+    func credentialRoundTrip(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             // Minimal: nil lastUsedAt, empty transports, no authenticator name, all flags false.
             let minimal = CredentialRecord(
@@ -37,7 +37,7 @@ struct CredentialTests {
                 algorithm: -257, signCount: .max, transports: ["usb", "nfc", "ble", "hybrid", "internal"],
                 backupEligible: true, backupState: true, uvInitialized: true, aaguid: Fixture.bytes(16),
                 attestationFormat: "packed", attestationType: "basic", attestationTrusted: true,
-                authenticatorName: "YubiKey 5 \"NFC\" / ✓", name: "Work key\u{0}tail",
+                authenticatorName: "YubiKey 5 \"NFC\" / ✓", name: "Work key ✓\ttail \u{1F511}",
                 createdAt: Fixture.date(2_000), lastUsedAt: Fixture.date(3_000), possiblyCloned: true)
 
             try await store.registerCredential(minimal, newUser: user)
@@ -50,9 +50,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("credentials(userHandle:) is oldest first, not insertion order, and per user")
-    func credentialsOldestFirst() async throws {
-        try await withStore { store, _ in
+    @Test("credentials(userHandle:) is oldest first, not insertion order, and per user", arguments: StoreKind.available)
+    func credentialsOldestFirst(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let newest = Fixture.credential(for: alice, at: 30_000, name: "newest")
@@ -71,9 +71,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("duplicate credential id → .credentialExists, and the new user row is not left behind")
-    func duplicateCredentialRollsBackUser() async throws {
-        try await withStore { store, _ in
+    @Test("duplicate credential id → .credentialExists, and the new user row is not left behind", arguments: StoreKind.available)
+    func duplicateCredentialRollsBackUser(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = Fixture.user(name: "alice")
             let first = Fixture.credential(for: alice)
             try await store.registerCredential(first, newUser: alice)
@@ -100,9 +100,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("duplicate name key → .userExists, and the credential is not stored")
-    func duplicateNameKey() async throws {
-        try await withStore { store, _ in
+    @Test("duplicate name key → .userExists, and the credential is not stored", arguments: StoreKind.available)
+    func duplicateNameKey(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = Fixture.user(name: "alice")
             try await store.registerCredential(Fixture.credential(for: alice), newUser: alice)
 
@@ -119,9 +119,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("a credential for a user that does not exist is refused (foreign key)")
-    func foreignKeyEnforced() async throws {
-        try await withStore { store, _ in
+    @Test("a credential for a user that does not exist is refused (foreign key)", arguments: StoreKind.available)
+    func foreignKeyEnforced(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let ghost = Fixture.user(name: "ghost")
             let credential = Fixture.credential(for: ghost)
             let error = await #expect(throws: StoreError.self) {
@@ -133,9 +133,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("an AAGUID that is not 16 bytes is refused and nothing is stored")
-    func aaguidLengthChecked() async throws {
-        try await withStore { store, _ in
+    @Test("an AAGUID that is not 16 bytes is refused and nothing is stored", arguments: StoreKind.available)
+    func aaguidLengthChecked(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             var credential = Fixture.credential(for: user)
             credential.aaguid = Fixture.bytes(15)
@@ -148,9 +148,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("rename and delete only act on the owner's credential")
-    func renameAndDeleteAreScopedToOwner() async throws {
-        try await withStore { store, _ in
+    @Test("rename and delete only act on the owner's credential", arguments: StoreKind.available)
+    func renameAndDeleteAreScopedToOwner(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let credential = Fixture.credential(for: alice, name: "Phone")
@@ -174,9 +174,9 @@ struct CredentialTests {
         }
     }
 
-    @Test("deleting a user cascades to credentials and sessions, and only theirs")
-    func deleteUserCascades() async throws {
-        try await withStore { store, _ in
+    @Test("deleting a user cascades to credentials and sessions, and only theirs", arguments: StoreKind.available)
+    func deleteUserCascades(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let first = Fixture.credential(for: alice)

@@ -4,9 +4,9 @@ import PasskeyStore
 
 @Suite("Sessions and sweeping")
 struct SessionTests {
-    @Test("session insert, lookup, expiry and delete")
-    func lifecycle() async throws {
-        try await withStore { store, _ in
+    @Test("session insert, lookup, expiry and delete", arguments: StoreKind.available)
+    func lifecycle(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let session = Fixture.session(for: user, expiresIn: 3_600_000)
@@ -23,9 +23,9 @@ struct SessionTests {
         }
     }
 
-    @Test("a session for an unknown user is refused (foreign key)")
-    func sessionNeedsUser() async throws {
-        try await withStore { store, _ in
+    @Test("a session for an unknown user is refused (foreign key)", arguments: StoreKind.available)
+    func sessionNeedsUser(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let session = Fixture.session(for: Fixture.user())
             let error = await #expect(throws: StoreError.self) {
                 try await store.insertSession(session)
@@ -34,9 +34,9 @@ struct SessionTests {
         }
     }
 
-    @Test("sweepExpired deletes only expired rows and counts them")
-    func sweepCounts() async throws {
-        try await withStore { store, _ in
+    @Test("sweepExpired deletes only expired rows and counts them", arguments: StoreKind.available)
+    func sweepCounts(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let now = Fixture.date(1_000_000)

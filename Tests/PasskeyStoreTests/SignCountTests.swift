@@ -14,7 +14,7 @@ struct CounterCase: Sendable, CustomTestStringConvertible {
 struct SignCountTests {
     @Test(
         "recordAssertion CAS rules",
-        arguments: [
+        arguments: StoreKind.available, [
             CounterCase(stored: 0, new: 0, applies: true),
             CounterCase(stored: 5, new: 6, applies: true),
             CounterCase(stored: 5, new: 5, applies: false),
@@ -25,8 +25,8 @@ struct SignCountTests {
             CounterCase(stored: .max - 1, new: .max, applies: true),
             CounterCase(stored: .max, new: .max, applies: false),
         ])
-    func compareAndSet(_ row: CounterCase) async throws {
-        try await withStore { store, _ in
+    func compareAndSet(_ kind: StoreKind, _ row: CounterCase) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             var credential = Fixture.credential(for: user, signCount: row.stored)
             credential.backupState = false
@@ -53,9 +53,9 @@ struct SignCountTests {
         }
     }
 
-    @Test("an unknown credential is not updated")
-    func unknownCredential() async throws {
-        try await withStore { store, _ in
+    @Test("an unknown credential is not updated", arguments: StoreKind.available)
+    func unknownCredential(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let applied = try await store.recordAssertion(
                 credentialID: Fixture.bytes(16), signCount: 1, backupState: false,
                 uvInitialized: false, at: Fixture.date())
@@ -63,9 +63,9 @@ struct SignCountTests {
         }
     }
 
-    @Test("a sequence of assertions: the counter only moves forward")
-    func sequence() async throws {
-        try await withStore { store, _ in
+    @Test("a sequence of assertions: the counter only moves forward", arguments: StoreKind.available)
+    func sequence(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let user = Fixture.user()
             let credential = Fixture.credential(for: user)
             try await store.registerCredential(credential, newUser: user)
@@ -90,7 +90,7 @@ struct SignCountTests {
             let credential = Fixture.credential(for: user, signCount: 5)
             let other = Fixture.credential(for: user, signCount: 5, at: 1)
 
-            let store = try await PasskeyStore(path: path)
+            let store = try await SQLitePasskeyStore(path: path)
             try await store.registerCredential(credential, newUser: user)
             try await store.registerCredential(other, newUser: nil)
             let refused = try await store.recordAssertion(
@@ -100,7 +100,7 @@ struct SignCountTests {
             try await store.markPossiblyCloned(credentialID: credential.id)
             await store.close()
 
-            let reopened = try await PasskeyStore(path: path)
+            let reopened = try await SQLitePasskeyStore(path: path)
             var expected = credential
             expected.possiblyCloned = true
             #expect(try await reopened.credential(id: credential.id) == expected)

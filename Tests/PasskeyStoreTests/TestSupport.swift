@@ -1,5 +1,67 @@
 import Foundation
+import Logging
+import PasskeyPostgres
 import PasskeyStore
+import PasskeyTestSupport
+import Testing
+
+/// The store implementations every shared test runs against: SQLite always, PostgreSQL when
+/// the test cluster is there (`make test` starts one; plain `swift test` may not have it).
+enum StoreKind: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var available: [StoreKind] { TestPostgres.isAvailable ? [.sqlite, .postgres] : [.sqlite] }
+
+    var testDescription: String { rawValue }
+}
+
+let quietLogger = Logger(label: "PasskeyStoreTests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// A fresh store of `kind` (a new SQLite file, or a new PostgreSQL database); closed afterwards.
+func withStore(_ kind: StoreKind, _ body: (any PasskeyStore) async throws -> Void) async throws {
+    try await withTwoStores(kind, second: false) { first, _ in try await body(first) }
+}
+
+/// Two stores on one fresh database, as two server processes would have them: two SQLite
+/// connections on one file, or two PostgreSQL connection pools.
+func withTwoStores(_ kind: StoreKind, _ body: (any PasskeyStore, any PasskeyStore) async throws -> Void) async throws {
+    try await withTwoStores(kind, second: true) { first, second in try await body(first, second!) }
+}
+
+private func withTwoStores(
+    _ kind: StoreKind, second wantSecond: Bool, _ body: (any PasskeyStore, (any PasskeyStore)?) async throws -> Void
+) async throws {
+    switch kind {
+    case .sqlite:
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("passkeys.sqlite").path
+            let first = try await SQLitePasskeyStore(path: path)
+            let second = wantSecond ? try await SQLitePasskeyStore(path: path) : nil
+            try await run(first, second, body)
+        }
+    case .postgres:
+        try await TestPostgres.withDatabase { url in
+            let location = try PostgresLocation(url: url)
+            let first = try await PostgresPasskeyStore(location: location, logger: quietLogger)
+            let second = wantSecond ? try await PostgresPasskeyStore(location: location, logger: quietLogger) : nil
+            try await run(first, second, body)
+        }
+    }
+}
+
+private func run(
+    _ first: any PasskeyStore, _ second: (any PasskeyStore)?, _ body: (any PasskeyStore, (any PasskeyStore)?) async throws -> Void
+) async throws {
+    do {
+        try await body(first, second)
+    } catch {
+        await second?.close()
+        await first.close()
+        throw error
+    }
+    await second?.close()
+    await first.close()
+}
 
 /// A fresh directory under the system temporary directory, removed when `body` returns.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
@@ -10,11 +72,12 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     return try await body(directory)
 }
 
-/// A store on a real SQLite file in a fresh temporary directory; closed afterwards.
-func withStore(_ body: (PasskeyStore, String) async throws -> Void) async throws {
+/// An SQLite store on a real file in a fresh temporary directory, with the file's path, for
+/// the tests of what is SQLite's own (pragmas, the file header); closed afterwards.
+func withSQLiteStore(_ body: (SQLitePasskeyStore, String) async throws -> Void) async throws {
     try await withTemporaryDirectory { directory in
         let path = directory.appendingPathComponent("passkeys.sqlite").path
-        let store = try await PasskeyStore(path: path)
+        let store = try await SQLitePasskeyStore(path: path)
         do {
             try await body(store, path)
         } catch {

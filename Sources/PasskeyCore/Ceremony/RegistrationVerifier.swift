@@ -141,7 +141,7 @@ public struct RegistrationVerifier: Sendable {
             attestationType: outcome!.type,
             attestationTrusted: trusted,
             residentKey: response.residentKey,
-            authenticatorName: aaguidAttested ? metadataEntry?.description : nil,
+            authenticatorName: aaguidAttested ? metadataEntry?.description.map(Self.printable) : nil,
             aaguidAttested: aaguidAttested)
     }
 
@@ -187,6 +187,13 @@ public struct RegistrationVerifier: Sendable {
 
     /// §7.1 step 20: the credential key's alg is one of the offered pubKeyCredParams, and one
     /// this server verifies.
+    /// The model name from metadata without control characters (NUL included), which neither
+    /// the page nor every database can hold: signed metadata is trusted for what it says, not
+    /// for being well-formed text.
+    static func printable(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+    }
+
     static func checkAlgorithmOffered(_ key: COSEKey, offered: [Int]) throws {
         guard offered.contains(key.algorithmIdentifier), key.algorithm != nil else {
             throw WebAuthnError(.unsupportedAlgorithm, "credential algorithm \(key.algorithmIdentifier) was not offered")

@@ -2,10 +2,11 @@ public import Hummingbird
 internal import NIOCore
 internal import Logging
 internal import HTTPTypes
+internal import PasskeyStore
 
 /// Turns everything that is not already an `APIError` into the contract's JSON errors: unknown
 /// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies
-/// over the limit (413), and the server's own faults (500, logged, no detail to the client).
+/// over the limit (413), an unreachable database (503), and the server's own faults (500, logged, no detail to the client).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -30,6 +31,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .payloadTooLarge
         case let error as HTTPError where (400..<500).contains(error.status.code):
             return APIError(code: "invalid_request", status: error.status.code, message: "The request was not understood.")
+        case let error as StoreError where error.code == .unavailable:
+            context.logger.warning("database unavailable", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped(error.reason))"])
+            return .unavailable
         default:
             context.logger.error("request failed", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
             return .internalError

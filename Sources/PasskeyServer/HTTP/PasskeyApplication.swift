@@ -7,6 +7,7 @@ internal import NIOCore
 internal import ServiceLifecycle
 internal import PasskeyCrypto
 internal import PasskeyAssociation
+internal import PasskeyPostgres
 
 /// The server, built from a configuration: the store opened, the association file validated,
 /// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
@@ -14,7 +15,7 @@ public struct PasskeyApplication: Sendable {
     public typealias Context = PasskeyRequestContext
 
     public let service: PasskeyService
-    public let store: PasskeyStore
+    public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
 
@@ -45,7 +46,7 @@ public struct PasskeyApplication: Sendable {
         let association = try loadAssociation(configuration, logger: logger)
         let wellKnown = try wellKnownDocuments(configuration)
 
-        let store = try await PasskeyStore(path: configuration.databasePath)
+        let store = try await openStore(configuration, logger: logger)
         if let blob = trust.metadata, let newer = try await store.acceptMetadataNumber(blob.number) {
             await store.close()
             throw StartupError(message: "--mds-blob: the BLOB's no \(blob.number) is lower than \(newer), already loaded from this database; an older BLOB may hide revocations. Fix: download the current BLOB.")
@@ -94,6 +95,27 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
         await store.close()
+    }
+
+    /// The SQLite file, or the PostgreSQL database when `--database` is a postgres:// URL. A
+    /// PostgreSQL that cannot be reached stops start-up (after `--database-timeout`).
+    static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any PasskeyStore {
+        guard PostgresLocation.isURL(configuration.database) else {
+            return try await SQLitePasskeyStore(path: configuration.database)
+        }
+        let location: PostgresLocation
+        do { location = try PostgresLocation(url: configuration.database) } catch {
+            throw StartupError(message: "--database: \(error)")
+        }
+        do {
+            let store = try await PostgresPasskeyStore(
+                location: location, poolSize: configuration.databasePoolSize,
+                timeout: .milliseconds(Int64(configuration.databaseTimeout * 1000)), logger: logger)
+            logger.info("database", metadata: ["postgres": "\(location)"])
+            return store
+        } catch {
+            throw StartupError(message: "cannot open the database \(location): \(error). Fix: check the URL, and that PostgreSQL is running and reachable.")
+        }
     }
 
     /// /.well-known/assetlinks.json and /.well-known/webauthn, when configured. More than five

@@ -36,6 +36,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func rateLimited(retryAfter: Int) -> APIError {
         APIError(code: "rate_limited", status: 429, message: "Too many requests; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
     }
+    public static let unavailable = APIError(
+        code: "unavailable", status: 503, message: "The database cannot be reached; nothing was changed. Try again shortly.", retryAfter: 1)
     public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
 
     /// The contract's mapping of a refused ceremony. The message is the check's reason: it

@@ -13,7 +13,7 @@ public final class PasskeyService: Sendable {
     /// the server really bound (`--port 0`).
     private let relyingParty: Mutex<RelyingParty>
     public var rp: RelyingParty { relyingParty.withLock { $0 } }
-    let store: PasskeyStore
+    let store: any PasskeyStore
     /// Keys the pseudo-random allowCredentials for names that do not exist.
     let serverSecret: [UInt8]
     let now: @Sendable () -> Date
@@ -24,7 +24,7 @@ public final class PasskeyService: Sendable {
     let keys = PublicKeyCache(capacity: 10_000)
 
     public init(
-        configuration: ServerConfiguration, rp: RelyingParty, store: PasskeyStore, serverSecret: [UInt8],
+        configuration: ServerConfiguration, rp: RelyingParty, store: any PasskeyStore, serverSecret: [UInt8],
         logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.configuration = configuration

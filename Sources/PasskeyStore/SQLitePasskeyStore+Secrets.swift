@@ -1,4 +1,4 @@
-extension PasskeyStore {
+extension SQLitePasskeyStore {
     /// The server secret stored under `name`: the first call stores `candidate` (fresh random
     /// bytes from the caller), every later call — also after a restart — returns what was
     /// stored. Keeps values derived from it (decoy credential ids) stable across restarts.
@@ -13,24 +13,35 @@ extension PasskeyStore {
     }
 }
 
-extension PasskeyStore {
+extension SQLitePasskeyStore {
     /// Records that the metadata BLOB numbered `number` is being loaded, unless a BLOB with a
     /// higher number was loaded before: then nothing changes and the higher number is returned
     /// (FIDO MDS3 §3.1.6: `no` grows with each BLOB, so a lower one is a replayed old BLOB).
     /// Returns nil when `number` is accepted.
     public func acceptMetadataNumber(_ number: Int) async throws -> Int? {
-        let name = "mds-blob-number"
+        let name = MetadataNumber.secretName
         return try await database.write { db in
-            do {
-                let stored = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)]) { $0.blob(0) }
-                if let stored, stored.count == 8 {
-                    let previous = Int(Int64(bitPattern: stored.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
-                    if number < previous { return previous }
-                }
-                let bytes = (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: Int64(number)) >> (56 - 8 * UInt64($0))) }
-                try db.execute("INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", [.text(name), .blob(bytes)])
-                return nil
-            }
+            let stored = try db.row("SELECT value FROM secrets WHERE name = ?", [.text(name)]) { $0.blob(0) }
+            if let previous = stored.flatMap(MetadataNumber.decode), number < previous { return previous }
+            try db.execute(
+                "INSERT OR REPLACE INTO secrets (name, value) VALUES (?, ?)", [.text(name), .blob(MetadataNumber.encode(number))])
+            return nil
         }
+    }
+}
+
+/// The highest metadata BLOB number loaded, kept in the secrets table as 8 bytes big-endian.
+package enum MetadataNumber {
+    package static let secretName = "mds-blob-number"
+
+    package static func encode(_ number: Int) -> [UInt8] {
+        let value = UInt64(bitPattern: Int64(number))
+        return (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    }
+
+    /// Nil unless exactly 8 bytes.
+    package static func decode(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count == 8 else { return nil }
+        return Int(Int64(bitPattern: bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
     }
 }

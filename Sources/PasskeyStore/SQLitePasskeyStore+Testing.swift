@@ -1,6 +1,6 @@
 // Internal operations the tests reach with `@testable import`; not part of the public API.
 
-extension PasskeyStore {
+extension SQLitePasskeyStore {
     /// Connection settings a test can read back.
     enum Pragma: String, Sendable {
         case journalMode = "journal_mode"
@@ -14,14 +14,6 @@ extension PasskeyStore {
         try await database.exclusive { db in
             // The name comes from the enum above, never from input.
             try db.row("PRAGMA \(pragma.rawValue)", cached: false) { $0.text(0) } ?? ""
-        }
-    }
-
-    /// Deletes a user; credentials and sessions go with it (ON DELETE CASCADE).
-    func deleteUser(handle: [UInt8]) async throws -> Bool {
-        try await database.write { db in
-            try db.execute("DELETE FROM users WHERE handle = ?", [.blob(handle)])
-            return try db.changes() == 1
         }
     }
 }

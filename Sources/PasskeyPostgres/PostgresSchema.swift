@@ -1,0 +1,106 @@
+/// The PostgreSQL schema, in versioned migrations.
+///
+/// `schema_migrations` holds one row per applied migration, with whether it only adds (new
+/// tables, columns, indexes). Whichever instance starts first migrates, under an advisory lock
+/// held for the migration's transaction; the others wait, then find nothing to do. An older
+/// program starts on a newer schema when every migration it does not know only adds: that is
+/// what lets old instances keep serving during a rolling upgrade. Migrations are append-only:
+/// never edit a shipped one.
+///
+/// The tables mirror the SQLite schema: times are bigint milliseconds since 1970 UTC, so both
+/// stores round the same way; lists are arrays.
+enum PostgresSchema {
+    struct Migration {
+        /// True when the migration only adds, so a program that predates it still works.
+        let additive: Bool
+        let statements: [String]
+    }
+
+    static let migrations: [Migration] = [migration1]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Advisory lock keys, one per purpose (the bytes spell "passkey" and a number).
+    static let migrationLock: Int64 = 0x7061_7373_6B65_7901
+    static let sweepLock: Int64 = 0x7061_7373_6B65_7902
+    static let metadataLock: Int64 = 0x7061_7373_6B65_7903
+
+    static let ledger = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version    integer NOT NULL PRIMARY KEY,
+            additive   boolean NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    /// Version 1: what SQLite has after its migration 2.
+    static let migration1 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE users (
+            handle       bytea  NOT NULL PRIMARY KEY,
+            name         text   NOT NULL,
+            name_key     text   NOT NULL UNIQUE,
+            display_name text   NOT NULL,
+            created_at   bigint NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE credentials (
+            id                  bytea   NOT NULL PRIMARY KEY,
+            user_handle         bytea   NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            public_key          bytea   NOT NULL,
+            algorithm           bigint  NOT NULL,
+            sign_count          bigint  NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+            transports          text[]  NOT NULL,
+            backup_eligible     boolean NOT NULL,
+            backup_state        boolean NOT NULL,
+            uv_initialized      boolean NOT NULL,
+            aaguid              bytea   NOT NULL CHECK (length(aaguid) = 16),
+            attestation_format  text    NOT NULL,
+            attestation_type    text    NOT NULL,
+            attestation_trusted boolean NOT NULL,
+            authenticator_name  text,
+            name                text    NOT NULL,
+            created_at          bigint  NOT NULL,
+            last_used_at        bigint,
+            possibly_cloned     boolean NOT NULL DEFAULT false,
+            seq                 bigint  GENERATED ALWAYS AS IDENTITY
+        )
+        """,
+        "CREATE INDEX credentials_by_user ON credentials (user_handle, created_at, seq)",
+        """
+        CREATE TABLE ceremonies (
+            challenge            bytea    NOT NULL PRIMARY KEY,
+            kind                 text     NOT NULL CHECK (kind IN ('registration', 'authentication')),
+            user_handle          bytea,
+            user_name            text,
+            display_name         text,
+            is_new_user          boolean  NOT NULL,
+            user_verification    text     NOT NULL,
+            allow_credential_ids bytea[]  NOT NULL,
+            algorithms           bigint[] NOT NULL,
+            created_at           bigint   NOT NULL,
+            expires_at           bigint   NOT NULL
+        )
+        """,
+        "CREATE INDEX ceremonies_by_expiry ON ceremonies (expires_at)",
+        """
+        CREATE TABLE sessions (
+            token_hash    bytea  NOT NULL PRIMARY KEY,
+            user_handle   bytea  NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            created_at    bigint NOT NULL,
+            expires_at    bigint NOT NULL,
+            credential_id bytea
+        )
+        """,
+        "CREATE INDEX sessions_by_user ON sessions (user_handle)",
+        "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+        "CREATE INDEX sessions_by_credential ON sessions (credential_id)",
+        """
+        CREATE TABLE secrets (
+            name  text  NOT NULL PRIMARY KEY,
+            value bytea NOT NULL
+        )
+        """,
+    ])
+}

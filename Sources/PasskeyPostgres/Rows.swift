@@ -1,0 +1,202 @@
+import Foundation
+import NIOCore
+import PasskeyStore
+import PostgresNIO
+
+// Each record as PostgreSQL values (bytea as ByteBuffer, never [UInt8], which PostgresNIO
+// would send as an array of "char"), its column list, and its decoder side by side, so their
+// order is checked by eye in one place. Stored values are treated as untrusted on the way back:
+// out-of-range numbers are errors, not traps.
+
+private func bytes(_ buffer: ByteBuffer) -> [UInt8] { Array(buffer.readableBytesView) }
+
+/// Reads the columns of one row in order.
+private struct Cursor {
+    let row: PostgresRandomAccessRow
+    var index = 0
+
+    init(_ row: PostgresRandomAccessRow) { self.row = row }
+
+    mutating func next<T: PostgresDecodable>(_: T.Type = T.self) throws -> T {
+        defer { index += 1 }
+        return try row[index].decode(T.self)
+    }
+
+    mutating func bytes() throws -> [UInt8] { PasskeyPostgres.bytes(try next(ByteBuffer.self)) }
+
+    mutating func optionalBytes() throws -> [UInt8]? { try next(ByteBuffer?.self).map(PasskeyPostgres.bytes) }
+
+    mutating func date() throws -> Date { Date(storeMilliseconds: try next(Int64.self)) }
+}
+
+struct UserRow {
+    static let columns = "handle, name, name_key, display_name, created_at"
+
+    let handle: ByteBuffer
+    let name: String
+    let nameKey: String
+    let displayName: String
+    let createdAt: Int64
+
+    init(_ user: UserRecord) throws {
+        handle = ByteBuffer(bytes: user.handle)
+        name = user.name
+        nameKey = user.nameKey
+        displayName = user.displayName
+        createdAt = try user.createdAt.storeMilliseconds()
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> UserRecord {
+        var c = Cursor(row)
+        return UserRecord(
+            handle: try c.bytes(), name: try c.next(), nameKey: try c.next(), displayName: try c.next(), createdAt: try c.date())
+    }
+}
+
+struct CredentialRow {
+    static let columns = """
+        id, user_handle, public_key, algorithm, sign_count, transports, backup_eligible, \
+        backup_state, uv_initialized, aaguid, attestation_format, attestation_type, \
+        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned
+        """
+
+    let id: ByteBuffer
+    let userHandle: ByteBuffer
+    let publicKey: ByteBuffer
+    let algorithm: Int64
+    let signCount: Int64
+    let transports: [String]
+    let backupEligible: Bool
+    let backupState: Bool
+    let uvInitialized: Bool
+    let aaguid: ByteBuffer
+    let attestationFormat: String
+    let attestationType: String
+    let attestationTrusted: Bool
+    let authenticatorName: String?
+    let name: String
+    let createdAt: Int64
+    let lastUsedAt: Int64?
+    let possiblyCloned: Bool
+
+    init(_ c: CredentialRecord) throws {
+        id = ByteBuffer(bytes: c.id)
+        userHandle = ByteBuffer(bytes: c.userHandle)
+        publicKey = ByteBuffer(bytes: c.publicKey)
+        algorithm = Int64(c.algorithm)
+        signCount = Int64(c.signCount)
+        transports = c.transports
+        backupEligible = c.backupEligible
+        backupState = c.backupState
+        uvInitialized = c.uvInitialized
+        aaguid = ByteBuffer(bytes: c.aaguid)
+        attestationFormat = c.attestationFormat
+        attestationType = c.attestationType
+        attestationTrusted = c.attestationTrusted
+        authenticatorName = c.authenticatorName
+        name = c.name
+        createdAt = try c.createdAt.storeMilliseconds()
+        lastUsedAt = try c.lastUsedAt?.storeMilliseconds()
+        possiblyCloned = c.possiblyCloned
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> CredentialRecord {
+        var c = Cursor(row)
+        let id = try c.bytes()
+        let userHandle = try c.bytes()
+        let publicKey = try c.bytes()
+        guard let algorithm = Int(exactly: try c.next(Int64.self)) else {
+            throw StoreError.database("credentials.algorithm out of range")
+        }
+        guard let signCount = UInt32(exactly: try c.next(Int64.self)) else {
+            throw StoreError.database("credentials.sign_count out of range")
+        }
+        return CredentialRecord(
+            id: id, userHandle: userHandle, publicKey: publicKey, algorithm: algorithm, signCount: signCount,
+            transports: try c.next([String].self), backupEligible: try c.next(), backupState: try c.next(),
+            uvInitialized: try c.next(), aaguid: try c.bytes(), attestationFormat: try c.next(),
+            attestationType: try c.next(), attestationTrusted: try c.next(), authenticatorName: try c.next(String?.self),
+            name: try c.next(), createdAt: try c.date(),
+            lastUsedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)), possiblyCloned: try c.next())
+    }
+}
+
+struct CeremonyRow {
+    static let columns = """
+        challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
+        allow_credential_ids, algorithms, created_at, expires_at
+        """
+
+    let challenge: ByteBuffer
+    let kind: String
+    let userHandle: ByteBuffer?
+    let userName: String?
+    let displayName: String?
+    let isNewUser: Bool
+    let userVerification: String
+    let allowCredentialIDs: [ByteBuffer]
+    let algorithms: [Int64]
+    let createdAt: Int64
+    let expiresAt: Int64
+
+    init(_ c: CeremonyRecord) throws {
+        challenge = ByteBuffer(bytes: c.challenge)
+        kind = c.kind.rawValue
+        userHandle = c.userHandle.map { ByteBuffer(bytes: $0) }
+        userName = c.userName
+        displayName = c.displayName
+        isNewUser = c.isNewUser
+        userVerification = c.userVerification
+        allowCredentialIDs = c.allowCredentialIDs.map { ByteBuffer(bytes: $0) }
+        algorithms = c.algorithms.map(Int64.init)
+        createdAt = try c.createdAt.storeMilliseconds()
+        expiresAt = try c.expiresAt.storeMilliseconds()
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
+        var c = Cursor(row)
+        let challenge = try c.bytes()
+        guard let kind = CeremonyKind(rawValue: try c.next(String.self)) else {
+            throw StoreError.database("ceremonies.kind holds an unknown kind")
+        }
+        let userHandle = try c.optionalBytes()
+        let userName = try c.next(String?.self)
+        let displayName = try c.next(String?.self)
+        let isNewUser = try c.next(Bool.self)
+        let userVerification = try c.next(String.self)
+        let allowed = try c.next([ByteBuffer].self).map(bytes)
+        let algorithms = try c.next([Int64].self).map { value -> Int in
+            guard let algorithm = Int(exactly: value) else { throw StoreError.database("ceremonies.algorithms out of range") }
+            return algorithm
+        }
+        return CeremonyRecord(
+            challenge: challenge, kind: kind, userHandle: userHandle, userName: userName, displayName: displayName,
+            isNewUser: isNewUser, userVerification: userVerification, allowCredentialIDs: allowed, algorithms: algorithms,
+            createdAt: try c.date(), expiresAt: try c.date())
+    }
+}
+
+struct SessionRow {
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id"
+
+    let tokenHash: ByteBuffer
+    let userHandle: ByteBuffer
+    let createdAt: Int64
+    let expiresAt: Int64
+    let credentialID: ByteBuffer?
+
+    init(_ s: SessionRecord) throws {
+        tokenHash = ByteBuffer(bytes: s.tokenHash)
+        userHandle = ByteBuffer(bytes: s.userHandle)
+        createdAt = try s.createdAt.storeMilliseconds()
+        expiresAt = try s.expiresAt.storeMilliseconds()
+        credentialID = s.credentialID.map { ByteBuffer(bytes: $0) }
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> SessionRecord {
+        var c = Cursor(row)
+        return SessionRecord(
+            tokenHash: try c.bytes(), userHandle: try c.bytes(), createdAt: try c.date(), expiresAt: try c.date(),
+            credentialID: try c.optionalBytes())
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import PasskeyPostgres
+import PasskeyStore
+import PasskeyTestSupport
+import Testing
+
+/// What is PostgreSQL's own: the URL, TLS, migrations by several instances at once, the
+/// advisory-locked sweep, and a database that cannot be reached. The behaviour every store
+/// shares is tested against both in the other suites.
+@Suite("PostgreSQL")
+struct PostgresTests {
+    @Test("URLs: user, password and database percent-decoded; port, sslmode and defaults")
+    func locations() throws {
+        let full = try PostgresLocation(url: "postgresql://app%40x:p%3As%2Fw@db.internal:6543/pass%20keys?sslmode=verify-full&sslrootcert=/etc/ca.pem")
+        #expect(full.user == "app@x")
+        #expect(full.password == "p:s/w")
+        #expect(full.host == "db.internal")
+        #expect(full.port == 6543)
+        #expect(full.database == "pass keys")
+        #expect(full.tls == .verifyFull)
+        #expect(full.rootCertificatePath == "/etc/ca.pem")
+        #expect(!full.description.contains("p:s/w"))
+
+        let short = try PostgresLocation(url: "postgres://alice@localhost")
+        #expect(short.port == 5432)
+        #expect(short.database == "alice")
+        #expect(short.tls == .prefer)
+        #expect(short.password == nil)
+
+        for bad in [
+            "postgres://", "postgres://localhost/db", "postgres://u@/db", "postgres://u@h:0/db",
+            "postgres://u@h/db?sslmode=maybe", "postgres://u@h/db?options=-c%20x", "mysql://u@h/db", "./passkeys.sqlite",
+        ] {
+            #expect(throws: PostgresLocation.Invalid.self, "\(bad)") { try PostgresLocation(url: bad) }
+        }
+        #expect(PostgresLocation.isURL("POSTGRES://u@h/db"))
+        #expect(!PostgresLocation.isURL("postgres.sqlite"))
+    }
+
+    @Test("sslmode=require connects over TLS; verify-full refuses the test cluster's self-signed certificate",
+          .enabled(if: TestPostgres.isAvailable))
+    func tls() async throws {
+        try await TestPostgres.withDatabase { url in
+            let required = try PostgresLocation(url: url + "?sslmode=require")
+            let store = try await PostgresPasskeyStore(location: required, poolSize: 1, logger: quietLogger)
+            #expect(try await store.schemaVersion == 1)
+            // The pool keeps its idle connection open: it shows up with TLS on the server.
+            let encrypted = try await TestPostgres.query(
+                url,
+                """
+                SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+                WHERE s.ssl AND a.application_name = 'passkey-server' AND a.datname = current_database()
+                """, as: Int64.self)
+            #expect(encrypted == [1])
+            await store.close()
+
+            let verified = try PostgresLocation(url: url + "?sslmode=verify-full")
+            await #expect(throws: StoreError.self) {
+                _ = try await PostgresPasskeyStore(location: verified, poolSize: 1, timeout: .seconds(3), logger: quietLogger)
+            }
+        }
+    }
+
+    @Test("six instances starting at once on an empty database: one migrates, all start", .enabled(if: TestPostgres.isAvailable))
+    func concurrentMigration() async throws {
+        try await TestPostgres.withDatabase { url in
+            let location = try PostgresLocation(url: url)
+            let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        let store = try await PostgresPasskeyStore(location: location, poolSize: 2, logger: quietLogger)
+                        let version = try await store.schemaVersion
+                        await store.close()
+                        return version
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(versions == Array(repeating: 1, count: 6))
+            let rows = try await TestPostgres.query(url, "SELECT count(*) FROM schema_migrations", as: Int64.self)
+            #expect(rows == [1])
+        }
+    }
+
+    @Test("a newer schema that only adds is accepted (rolling upgrade); one that does not is refused",
+          .enabled(if: TestPostgres.isAvailable))
+    func newerSchema() async throws {
+        try await TestPostgres.withDatabase { url in
+            let location = try PostgresLocation(url: url)
+            let store = try await PostgresPasskeyStore(location: location, logger: quietLogger)
+            await store.close()
+
+            _ = try await TestPostgres.query(url, "INSERT INTO schema_migrations (version, additive) VALUES (2, true) RETURNING version", as: Int32.self)
+            let older = try await PostgresPasskeyStore(location: location, logger: quietLogger)
+            #expect(try await older.schemaVersion == 2)
+            await older.close()
+
+            _ = try await TestPostgres.query(url, "INSERT INTO schema_migrations (version, additive) VALUES (3, false) RETURNING version", as: Int32.self)
+            let error = await #expect(throws: StoreError.self) {
+                _ = try await PostgresPasskeyStore(location: location, logger: quietLogger)
+            }
+            #expect(error?.code == .database)
+            #expect(error?.reason.contains("migration 3") == true)
+        }
+    }
+
+    @Test("two instances sweeping at once: every expired row is deleted once, none twice", .enabled(if: TestPostgres.isAvailable))
+    func concurrentSweeps() async throws {
+        try await withTwoStores(.postgres) { first, second in
+            for index in 0..<40 {
+                try await first.insertCeremony(Fixture.ceremony(expiresIn: index.isMultiple(of: 2) ? 1_000 : 900_000))
+            }
+            let later = Fixture.date(60_000)
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<8 {
+                    let store = index.isMultiple(of: 2) ? first : second
+                    group.addTask { try await store.sweepExpired(now: later).ceremonies }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(counts == 20)
+            #expect(try await first.sweepExpired(now: later).ceremonies == 0)
+        }
+    }
+
+    @Test("concurrent registrations of one name on two instances: exactly one account", .enabled(if: TestPostgres.isAvailable))
+    func oneNameTwoInstances() async throws {
+        try await withTwoStores(.postgres) { first, second in
+            let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
+                for index in 0..<20 {
+                    let store = index.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        let user = Fixture.user(name: "Carol")
+                        let ceremony = Fixture.ceremony(.registration)
+                        try await store.insertCeremony(ceremony)
+                        return try await store.completeRegistration(
+                            challenge: ceremony.challenge, now: Fixture.date(1), credential: Fixture.credential(for: user),
+                            newUser: user, session: Fixture.session(for: user))
+                    }
+                }
+                return try await group.reduce(into: [RegistrationOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .registered }.count == 1)
+            #expect(outcomes.filter { $0 == .userExists }.count == 19)
+            let user = try #require(try await second.user(nameKey: "carol"))
+            #expect(try await first.credentials(userHandle: user.handle).count == 1)
+        }
+    }
+
+    @Test("nothing listening: opening fails with .unavailable within the timeout, no hang")
+    func unreachable() async throws {
+        let port = try freePort()
+        let location = try PostgresLocation(url: "postgres://passkey:x@127.0.0.1:\(port)/passkeys?sslmode=disable")
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StoreError.self) {
+            _ = try await PostgresPasskeyStore(location: location, timeout: .seconds(2), logger: quietLogger)
+        }
+        #expect(error?.code == .unavailable)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
+
+/// A port nothing listens on (bound, read, released).
+func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(descriptor >= 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -1,0 +1,98 @@
+public import Foundation
+import Logging
+import NIOCore
+public import PostgresNIO
+
+/// The throwaway PostgreSQL cluster `make test` starts (scripts/postgres-cluster): its URL is
+/// in `PASSKEY_TEST_POSTGRES_URL`. Each test gets a database of its own, created here and
+/// dropped afterwards, so tests run in parallel without seeing each other's rows.
+public enum TestPostgres {
+    /// The admin URL of the test cluster, or nil when the tests run without one (plain
+    /// `swift test`): then only the SQLite half of each store test runs.
+    public static let url: String? = ProcessInfo.processInfo.environment["PASSKEY_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    public static var isAvailable: Bool { url != nil }
+
+    /// The `scripts/postgres-cluster` helper, for tests that need a cluster of their own (to
+    /// stop and start it).
+    public static var clusterScript: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/postgres-cluster")
+    }
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String { "PASSKEY_TEST_POSTGRES_URL is not set (make test starts a cluster and sets it)" }
+    }
+
+    /// Creates a fresh, empty database and returns its URL.
+    public static func createDatabase() async throws -> String {
+        guard let url else { throw Unavailable() }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin(url) { connection in
+            // The name is ours (hex), never input.
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: quiet)
+        }
+        return replacingDatabase(in: url, with: name)
+    }
+
+    /// Drops a database made by `createDatabase`, ending its connections.
+    public static func dropDatabase(_ databaseURL: String) async {
+        guard let url, let name = URLComponents(string: databaseURL)?.path.dropFirst(), name.hasPrefix("t_") else { return }
+        try? await admin(url) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: quiet)
+        }
+    }
+
+    /// Runs `body` with a fresh database's URL, dropping the database afterwards.
+    public static func withDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let database = try await createDatabase()
+        do {
+            let result = try await body(database)
+            await dropDatabase(database)
+            return result
+        } catch {
+            await dropDatabase(database)
+            throw error
+        }
+    }
+
+    /// One statement on a direct connection to `url` (no pool), for tests that look inside.
+    public static func query<T: PostgresDecodable & Sendable>(_ url: String, _ sql: String, as type: T.Type) async throws -> [T] {
+        try await admin(url) { connection in
+            var values: [T] = []
+            for try await (value,) in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: quiet).decode((T,).self) {
+                values.append(value)
+            }
+            return values
+        }
+    }
+
+    public static func replacingDatabase(in url: String, with name: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.path = "/" + name
+        return components.string ?? url
+    }
+
+    static let quiet = Logger(label: "TestPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static func admin<T>(_ url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard let components = URLComponents(string: url), let host = components.host, let user = components.user else {
+            throw Unavailable()
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: String(components.path.dropFirst()), tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: quiet)
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
