@@ -7,19 +7,26 @@ DATABASE ?= ./passkeys.sqlite
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
 BROWSER_PACKAGES := chromium chromium-driver
+# The throwaway cluster of the tests (scripts/postgres-cluster runs it; nothing is configured
+# system-wide).
+POSTGRES_PACKAGES := postgresql openssl
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps unit-tests browser-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
+.PHONY: run test build deps browser-deps postgres-deps unit-tests browser-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
 
-test: deps browser-deps
+test: deps browser-deps postgres-deps
 	$(SWIFT) build --build-tests
 	$(MAKE) unit-tests browser-test api-test fuzz-check
 
+# Every test with a throwaway PostgreSQL cluster: the store suite runs against SQLite and
+# PostgreSQL, the two-instance tests run; then the HTTP tests once more with each in-process
+# server on PostgreSQL instead of an SQLite file.
 unit-tests:
-	$(SWIFT) test --skip-build
+	./scripts/with-postgres $(SWIFT) test --skip-build
+	PASSKEY_TEST_SERVER_DATABASE=postgres ./scripts/with-postgres $(SWIFT) test --skip-build --filter PasskeyServerTests
 
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
@@ -47,6 +54,9 @@ deps:
 
 browser-deps:
 	@./scripts/install-packages $(SUDO) $(BROWSER_PACKAGES)
+
+postgres-deps:
+	@./scripts/install-packages $(SUDO) $(POSTGRES_PACKAGES)
 
 # Verification throughput as ratios against `openssl speed`, in one run (release build).
 bench: deps

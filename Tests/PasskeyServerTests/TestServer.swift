@@ -19,12 +19,20 @@ final class TestClock: Sendable {
 
 /// The real server, in process, on a free port of 127.0.0.1, with a database in a fresh
 /// temporary folder. Browsers' origin is http://localhost:PORT as in the default set-up.
+///
+/// With `PASSKEY_TEST_SERVER_DATABASE=postgres` (the second pass of `make test`), each server
+/// gets a fresh PostgreSQL database of the test cluster instead of an SQLite file: the HTTP
+/// tests run against both stores.
 final class TestServer: Sendable {
     let app: PasskeyApplication
     let port: Int
     let directory: URL
     let clock: TestClock
+    /// The PostgreSQL database this server was given, dropped at `stop`.
+    let postgresDatabase: String?
     private let task: Task<Void, any Error>
+
+    static var onPostgres: Bool { ProcessInfo.processInfo.environment["PASSKEY_TEST_SERVER_DATABASE"] == "postgres" }
 
     var origin: String { "http://localhost:\(port)" }
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -38,28 +46,39 @@ final class TestServer: Sendable {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.database = directory.appendingPathComponent("db.sqlite").path
+        let postgresDatabase = onPostgres ? try await TestPostgres.createDatabase() : nil
+        if let postgresDatabase { configuration.database = postgresDatabase }
         configuration.publicDirectory = directory.path
         configuration.associationFile = nil
         configure(&configuration)
         var logger = custom ?? Logger(label: "test-server")
         if custom == nil { logger.logLevel = .warning }
-        let app = try await PasskeyApplication.build(configuration: configuration, logger: logger, now: { clock.now() }, onListening: { _, port in
-            listening.continuation.yield(port)
-        })
+        let app: PasskeyApplication
+        do {
+            app = try await PasskeyApplication.build(configuration: configuration, logger: logger, now: { clock.now() }, onListening: { _, port in
+                listening.continuation.yield(port)
+            })
+        } catch {
+            if let postgresDatabase { await TestPostgres.dropDatabase(postgresDatabase) }
+            throw error
+        }
         let task = Task { try await app.run() }
         var port = 0
         for await p in listening.stream {
             port = p
             break
         }
-        return TestServer(app: app, port: port, directory: directory, clock: clock, task: task)
+        return TestServer(app: app, port: port, directory: directory, clock: clock, postgresDatabase: postgresDatabase, task: task)
     }
 
-    private init(app: PasskeyApplication, port: Int, directory: URL, clock: TestClock, task: Task<Void, any Error>) {
+    private init(
+        app: PasskeyApplication, port: Int, directory: URL, clock: TestClock, postgresDatabase: String?, task: Task<Void, any Error>
+    ) {
         self.app = app
         self.port = port
         self.directory = directory
         self.clock = clock
+        self.postgresDatabase = postgresDatabase
         self.task = task
     }
 
@@ -67,6 +86,7 @@ final class TestServer: Sendable {
         task.cancel()
         _ = try? await task.value
         try? FileManager.default.removeItem(at: directory)
+        if let postgresDatabase { await TestPostgres.dropDatabase(postgresDatabase) }
     }
 }
 

@@ -1,0 +1,257 @@
+import Foundation
+import PasskeyCore
+import PasskeyCrypto
+import PasskeyTestSupport
+import Synchronization
+import Testing
+
+/// Two real `passkey-server` processes on one PostgreSQL database behave as one server.
+@Suite(.serialized, .enabled(if: TestPostgres.isAvailable))
+struct MultiInstanceTests {
+    static let origin = "http://localhost:1"
+
+    /// Both instances on `database`, rate limits off (the tests are one client address).
+    static func instances(_ database: String, extra: [String] = []) throws -> (ServerProcess, ServerProcess) {
+        let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0"] + extra
+        let first = try ServerProcess(arguments: arguments)
+        do {
+            return (first, try ServerProcess(arguments: arguments))
+        } catch {
+            first.kill9()
+            throw error
+        }
+    }
+
+    static func challenge(_ result: HTTPResult) throws -> [UInt8] {
+        let options = try #require(result.json["publicKey"] as? [String: Any], "\(String(decoding: result.body, as: UTF8.self))")
+        return try #require(Base64URL.decode(options["challenge"] as? String ?? ""))
+    }
+
+    /// Registers `name` with initialize on `start` and finalize on `finish`.
+    static func register(_ name: String, start: Client, finish: Client) async throws -> (credential: TestCredential, token: String) {
+        let initialize = try await start.get("/registration_initialize?user_name=\(name)")
+        let options = try #require(initialize.json["publicKey"] as? [String: Any])
+        let handle = try #require(Base64URL.decode((options["user"] as? [String: Any])?["id"] as? String ?? ""))
+        let credential = try TestCredential(userHandle: handle)
+        let body = try RegistrationBuilder(credential: credential, rpID: "localhost", origin: origin, challenge: try challenge(initialize)).json()
+        let result = try await finish.post("/registration_finalize", bytes: body)
+        try #require(result.status == 200, "\(String(decoding: result.body, as: UTF8.self))")
+        return (credential, try #require(result.json["session"] as? String))
+    }
+
+    @Test("a ceremony started on one instance finishes on the other; sessions and logout are shared")
+    func crossInstanceCeremonies() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try Self.instances(database)
+            defer { _ = a.terminate(); _ = b.terminate() }
+            let (ca, cb) = (Client(base: a.base), Client(base: b.base))
+
+            let (credential, token) = try await Self.register("erin", start: ca, finish: cb)
+            #expect(try await ca.get("/me", bearer: token).status == 200)
+
+            let start = try await cb.get("/authentication_initialize?user_name=erin")
+            let assertion = try AssertionBuilder(
+                credential: credential, rpID: "localhost", origin: Self.origin, challenge: try Self.challenge(start), signCount: 7).json()
+            let signedIn = try await ca.post("/authentication_finalize", bytes: assertion)
+            #expect(signedIn.status == 200)
+            let second = try #require(signedIn.json["session"] as? String)
+            let me = try await cb.get("/me", bearer: second)
+            #expect(me.status == 200)
+            #expect((me.json["credentials"] as? [[String: Any]])?.first?["sign_count"] as? Int == 7)
+
+            // The same assertion again, on either instance: its challenge is spent.
+            #expect(try await cb.post("/authentication_finalize", bytes: assertion).error == "unknown_challenge")
+            #expect(try await ca.post("/authentication_finalize", bytes: assertion).error == "unknown_challenge")
+
+            #expect(try await cb.send("POST", "/logout", body: Data("{}".utf8), bearer: second).status == 200)
+            #expect(try await ca.get("/me", bearer: second).status == 401)
+            #expect(try await ca.get("/me", bearer: token).status == 200)
+        }
+    }
+
+    @Test("20 racing finalizes of one assertion spread over both instances: exactly one 200")
+    func racingFinalizes() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try Self.instances(database)
+            defer { _ = a.terminate(); _ = b.terminate() }
+            let clients = [Client(base: a.base), Client(base: b.base)]
+            let (credential, _) = try await Self.register("frank", start: clients[0], finish: clients[1])
+
+            let start = try await clients[1].get("/authentication_initialize?user_name=frank")
+            let assertion = try AssertionBuilder(
+                credential: credential, rpID: "localhost", origin: Self.origin, challenge: try Self.challenge(start), signCount: 1).json()
+            let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+                for index in 0..<20 {
+                    let client = clients[index % 2]
+                    group.addTask { try await client.post("/authentication_finalize", bytes: assertion) }
+                }
+                return try await group.reduce(into: [HTTPResult]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0.status == 200 }.count == 1)
+            #expect(results.filter { $0.error == "unknown_challenge" }.count == 19)
+        }
+    }
+
+    @Test("concurrent registrations of one name on both instances: one account, the rest 409")
+    func concurrentRegistrationsOfOneName() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try Self.instances(database)
+            defer { _ = a.terminate(); _ = b.terminate() }
+            let clients = [Client(base: a.base), Client(base: b.base)]
+            // Every ceremony is started before any finishes: all see a free name.
+            var bodies: [[UInt8]] = []
+            for index in 0..<10 {
+                let initialize = try await clients[index % 2].get("/registration_initialize?user_name=grace")
+                let options = try #require(initialize.json["publicKey"] as? [String: Any])
+                let handle = try #require(Base64URL.decode((options["user"] as? [String: Any])?["id"] as? String ?? ""))
+                bodies.append(try RegistrationBuilder(
+                    credential: try TestCredential(userHandle: handle), rpID: "localhost", origin: Self.origin,
+                    challenge: try Self.challenge(initialize)).json())
+            }
+            let results = try await withThrowingTaskGroup(of: HTTPResult.self) { group in
+                for (index, body) in bodies.enumerated() {
+                    let client = clients[(index + 1) % 2]
+                    group.addTask { try await client.post("/registration_finalize", bytes: body) }
+                }
+                return try await group.reduce(into: [HTTPResult]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0.status == 200 }.count == 1)
+            #expect(results.filter { $0.status == 409 && $0.error == "user_exists" }.count == 9)
+        }
+    }
+
+    @Test("kill -9 of one instance in a burst: every 200 survives, the other keeps serving")
+    func killOneInstance() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try Self.instances(database)
+            defer { _ = b.terminate() }
+            let clients = [Client(base: a.base), Client(base: b.base)]
+            let answered = Gathered<(name: String, token: String)>()
+            // A flag, not Task.cancel: cancelling URLSession tasks in flight trips
+            // FoundationNetworking on Linux.
+            let stop = Gathered<Bool>()
+            let workers = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for worker in 0..<8 {
+                        group.addTask {
+                            for round in 0..<500 where stop.count == 0 {
+                                let name = "k\(worker)r\(round)"
+                                // Start on one, finish on the other: A's death hits both halves.
+                                guard let result = try? await Self.register(name, start: clients[round % 2], finish: clients[(round + 1) % 2])
+                                else { continue }
+                                answered.append((name, result.token))
+                            }
+                        }
+                    }
+                }
+            }
+            let deadline = Date().addingTimeInterval(120)
+            while answered.count < 40, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            a.kill9()
+            // B goes on serving while the workers are still at it.
+            let after = try await Self.register("after-the-kill", start: clients[1], finish: clients[1])
+            stop.append(true)
+            await workers.value
+            let records = answered.items
+            #expect(records.count >= 40)
+            for record in records {
+                #expect(try await clients[1].get("/me", bearer: record.token).status == 200, "\(record.name): answered 200, then lost")
+            }
+            #expect(try await clients[1].get("/me", bearer: after.token).status == 200)
+        }
+    }
+
+    @Test("PostgreSQL stopped under load: 503 unavailable within the timeout, no hang; started again: serving again")
+    func databaseDownAndUp() async throws {
+        let cluster = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pg-\(UUID().uuidString)")
+        let url = try Self.cluster("init", cluster)
+        defer { _ = try? Self.cluster("destroy", cluster) }
+        let (a, b) = try Self.instances(url, extra: ["--database-timeout", "2"])
+        defer { _ = a.terminate(); _ = b.terminate() }
+        let clients = [Client(base: a.base), Client(base: b.base)]
+        let (credential, token) = try await Self.register("heidi", start: clients[0], finish: clients[1])
+
+        // Load: both instances keep starting ceremonies; every answer is timed.
+        let statuses = Gathered<(status: Int, error: String?, seconds: Double)>()
+        let stop = Gathered<Bool>()
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        while stop.count == 0 {
+                            let started = Date()
+                            if let result = try? await clients[worker % 2].get("/authentication_initialize?user_name=heidi") {
+                                statuses.append((result.status, result.error, Date().timeIntervalSince(started)))
+                            }
+                            try? await Task.sleep(for: .milliseconds(20))
+                        }
+                    }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try Self.cluster("stop", cluster)
+        try await Task.sleep(for: .seconds(4))
+        let whileDown = statuses.items
+        let health = try await clients[0].get("/healthz")
+        #expect(health.status == 503)
+        #expect(health.error == "unavailable")
+
+        _ = try Self.cluster("start", cluster)
+        // Recovery by itself: within a few seconds both instances answer 200 again.
+        var recovered = false
+        let deadline = Date().addingTimeInterval(30)
+        while !recovered, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(250))
+            let first = try await clients[0].get("/healthz").status
+            let second = try await clients[1].get("/healthz").status
+            recovered = first == 200 && second == 200
+        }
+        stop.append(true)
+        await load.value
+        #expect(recovered, "the instances did not recover after PostgreSQL came back")
+
+        let unavailable = whileDown.filter { $0.status == 503 }
+        #expect(!unavailable.isEmpty, "no 503 while the database was down")
+        #expect(unavailable.allSatisfy { $0.error == "unavailable" })
+        // Nothing but 200 and 503 (no 500, no hang): each answer within the 2 s timeout and a margin.
+        #expect(whileDown.allSatisfy { [200, 503].contains($0.status) }, "\(Set(whileDown.map(\.status)))")
+        #expect(whileDown.allSatisfy { $0.seconds < 5 }, "slowest answer \(whileDown.map(\.seconds).max() ?? 0) s")
+
+        // Data from before the outage is there, and a whole sign-in works on each instance.
+        #expect(try await clients[1].get("/me", bearer: token).status == 200)
+        for (index, client) in clients.enumerated() {
+            let start = try await client.get("/authentication_initialize?user_name=heidi")
+            let assertion = try AssertionBuilder(
+                credential: credential, rpID: "localhost", origin: Self.origin, challenge: try Self.challenge(start),
+                signCount: UInt32(10 + index)).json()
+            #expect(try await clients[(index + 1) % 2].post("/authentication_finalize", bytes: assertion).status == 200)
+        }
+    }
+
+    /// scripts/postgres-cluster COMMAND DIR; for init, the cluster's URL. Read from DIR/url, not
+    /// from a pipe: the server started inherits descriptors and would hold a pipe open.
+    @discardableResult
+    static func cluster(_ command: String, _ directory: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [TestPostgres.clusterScript.path, command, directory.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "postgres-cluster \(command) failed")
+        guard command == "init" else { return "" }
+        return try String(contentsOf: directory.appendingPathComponent("url"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Items appended by concurrent tasks.
+final class Gathered<Item: Sendable>: Sendable {
+    private let storage = Mutex<[Item]>([])
+    func append(_ item: Item) { storage.withLock { $0.append(item) } }
+    var items: [Item] { storage.withLock { $0 } }
+    var count: Int { storage.withLock { $0.count } }
+}
