@@ -311,7 +311,8 @@ import Testing
     // MARK: Rate limits
 
     @Test func addressesAreLimitedWithRetryAfter() async throws {
-        try await withServer({ $0.rateLimitPerAddress = 5; $0.rateLimitPerUser = 0 }) { _, _, client in
+        try await withServer({ $0.rateLimitPerAddress = 5; $0.rateLimitPerUser = 0 }) { server, _, client in
+            server.clock.freeze()
             for _ in 0..<5 { #expect(try await client.get("/authentication_initialize").status == 200) }
             let limited = try await client.get("/authentication_initialize")
             #expect(limited.status == 429)
@@ -330,7 +331,8 @@ import Testing
         try await withServer({
             $0.rateLimitPerAddress = 2; $0.rateLimitPerUser = 0
             $0.trustedProxies = [AddressRange("127.0.0.0/8")!, AddressRange("::1/128")!]
-        }) { (_, _, client) async throws in
+        }) { (server, _, client) async throws in
+            server.clock.freeze()
             for _ in 0..<2 {
                 #expect(try await client.send("GET", "/authentication_initialize", headers: ["X-Forwarded-For": "203.0.113.9"]).status == 200)
             }
@@ -342,7 +344,8 @@ import Testing
     }
 
     @Test func userNamesAreLimited() async throws {
-        try await withServer({ $0.rateLimitPerAddress = 0; $0.rateLimitPerUser = 3 }) { (_, _, client) async throws in
+        try await withServer({ $0.rateLimitPerAddress = 0; $0.rateLimitPerUser = 3 }) { (server, _, client) async throws in
+            server.clock.freeze()
             for _ in 0..<3 { #expect(try await client.get("/authentication_initialize?user_name=victim").status == 200) }
             #expect(try await client.get("/authentication_initialize?user_name=Victim").status == 429)
             #expect(try await client.get("/authentication_initialize?user_name=someone").status == 200)

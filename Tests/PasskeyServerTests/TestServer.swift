@@ -13,8 +13,15 @@ import Testing
 /// A clock tests can move.
 final class TestClock: Sendable {
     private let offset = Mutex<TimeInterval>(0)
-    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    private let frozen = Mutex<Date?>(nil)
+    func now() -> Date { frozen.withLock { $0 } ?? Date().addingTimeInterval(offset.withLock { $0 }) }
     func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    /// Stops the clock where it is: a test that counts on time not passing (a rate limit's
+    /// bucket not refilling) holds even when the machine is slow.
+    func freeze() {
+        let current = now()
+        frozen.withLock { $0 = current }
+    }
 }
 
 /// The real server, in process, on a free port of 127.0.0.1, with a database in a fresh
@@ -47,7 +54,11 @@ final class TestServer: Sendable {
         configuration.port = 0
         configuration.database = directory.appendingPathComponent("db.sqlite").path
         let postgresDatabase = onPostgres ? try await TestPostgres.createDatabase() : nil
-        if let postgresDatabase { configuration.database = postgresDatabase }
+        if let postgresDatabase {
+            configuration.database = postgresDatabase
+            // Generous: every test runs at once on two cores (see PasskeyStoreTests.testTimeout).
+            configuration.databaseTimeout = 60
+        }
         configuration.publicDirectory = directory.path
         configuration.associationFile = nil
         configure(&configuration)

@@ -17,6 +17,11 @@ enum StoreKind: String, Sendable, CustomTestStringConvertible {
 
 let quietLogger = Logger(label: "PasskeyStoreTests", factory: { _ in SwiftLogNoOpLogHandler() })
 
+/// The deadline of the test stores' calls: generous, because `swift test` runs every test at
+/// once on two cores (a debug build's SCRAM handshake alone is slow then). The production
+/// default (5 s) and the 503 it leads to are tested with real processes in MultiInstanceTests.
+let testTimeout: Duration = .seconds(60)
+
 /// A fresh store of `kind` (a new SQLite file, or a new PostgreSQL database); closed afterwards.
 func withStore(_ kind: StoreKind, _ body: (any PasskeyStore) async throws -> Void) async throws {
     try await withTwoStores(kind, second: false) { first, _ in try await body(first) }
@@ -42,8 +47,8 @@ private func withTwoStores(
     case .postgres:
         try await TestPostgres.withDatabase { url in
             let location = try PostgresLocation(url: url)
-            let first = try await PostgresPasskeyStore(location: location, logger: quietLogger)
-            let second = wantSecond ? try await PostgresPasskeyStore(location: location, logger: quietLogger) : nil
+            let first = try await PostgresPasskeyStore(location: location, poolSize: 4, timeout: testTimeout, logger: quietLogger)
+            let second = wantSecond ? try await PostgresPasskeyStore(location: location, poolSize: 4, timeout: testTimeout, logger: quietLogger) : nil
             try await run(first, second, body)
         }
     }

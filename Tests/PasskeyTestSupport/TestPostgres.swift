@@ -15,6 +15,11 @@ public enum TestPostgres {
 
     public static var isAvailable: Bool { url != nil }
 
+    /// The test cluster's self-signed certificate (its own TLS root), when known.
+    public static let certificateAuthority: String? = ProcessInfo.processInfo.environment["PASSKEY_TEST_POSTGRES_CA"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
     /// The `scripts/postgres-cluster` helper, for tests that need a cluster of their own (to
     /// stop and start it).
     public static var clusterScript: URL {
