@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian, each wrapped by exactly one Swift module.
@@ -56,6 +58,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The interface every system reports its metrics through (swift-metrics), no HTTP.
+        .target(name: "PasskeyTelemetry", dependencies: [.product(name: "CoreMetrics", package: "swift-metrics")]),
+
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
         // from TrustAnchors/PEM by scripts/generate-trust-anchors.py): one binary, no bundle.
@@ -70,7 +75,9 @@ let package = Package(
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation",
+                "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -24,6 +24,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     private let timeout: Duration
     private let logger: Logger
     private let state = ClosedFlag()
+    private let onCommit: @Sendable (_ writes: Int, _ seconds: Double) -> Void
 
     /// Connects (the pool opens connections as needed, up to `poolSize`), then creates or
     /// migrates the schema under an advisory lock.
@@ -31,7 +32,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// - Parameters:
     ///   - timeout: the longest a call may take, waiting for a connection included; also each
     ///     statement's `statement_timeout` on the server.
-    public init(location: PostgresLocation, poolSize: Int = 10, timeout: Duration = .seconds(5), logger: Logger) async throws {
+    ///   - onCommit: hears of each durable commit: the writes it held (always 1 here; PostgreSQL
+    ///     groups concurrent commits' flushes itself) and how long the COMMIT took (for a write
+    ///     of one statement, which commits itself, the statement).
+    public init(
+        location: PostgresLocation, poolSize: Int = 10, timeout: Duration = .seconds(5), logger: Logger,
+        onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void = { _, _ in }
+    ) async throws {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: try Self.tls(location))
@@ -48,6 +55,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         self.runner = Task { await client.run() }
         self.timeout = timeout
         self.logger = logger
+        self.onCommit = onCommit
         do {
             try await migrate()
         } catch {
@@ -93,15 +101,45 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return try await deadline { try await client.withConnection { try await body($0) } }
     }
 
+    /// Runs one statement that writes (and so commits by itself) within the deadline, timed.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client
+        let onCommit = onCommit
+        return try await deadline {
+            try await client.withConnection { connection in
+                let started = ContinuousClock.now
+                let value = try await body(connection)
+                onCommit(1, Self.seconds(ContinuousClock.now - started))
+                return value
+            }
+        }
+    }
+
     /// Runs `body` in a transaction (BEGIN … COMMIT, ROLLBACK when it throws) within the deadline.
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
-        let logger = logger
+        let onCommit = onCommit
         return try await deadline {
-            try await client.withConnection { connection in
-                try await connection.withTransaction(logger: logger) { try await body($0) }
+            try await client.withConnection { db in
+                try await db.query("BEGIN", logger: Self.quiet)
+                let value: T
+                do {
+                    value = try await body(db)
+                } catch {
+                    _ = try? await db.query("ROLLBACK", logger: Self.quiet)
+                    throw error
+                }
+                let started = ContinuousClock.now
+                try await db.query("COMMIT", logger: Self.quiet)
+                onCommit(1, Self.seconds(ContinuousClock.now - started))
+                return value
             }
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     private func deadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -214,7 +252,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     public func insertCeremony(_ c: CeremonyRecord) async throws {
         let row = try CeremonyRow(c)
-        try await withConnection { db in
+        try await write { db in
             try await db.query(
                 """
                 INSERT INTO ceremonies (\(unescaped: CeremonyRow.columns)) VALUES (
@@ -241,7 +279,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
         let challenge = ByteBuffer(bytes: challenge)
         let now = try now.storeMilliseconds()
-        return try await withConnection { db in
+        return try await write { db in
             try await Self.consume(db, challenge, kind, now)
         }
     }
@@ -346,7 +384,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     public func deleteUser(handle: [UInt8]) async throws -> Bool {
         let handle = ByteBuffer(bytes: handle)
-        return try await withConnection { db in
+        return try await write { db in
             try await Self.count(db.query("DELETE FROM users WHERE handle = \(handle) RETURNING 1", logger: Self.quiet)) == 1
         }
     }
@@ -426,14 +464,14 @@ public final class PostgresPasskeyStore: PasskeyStore {
     ) async throws -> Bool {
         let id = ByteBuffer(bytes: credentialID)
         let at = try at.storeMilliseconds()
-        return try await withConnection { db in
+        return try await write { db in
             try await Self.applyAssertion(db, id, Int64(signCount), backupState, uvInitialized, at) != nil
         }
     }
 
     public func markPossiblyCloned(credentialID: [UInt8]) async throws {
         let id = ByteBuffer(bytes: credentialID)
-        try await withConnection { db in
+        try await write { db in
             try await db.query("UPDATE credentials SET possibly_cloned = true WHERE id = \(id)", logger: Self.quiet)
         }
     }
@@ -441,7 +479,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
         let id = ByteBuffer(bytes: id)
         let handle = ByteBuffer(bytes: userHandle)
-        return try await withConnection { db in
+        return try await write { db in
             try await Self.count(db.query(
                 "UPDATE credentials SET name = \(name) WHERE id = \(id) AND user_handle = \(handle) RETURNING 1",
                 logger: Self.quiet)) == 1
@@ -465,7 +503,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     public func insertSession(_ s: SessionRecord) async throws {
         let row = try SessionRow(s)
-        try await withConnection { db in try await Self.insert(db, row) }
+        try await write { db in try await Self.insert(db, row) }
     }
 
     private static func insert(_ db: PostgresConnection, _ s: SessionRow) async throws {
@@ -490,7 +528,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
     public func deleteSession(tokenHash: [UInt8]) async throws {
         let hash = ByteBuffer(bytes: tokenHash)
-        try await withConnection { db in
+        try await write { db in
             try await db.query("DELETE FROM sessions WHERE token_hash = \(hash)", logger: Self.quiet)
         }
     }
@@ -498,7 +536,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     @discardableResult
     public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
         let handle = ByteBuffer(bytes: userHandle)
-        return try await withConnection { db in
+        return try await write { db in
             try await Self.count(db.query("DELETE FROM sessions WHERE user_handle = \(handle) RETURNING 1", logger: Self.quiet))
         }
     }

@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var challengeTTL: TimeInterval = 300
     public var sessionTTL: TimeInterval = 7 * 24 * 3600
     public var maxBody = 65536
+    /// `--metrics-listen HOST:PORT`: serve `GET /metrics` there instead of on the main port.
+    public var metricsListen: (host: String, port: Int)?
     /// How often expired ceremonies and sessions are swept.
     public var sweepInterval: TimeInterval = 60
 

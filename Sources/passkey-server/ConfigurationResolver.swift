@@ -19,6 +19,14 @@ struct ConfigurationResolver {
         c.database = try string(flags.database, "DATABASE") ?? c.database
         c.databasePoolSize = try int(flags.databasePoolSize, "DATABASE_POOL_SIZE", range: 1...1000) ?? c.databasePoolSize
         c.databaseTimeout = TimeInterval(try int(flags.databaseTimeout, "DATABASE_TIMEOUT", range: 1...600) ?? Int(c.databaseTimeout))
+        if let listen = try string(flags.metricsListen, "METRICS_LISTEN") {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+                  (1...65535).contains(port), colon > listen.startIndex
+            else {
+                throw ValidationError("--metrics-listen must be HOST:PORT (e.g. 127.0.0.1:9090), not \(listen)")
+            }
+            c.metricsListen = (String(listen[..<colon]), port)
+        }
         if PostgresLocation.isURL(c.database) {
             do { _ = try PostgresLocation(url: c.database) } catch { throw ValidationError("--database: \(error)") }
         }

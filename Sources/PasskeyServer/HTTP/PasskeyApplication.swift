@@ -8,6 +8,7 @@ internal import ServiceLifecycle
 internal import PasskeyCrypto
 internal import PasskeyAssociation
 internal import PasskeyPostgres
+internal import PasskeyTelemetry
 
 /// The server, built from a configuration: the store opened, the association file validated,
 /// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
@@ -18,6 +19,9 @@ public struct PasskeyApplication: Sendable {
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
+    /// `GET /metrics` on its own address (`--metrics-listen`), when configured.
+    let metricsApplication: Application<RouterResponder<BasicRequestContext>>?
+    public let metrics: MetricsRegistry
 
     /// Refusals at start-up: bad configuration, association file, trust anchors or metadata.
     public struct StartupError: Error, CustomStringConvertible {
@@ -46,15 +50,22 @@ public struct PasskeyApplication: Sendable {
         let association = try loadAssociation(configuration, logger: logger)
         let wellKnown = try wellKnownDocuments(configuration)
 
-        let store = try await openStore(configuration, logger: logger)
+        let registry = MetricsRegistry()
+        let metrics = registry.metrics
+        let store = try await openStore(configuration, logger: logger) { writes, seconds in
+            metrics.databaseCommit(seconds: seconds, batch: writes)
+        }
         if let blob = trust.metadata, let newer = try await store.acceptMetadataNumber(blob.number) {
             await store.close()
             throw StartupError(message: "--mds-blob: the BLOB's no \(blob.number) is lower than \(newer), already loaded from this database; an older BLOB may hide revocations. Fix: download the current BLOB.")
         }
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
-        let service = PasskeyService(configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, now: now)
+        let service = PasskeyService(
+            configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
+        metrics.metadataStale(rp.metadata?.isStale(at: now()) ?? false)
 
         let router = Router(context: Context.self)
+        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: RequestPolicyMiddleware(
@@ -65,6 +76,16 @@ public struct PasskeyApplication: Sendable {
         Routes(service: service, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
                sessionTTL: configuration.sessionTTL)
             .register(on: router)
+        var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
+        if let listen = configuration.metricsListen {
+            let metricsRouter = Router()
+            metricsRouter.get("/metrics") { _, _ in registry.response() }
+            metricsApplication = Application(
+                router: metricsRouter, configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: nil),
+                logger: logger)
+        } else {
+            router.get("/metrics") { _, _ in registry.response() }
+        }
 
         let host = configuration.host
         let application = Application(
@@ -80,7 +101,8 @@ public struct PasskeyApplication: Sendable {
             logger: logger)
         return PasskeyApplication(
             service: service, store: store, application: application,
-            sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger))
+            sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
+            metricsApplication: metricsApplication, metrics: registry)
     }
 
     /// Serves until SIGTERM or SIGINT: stops accepting, lets requests in flight finish, closes
@@ -88,6 +110,7 @@ public struct PasskeyApplication: Sendable {
     public func run() async throws {
         var application = application
         application.addServices(sweeper)
+        if let metricsApplication { application.addServices(metricsApplication) }
         do {
             try await application.runService()
         } catch {
@@ -99,9 +122,11 @@ public struct PasskeyApplication: Sendable {
 
     /// The SQLite file, or the PostgreSQL database when `--database` is a postgres:// URL. A
     /// PostgreSQL that cannot be reached stops start-up (after `--database-timeout`).
-    static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any PasskeyStore {
+    static func openStore(
+        _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
+    ) async throws -> any PasskeyStore {
         guard PostgresLocation.isURL(configuration.database) else {
-            return try await SQLitePasskeyStore(path: configuration.database)
+            return try await SQLitePasskeyStore(path: configuration.database, onCommit: onCommit)
         }
         let location: PostgresLocation
         do { location = try PostgresLocation(url: configuration.database) } catch {
@@ -110,7 +135,7 @@ public struct PasskeyApplication: Sendable {
         do {
             let store = try await PostgresPasskeyStore(
                 location: location, poolSize: configuration.databasePoolSize,
-                timeout: .milliseconds(Int64(configuration.databaseTimeout * 1000)), logger: logger)
+                timeout: .milliseconds(Int64(configuration.databaseTimeout * 1000)), logger: logger, onCommit: onCommit)
             logger.info("database", metadata: ["postgres": "\(location)"])
             return store
         } catch {
@@ -159,6 +184,7 @@ struct SweeperService: Service {
 
     func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            service.metrics.metadataStale(service.rp.metadata?.isStale(at: service.now()) ?? false)
             do {
                 let swept = try await service.sweep()
                 if swept.ceremonies + swept.sessions > 0 {

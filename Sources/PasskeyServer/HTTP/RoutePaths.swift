@@ -6,6 +6,7 @@ public enum RoutePaths {
     static let fixed: [String: Set<HTTPRequest.Method>] = [
         "/": [.get],
         "/healthz": [.get],
+        "/metrics": [.get],
         "/registration_initialize": [.get, .post],
         "/registration_finalize": [.post],
         "/authentication_initialize": [.get, .post],

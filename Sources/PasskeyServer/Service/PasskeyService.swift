@@ -4,6 +4,7 @@ public import PasskeyStore
 internal import PasskeyCrypto
 internal import Synchronization
 public import Logging
+public import PasskeyTelemetry
 
 /// The relying party's operations, free of HTTP: issue options, finish ceremonies, manage
 /// sessions. Handlers translate HTTP to these calls and back.
@@ -22,11 +23,13 @@ public final class PasskeyService: Sendable {
     let userLimiter: RateLimiter
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
+    let metrics: PasskeyMetrics
 
     public init(
         configuration: ServerConfiguration, rp: RelyingParty, store: any PasskeyStore, serverSecret: [UInt8],
-        logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+        logger: Logger, metrics: PasskeyMetrics = .discarding, now: @escaping @Sendable () -> Date = Date.init
     ) {
+        self.metrics = metrics
         self.configuration = configuration
         self.relyingParty = Mutex(rp)
         self.store = store
@@ -104,6 +107,27 @@ public final class PasskeyService: Sendable {
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
     /// the challenge, run §7.1, then store user + credential + session.
     public func finishRegistration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+        try await counted("registration") { try await self.registration(body: body) }
+    }
+
+    public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+        try await counted("authentication") { try await self.authentication(body: body) }
+    }
+
+    /// Counts the finished ceremony in `passkey_ceremonies_total`: ok, or refused with the
+    /// contract's error code (503 `unavailable` and 500 `internal_error` included).
+    private func counted<T>(_ ceremony: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            metrics.ceremony(ceremony, .ok)
+            return value
+        } catch {
+            metrics.ceremony(ceremony, .refused, error: APIError.code(for: error))
+            throw error
+        }
+    }
+
+    private func registration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: RegistrationResponse
         do {
             response = try RegistrationResponse(json: body)
@@ -212,7 +236,7 @@ public final class PasskeyService: Sendable {
     /// `authentication_finalize`: decode, consume the challenge, find the credential, run §7.2,
     /// then update the counter atomically and start a session. A refused counter marks the
     /// credential possibly cloned and changes nothing else.
-    public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+    private func authentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
         // Malformed before anything is spent: the flags, and BE against the stored credential
@@ -353,9 +377,10 @@ public final class PasskeyService: Sendable {
         // time. The database answering is what a 200 promises; SweeperService does the sweeping.
         _ = try await store.schemaVersion
         guard let blob = rp.metadata else { return HealthResponse(metadata: .init(loaded: false)) }
+        let stale = blob.isStale(at: now())
+        metrics.metadataStale(stale)
         return HealthResponse(metadata: .init(
-            loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText,
-            stale: blob.isStale(at: now())))
+            loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
     }
 
     public func sweep() async throws -> (ceremonies: Int, sessions: Int) {

@@ -1,0 +1,63 @@
+public import Prometheus
+internal import Hummingbird
+internal import HTTPTypes
+internal import NIOCore
+internal import PasskeyTelemetry
+
+/// The Prometheus side of `PasskeyMetrics`: one registry per application (so servers in one
+/// process, as in the tests, do not mix their numbers), its factory, and the text exposition
+/// format for `GET /metrics`.
+public struct MetricsRegistry: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    let metrics: PasskeyMetrics
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Commits take from well under a millisecond (a page-cache fsync) to seconds (a slow
+        // disk); a batch holds from one write to hundreds under load.
+        factory.durationHistogramBuckets["passkey_db_commit_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
+        factory.valueHistogramBuckets["passkey_db_commit_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        metrics = PasskeyMetrics(factory: factory)
+    }
+
+    /// The registry in Prometheus' text format, version 0.0.4.
+    func response() -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(registry.emitToBuffer())
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: buffer))
+    }
+}
+
+/// `http_requests_total` and `http_request_duration_seconds` for every request, by route
+/// template (never the raw path: `/credentials/{id}`, `other` for static files and unknown
+/// paths). Outermost, so it sees the status the client gets.
+struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: PasskeyMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let route = RoutePaths.template(for: request.uri.path) ?? "other"
+        let method = request.method.rawValue
+        do {
+            let response = try await next(request, context)
+            record(route, method, Int(response.status.code), started)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            record(route, method, Int(status), started)
+            throw error
+        }
+    }
+
+    private func record(_ route: String, _ method: String, _ status: Int, _ started: ContinuousClock.Instant) {
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        metrics.httpRequest(route: route, method: method, status: status, seconds: Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}

@@ -1,0 +1,65 @@
+public import CoreMetrics
+internal import Foundation
+
+/// The one interface every system of the server reports its metrics through (passkeys now;
+/// Sign in with Apple, push and Messages for Business as they arrive). Behind it are
+/// swift-metrics' `Counter`, `Timer` and `Recorder`, made by the factory the application
+/// chose (Prometheus in the server, so `GET /metrics` shows them); no HTTP framework here.
+///
+/// Names and labels are those of the operations spec. Label values come from fixed sets
+/// (route templates, methods, status codes, the contract's error codes), never from raw client
+/// input, so the number of series stays bounded.
+public struct PasskeyMetrics: Sendable {
+    let factory: any MetricsFactory
+
+    public init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    /// Metrics that go nowhere (tests and tools that do not serve them).
+    public static let discarding = PasskeyMetrics(factory: NOOPMetricsHandler.instance)
+
+    public enum Outcome: String, Sendable {
+        case ok, refused
+    }
+
+    /// `passkey_ceremonies_total{ceremony,outcome,error}`: one finished ceremony (a finalize).
+    /// `ceremony` is `registration` or `authentication` (and `siwa`, `push`, `mfb` later);
+    /// `error` is the contract's error code of a refusal, `none` for success.
+    public func ceremony(_ ceremony: String, _ outcome: Outcome, error: String? = nil) {
+        Counter(
+            label: "passkey_ceremonies_total",
+            dimensions: [("ceremony", ceremony), ("outcome", outcome.rawValue), ("error", error ?? "none")],
+            factory: factory
+        ).increment()
+    }
+
+    /// `passkey_db_commit_seconds` and `passkey_db_commit_batch_size`: one durable commit, how
+    /// long it took and how many writes it made durable together.
+    public func databaseCommit(seconds: Double, batch: Int) {
+        Timer(label: "passkey_db_commit_seconds", factory: factory).recordNanoseconds(Self.nanoseconds(seconds))
+        Recorder(label: "passkey_db_commit_batch_size", factory: factory).record(batch)
+    }
+
+    /// `http_requests_total{route,method,status}` and `http_request_duration_seconds{route,method}`.
+    /// `route` is the route template (`/credentials/{id}`), `other` for anything else.
+    public func httpRequest(route: String, method: String, status: Int, seconds: Double) {
+        Counter(
+            label: "http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
+            factory: factory
+        ).increment()
+        Timer(label: "http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
+            .recordNanoseconds(Self.nanoseconds(seconds))
+    }
+
+    /// `passkey_mds_blob_stale`: 1 while the loaded FIDO metadata BLOB is past its nextUpdate.
+    public func metadataStale(_ stale: Bool) {
+        Gauge(label: "passkey_mds_blob_stale", factory: factory).record(stale ? 1 : 0)
+    }
+
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        let value = (seconds * 1e9).rounded()
+        guard value.isFinite, value >= 0 else { return 0 }
+        return value >= Double(Int64.max) ? Int64.max : Int64(value)
+    }
+}
