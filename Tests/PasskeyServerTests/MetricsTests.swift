@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func metricsListenServesThemElsewhereOnly() async throws {
-        let port = try freeTCPPort()
+        let port = try TestPorts.free()
         try await withServer({ $0.metricsListen = ("127.0.0.1", port) }) { (_, _, client) async throws in
             #expect(try await client.get("/metrics").status == 404)
             let separate = Client(base: URL(string: "http://127.0.0.1:\(port)")!)
@@ -116,20 +116,4 @@ import Testing
             #expect(answered)
         }
     }
-}
-
-/// A port nothing listens on now (bound, read, released).
-func freeTCPPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(descriptor >= 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-    }
-    try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
 }

@@ -158,7 +158,7 @@ struct PostgresTests {
 
     @Test("nothing listening: opening fails with .unavailable within the timeout, no hang")
     func unreachable() async throws {
-        let port = try freePort()
+        let port = try TestPorts.free()
         let location = try PostgresLocation(url: "postgres://passkey:x@127.0.0.1:\(port)/passkeys?sslmode=disable")
         let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) {
@@ -168,20 +168,4 @@ struct PostgresTests {
         // Bounded, not punctual: the whole test run shares two cores.
         #expect(ContinuousClock.now - started < .seconds(60))
     }
-}
-
-/// A port nothing listens on (bound, read, released).
-func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(descriptor >= 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-    }
-    try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
 }
