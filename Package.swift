@@ -59,7 +59,13 @@ let package = Package(
             ]),
 
         // The interface every system reports its metrics through (swift-metrics), no HTTP.
-        .target(name: "PasskeyTelemetry", dependencies: [.product(name: "CoreMetrics", package: "swift-metrics")]),
+        // The interfaces every system reports through: metrics (swift-metrics), and logs with
+        // request ids (swift-log). No HTTP.
+        .target(
+            name: "PasskeyTelemetry",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
@@ -87,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyPostgres",
+                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyPostgres", "PasskeyTelemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -125,7 +131,7 @@ let package = Package(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
-                "PasskeyTestSupport", "passkey-server",
+                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

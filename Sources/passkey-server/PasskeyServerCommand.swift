@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PasskeyCore
 import PasskeyServer
+import PasskeyTelemetry
 
 @main
 struct PasskeyServerCommand: AsyncParsableCommand {
@@ -134,6 +135,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy address range (CIDR, e.g. 10.0.0.0/8 or ::1/128) whose X-Forwarded-For is believed: the client is then the last address in it not in a trusted range; repeatable. From anyone else X-Forwarded-For is ignored. (env: PASSKEY_TRUSTED_PROXY)", valueName: "CIDR"))
     var trustedProxy: [String] = []
 
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
+    var logFormat: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: PASSKEY_LOG_LEVEL, default info)")
     var logLevel: String?
 
@@ -144,6 +148,17 @@ struct Serve: AsyncParsableCommand {
             configuration = try ConfigurationResolver(environment: environment).resolve(self)
         } catch let error as ValidationError {
             throw error
+        }
+        let format = logFormat ?? environment["PASSKEY_LOG_FORMAT"] ?? (isatty(2) == 1 ? "text" : "json")
+        switch format {
+        case "json":
+            LoggingSystem.bootstrap({ label, provider in JSONLogHandler(label: label, metadataProvider: provider) },
+                                    metadataProvider: RequestID.metadataProvider)
+        case "text":
+            LoggingSystem.bootstrap({ label, provider in StreamLogHandler.standardError(label: label, metadataProvider: provider) },
+                                    metadataProvider: RequestID.metadataProvider)
+        default:
+            throw ValidationError("--log-format must be text or json, not \(format)")
         }
         var logger = Logger(label: "passkey-server")
         let level = logLevel ?? environment["PASSKEY_LOG_LEVEL"] ?? "info"

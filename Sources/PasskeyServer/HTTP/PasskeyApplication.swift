@@ -65,6 +65,7 @@ public struct PasskeyApplication: Sendable {
         metrics.metadataStale(rp.metadata?.isStale(at: now()) ?? false)
 
         let router = Router(context: Context.self)
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
