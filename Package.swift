@@ -17,6 +17,7 @@ let package = Package(
         // For the fuzz package in Fuzz/ (built apart, with -sanitize=fuzzer,address).
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
+        .library(name: "PasskeyStore", targets: ["PasskeyStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -93,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyPostgres", "PasskeyTelemetry",
+                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

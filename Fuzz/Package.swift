@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "PasskeyCore", package: root),
                 .product(name: "PasskeyCBOR", package: root),
                 .product(name: "PasskeyCrypto", package: root),
+                .product(name: "PasskeyStore", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

@@ -24,7 +24,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
-    "attestation-formats", "jws", "registration", "authentication", "strict-json",
+    "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
 ]
 
 
@@ -284,6 +284,16 @@ def main():
         seeds.add("der-x509", f"{path.parent.name}-{path.stem}-pem", text)
         for index, der in enumerate(pem_blocks(text)):
             seeds.add("der-x509", f"{path.parent.name}-{path.stem}-{index}", der)
+
+    # --database URLs, as operators write them.
+    for index, url in enumerate([
+        "postgres://passkey:secret@127.0.0.1:5432/passkeys",
+        "postgresql://app%40corp:p%3As%2Fw@db.internal:6543/pass%20keys?sslmode=verify-full&sslrootcert=/etc/ca.pem",
+        "postgres://alice@localhost",
+        "postgres://u:p@[::1]:5432/db?sslmode=require",
+        "postgres://u@h/db?sslmode=disable&sslrootcert=",
+    ]):
+        seeds.add("postgres-url", f"url{index}", url)
 
     # Metadata Service BLOBs, compact and in the harness's structured form.
     for path in sorted((VECTORS / "mds").glob("*.jwt")):

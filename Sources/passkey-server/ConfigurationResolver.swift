@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PasskeyAssociation
 import PasskeyCore
-import PasskeyPostgres
+import PasskeyStore
 import PasskeyServer
 
 /// Flag, else `PASSKEY_*` environment variable, else the default.

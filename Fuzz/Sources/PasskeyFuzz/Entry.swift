@@ -23,6 +23,7 @@ enum FuzzTargets {
         FuzzTarget(name: "registration", run: RegistrationTarget.run),
         FuzzTarget(name: "authentication", run: AuthenticationTarget.run),
         FuzzTarget(name: "strict-json", run: StrictJSONTarget.run),
+        FuzzTarget(name: "postgres-url", run: PostgresURLTarget.run),
     ]
 }
 

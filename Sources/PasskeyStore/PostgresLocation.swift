@@ -1,6 +1,7 @@
 public import Foundation
 
-/// Where the PostgreSQL database is and how to reach it, parsed from a `postgres://` or
+/// Where the PostgreSQL database is and how to reach it (here, beside the protocol, so the
+/// parser has no PostgreSQL client to build and gets a fuzz target of its own), parsed from a `postgres://` or
 /// `postgresql://` URL as libpq writes them:
 /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=require`.
 ///
