@@ -55,7 +55,7 @@ import Testing
     @Test func noRedirectNoCompression() async throws {
         try await withServer({ $0.iosAppIDs = ["ABCDE12345.com.example.one"] }) { server, _, _ in
             for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-                let raw = try RawHTTP.get(port: server.port, path: path, headers: ["Accept-Encoding": "gzip, deflate, br"])
+                let raw = try await RawHTTP.get(port: server.port, path: path, headers: ["Accept-Encoding": "gzip, deflate, br"])
                 let (head, body) = try #require(RawHTTP.split(raw))
                 #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
                 let fields = head.lowercased()

@@ -29,7 +29,7 @@ import Testing
             let fits = try await client.post("/registration_finalize", bytes: Array(repeating: 0x20, count: 2000))
             #expect(fits.status == 400)
             // Chunked, without Content-Length.
-            let chunked = try RawHTTP.chunkedPost(port: ceremoniesPort(client), path: "/authentication_finalize", body: Array(repeating: 0x41, count: 5000))
+            let chunked = try await RawHTTP.chunkedPost(port: ceremoniesPort(client), path: "/authentication_finalize", body: Array(repeating: 0x41, count: 5000))
             #expect(chunked.hasPrefix("HTTP/1.1 413"))
             #expect(chunked.contains("payload_too_large"))
         }
@@ -97,7 +97,7 @@ import Testing
 /// Raw HTTP/1.1 over a socket, for what URLSession will not send (chunked bodies, chosen headers).
 enum RawHTTP {
     /// A chunked POST; the raw response text.
-    static func chunkedPost(port: Int, path: String, body: [UInt8]) throws -> String {
+    static func chunkedPost(port: Int, path: String, body: [UInt8]) async throws -> String {
         var request = Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n".utf8)
         var offset = 0
         while offset < body.count {
@@ -105,14 +105,14 @@ enum RawHTTP {
             request += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Array("\r\n".utf8)
             offset += chunk.count
         }
-        return try exchange(port: port, request: request + Array("0\r\n\r\n".utf8))
+        return try await exchange(port: port, request: request + Array("0\r\n\r\n".utf8))
     }
 
     /// A GET with extra headers; the raw response text.
-    static func get(port: Int, path: String, headers: [String: String]) throws -> String {
+    static func get(port: Int, path: String, headers: [String: String]) async throws -> String {
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        return try exchange(port: port, request: Array((request + "\r\n").utf8))
+        return try await exchange(port: port, request: Array((request + "\r\n").utf8))
     }
 
     /// A raw response cut into its head (status line and fields) and body.
@@ -121,8 +121,18 @@ enum RawHTTP {
         return (String(response[..<range.upperBound]), String(response[range.upperBound...]))
     }
 
-    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes (10 s timeout).
-    static func exchange(port: Int, request: [UInt8]) throws -> String {
+    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes (10 s timeout), on
+    /// a thread of its own: blocking reads on one of Swift concurrency's few threads would stall
+    /// the in-process server that is to answer them.
+    static func exchange(port: Int, request: [UInt8]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try blockingExchange(port: port, request: request) })
+            }
+        }
+    }
+
+    private static func blockingExchange(port: Int, request: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
