@@ -295,7 +295,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
     }
 
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?) async throws -> Bool {
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
         let challenge = ByteBuffer(bytes: challenge)
         let cloned = credentialID.map { ByteBuffer(bytes: $0) }
         return try await transaction { db in
@@ -304,13 +305,16 @@ public final class PostgresPasskeyStore: PasskeyStore {
             if let cloned {
                 try await db.query("UPDATE credentials SET possibly_cloned = true WHERE id = \(cloned)", logger: Self.quiet)
             }
+            try await Self.insert(db, eventRow)
             return spent == 1
         }
     }
 
     public func completeRegistration(
-        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
+        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
+        event: AuditEvent?
     ) async throws -> RegistrationOutcome {
+        let eventRow = try event.map(EventRow.init)
         let challenge = ByteBuffer(bytes: challenge)
         let now = try now.storeMilliseconds()
         let credentialRow = try CredentialRow(credential)
@@ -320,14 +324,17 @@ public final class PostgresPasskeyStore: PasskeyStore {
             guard try await Self.consume(db, challenge, .registration, now) != nil else { return .ceremonyGone }
             if let conflict = try await Self.insertAccount(db, credentialRow, userRow) { return conflict }
             try await Self.insert(db, sessionRow)
+            try await Self.insert(db, eventRow)
             return .registered
         }
     }
 
     public func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord
+        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
+        let signedInRow = try signedIn.map(EventRow.init)
+        let regressionRow = try regression.map(EventRow.init)
         let challenge = ByteBuffer(bytes: challenge)
         let at = try now.storeMilliseconds()
         let id = ByteBuffer(bytes: credentialID)
@@ -337,9 +344,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
             guard try await Self.consume(db, challenge, .authentication, at) != nil else { return .ceremonyGone }
             guard let name = try await Self.applyAssertion(db, id, count, backupState, userVerified, at) else {
                 try await db.query("UPDATE credentials SET possibly_cloned = true WHERE id = \(id)", logger: Self.quiet)
+                try await Self.insert(db, regressionRow)
                 return .counterRegression
             }
             try await Self.insert(db, sessionRow)
+            try await Self.insert(db, signedInRow)
             return .signedIn(userName: name)
         }
     }
@@ -476,17 +485,22 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
+    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
         let id = ByteBuffer(bytes: id)
         let handle = ByteBuffer(bytes: userHandle)
-        return try await write { db in
-            try await Self.count(db.query(
+        return try await transaction { db in
+            guard try await Self.count(db.query(
                 "UPDATE credentials SET name = \(name) WHERE id = \(id) AND user_handle = \(handle) RETURNING 1",
                 logger: Self.quiet)) == 1
+            else { return false }
+            try await Self.insert(db, eventRow)
+            return true
         }
     }
 
-    public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
+    public func deleteCredential(id: [UInt8], userHandle: [UInt8], event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
         let id = ByteBuffer(bytes: id)
         let handle = ByteBuffer(bytes: userHandle)
         return try await transaction { db in
@@ -495,6 +509,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
             else { return false }
             try await db.query(
                 "DELETE FROM sessions WHERE credential_id = \(id) AND user_handle = \(handle)", logger: Self.quiet)
+            try await Self.insert(db, eventRow)
             return true
         }
     }
@@ -526,18 +541,75 @@ public final class PostgresPasskeyStore: PasskeyStore {
         }
     }
 
-    public func deleteSession(tokenHash: [UInt8]) async throws {
+    public func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws {
+        let eventRow = try event.map(EventRow.init)
         let hash = ByteBuffer(bytes: tokenHash)
-        try await write { db in
-            try await db.query("DELETE FROM sessions WHERE token_hash = \(hash)", logger: Self.quiet)
+        try await transaction { db in
+            if try await Self.count(db.query("DELETE FROM sessions WHERE token_hash = \(hash) RETURNING 1", logger: Self.quiet)) == 1 {
+                try await Self.insert(db, eventRow)
+            }
         }
     }
 
     @discardableResult
-    public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
+    public func deleteSessions(userHandle: [UInt8], event: AuditEvent?) async throws -> Int {
+        let eventRow = try event.map(EventRow.init)
         let handle = ByteBuffer(bytes: userHandle)
+        return try await transaction { db in
+            let count = try await Self.count(db.query("DELETE FROM sessions WHERE user_handle = \(handle) RETURNING 1", logger: Self.quiet))
+            try await Self.insert(db, eventRow)
+            return count
+        }
+    }
+
+    // MARK: Audit events
+
+    /// Inserts an event in the caller's transaction (nothing for nil).
+    private static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
+        guard let e else { return }
+        try await db.query(
+            """
+            INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+            VALUES (\(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details))
+            """, logger: quiet)
+    }
+
+    public func events(userHandle: [UInt8], before: Int64?, limit: Int) async throws -> [AuditEvent] {
+        let handle = ByteBuffer(bytes: userHandle)
+        let before = before ?? Int64.max
+        let limit = Int64(max(0, limit))
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT \(unescaped: EventRow.columns) FROM events WHERE user_handle = \(handle) AND id < \(before)
+                    ORDER BY id DESC LIMIT \(limit)
+                    """, logger: Self.quiet),
+                EventRow.record)
+        }
+    }
+
+    public func events(userHandle: [UInt8]?, since: Date?, after: Int64?, limit: Int) async throws -> [AuditEvent] {
+        let handle = userHandle.map { ByteBuffer(bytes: $0) }
+        let since = try (since ?? Date(timeIntervalSince1970: 0)).storeMilliseconds()
+        let after = after ?? 0
+        let limit = Int64(max(0, limit))
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT \(unescaped: EventRow.columns) FROM events
+                    WHERE (\(handle)::bytea IS NULL OR user_handle = \(handle)) AND at >= \(since) AND id > \(after)
+                    ORDER BY id LIMIT \(limit)
+                    """, logger: Self.quiet),
+                EventRow.record)
+        }
+    }
+
+    public func deleteEvents(olderThan cutoff: Date) async throws -> Int {
+        let cutoff = try cutoff.storeMilliseconds()
         return try await write { db in
-            try await Self.count(db.query("DELETE FROM sessions WHERE user_handle = \(handle) RETURNING 1", logger: Self.quiet))
+            try await Self.count(db.query("DELETE FROM events WHERE at < \(cutoff) RETURNING 1", logger: Self.quiet))
         }
     }
 

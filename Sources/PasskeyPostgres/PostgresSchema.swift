@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1]
+    static let migrations: [Migration] = [migration1, migration2]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,23 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 2: the audit trail (SQLite's migration 3).
+    static let migration2 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE events (
+            id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            user_handle bytea  NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            type        text   NOT NULL,
+            at          bigint NOT NULL,
+            ip          text,
+            user_agent  text,
+            details     text   NOT NULL
+        )
+        """,
+        "CREATE INDEX events_by_user ON events (user_handle, id)",
+        "CREATE INDEX events_by_time ON events (at)",
+    ])
 
     /// Version 1: what SQLite has after its migration 2.
     static let migration1 = Migration(additive: true, statements: [

@@ -200,3 +200,30 @@ struct SessionRow {
             credentialID: try c.optionalBytes())
     }
 }
+
+struct EventRow {
+    static let columns = "id, user_handle, type, at, ip, user_agent, details"
+
+    let userHandle: ByteBuffer
+    let type: String
+    let at: Int64
+    let ip: String?
+    let userAgent: String?
+    let details: String
+
+    init(_ e: AuditEvent) throws {
+        userHandle = ByteBuffer(bytes: e.userHandle)
+        type = e.type
+        at = try e.at.storeMilliseconds()
+        ip = e.ip
+        userAgent = e.userAgent
+        details = try EventDetails.encode(e.details)
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> AuditEvent {
+        var c = Cursor(row)
+        return AuditEvent(
+            id: try c.next(Int64.self), userHandle: try c.bytes(), type: try c.next(), at: try c.date(), ip: try c.next(String?.self),
+            userAgent: try c.next(String?.self), details: try EventDetails.decode(try c.next(String.self)))
+    }
+}

@@ -34,22 +34,26 @@ public protocol PasskeyStore: Sendable {
 
     /// Spends the ceremony of a refused response and, for a counter regression, marks the
     /// credential possibly cloned, in one write. Returns whether the ceremony was still there.
+    /// `event` (a refused sign-in of a known account) is stored with the spending.
     @discardableResult
-    func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?) async throws -> Bool
+    func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool
 
     /// Finishes a verified registration in one atomic write: spends the ceremony, creates the
     /// user (when new), the credential and the session. On a conflict the ceremony is spent and
     /// nothing else is stored.
+    /// `event` is stored when the registration is.
     func completeRegistration(
-        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
+        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
+        event: AuditEvent?
     ) async throws -> RegistrationOutcome
 
     /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
     /// the sign counter (WebAuthn §7.2 step 25), stores backup state, last use and
     /// uvInitialized (which only rises), and creates the session.
+    /// `signedIn` is stored with a sign-in, `regression` with a counter regression.
     func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord
+        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome
 
     // MARK: Users
@@ -81,12 +85,14 @@ public protocol PasskeyStore: Sendable {
 
     func markPossiblyCloned(credentialID: [UInt8]) async throws
 
-    /// Renames the credential if it belongs to `userHandle`; false if there is no such credential.
-    func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool
+    /// Renames the credential if it belongs to `userHandle` (storing `event` with it); false if
+    /// there is no such credential.
+    func renameCredential(id: [UInt8], userHandle: [UInt8], name: String, event: AuditEvent?) async throws -> Bool
 
     /// Deletes the credential if it belongs to `userHandle`, and atomically with it every session
-    /// that credential opened; false (nothing changed) if there is no such credential.
-    func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
+    /// that credential opened (storing `event`); false (nothing changed) if there is no such
+    /// credential.
+    func deleteCredential(id: [UInt8], userHandle: [UInt8], event: AuditEvent?) async throws -> Bool
 
     // MARK: Sessions
 
@@ -95,11 +101,25 @@ public protocol PasskeyStore: Sendable {
     /// The session with this token hash, or nil if absent or expired at `now`.
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
 
-    func deleteSession(tokenHash: [UInt8]) async throws
+    /// Ends the session, storing `event` with it when there was one.
+    func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws
 
-    /// Ends every session of the user ("sign out everywhere"); returns how many there were.
+    /// Ends every session of the user ("sign out everywhere"), storing `event`; returns how many
+    /// there were.
     @discardableResult
-    func deleteSessions(userHandle: [UInt8]) async throws -> Int
+    func deleteSessions(userHandle: [UInt8], event: AuditEvent?) async throws -> Int
+
+    // MARK: Audit events
+
+    /// The account's events with an id below `before` (all when nil), newest first, at most `limit`.
+    func events(userHandle: [UInt8], before: Int64?, limit: Int) async throws -> [AuditEvent]
+
+    /// Events for operators, oldest first: of one account or of all, from `since` on, after the
+    /// event `after` (for paging), at most `limit`.
+    func events(userHandle: [UInt8]?, since: Date?, after: Int64?, limit: Int) async throws -> [AuditEvent]
+
+    /// Deletes events older than `cutoff` (retention); returns how many.
+    func deleteEvents(olderThan cutoff: Date) async throws -> Int
 
     // MARK: Secrets and maintenance
 
@@ -117,10 +137,44 @@ public protocol PasskeyStore: Sendable {
     func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int)
 }
 
+/// The calls without an audit event, for callers that have none to store.
 extension PasskeyStore {
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind) async throws -> Bool {
-        try await spendCeremony(challenge: challenge, kind: kind, markCloned: nil)
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]? = nil) async throws -> Bool {
+        try await spendCeremony(challenge: challenge, kind: kind, markCloned: credentialID, event: nil)
+    }
+
+    public func completeRegistration(
+        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
+    ) async throws -> RegistrationOutcome {
+        try await completeRegistration(
+            challenge: challenge, now: now, credential: credential, newUser: newUser, session: session, event: nil)
+    }
+
+    public func completeAuthentication(
+        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
+        session: SessionRecord
+    ) async throws -> AuthenticationOutcome {
+        try await completeAuthentication(
+            challenge: challenge, now: now, credentialID: credentialID, signCount: signCount, backupState: backupState,
+            userVerified: userVerified, session: session, signedIn: nil, regression: nil)
+    }
+
+    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
+        try await renameCredential(id: id, userHandle: userHandle, name: name, event: nil)
+    }
+
+    public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
+        try await deleteCredential(id: id, userHandle: userHandle, event: nil)
+    }
+
+    public func deleteSession(tokenHash: [UInt8]) async throws {
+        try await deleteSession(tokenHash: tokenHash, event: nil)
+    }
+
+    @discardableResult
+    public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
+        try await deleteSessions(userHandle: userHandle, event: nil)
     }
 }
 

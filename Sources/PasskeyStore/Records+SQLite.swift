@@ -119,3 +119,18 @@ extension SessionRecord {
         [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID)]
     }
 }
+
+extension AuditEvent {
+    static let columns = "id, user_handle, type, at, ip, user_agent, details"
+
+    init(row: SQLiteRow) throws {
+        self.init(
+            id: row.int64(0), userHandle: row.blob(1), type: row.text(2), at: Date(storeMilliseconds: row.int64(3)),
+            ip: row.optionalText(4), userAgent: row.optionalText(5), details: try EventDetails.decode(row.text(6)))
+    }
+
+    /// Everything but the id, which SQLite assigns.
+    func insertArguments() throws -> [SQLiteValue] {
+        [.blob(userHandle), .text(type), try .time(at), .optionalText(ip), .optionalText(userAgent), .text(try EventDetails.encode(details))]
+    }
+}

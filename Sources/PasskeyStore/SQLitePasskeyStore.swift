@@ -79,13 +79,15 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// counter regression, marks the credential possibly cloned — in one write. Returns whether
     /// the ceremony was still there.
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?) async throws -> Bool {
-        try await database.write { db in
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
             try db.execute("DELETE FROM ceremonies WHERE challenge = ? AND kind = ?", [.blob(challenge), .text(kind.rawValue)])
             let spent = try db.changes() == 1
             if let credentialID {
                 try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
             }
+            try Self.insertEvent(db, eventArguments)
             return spent
         }
     }
@@ -93,8 +95,10 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// Finishes a verified registration in one atomic write: spends the ceremony, creates the
     /// user (when new), the credential and the session.
     public func completeRegistration(
-        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
+        challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
+        event: AuditEvent?
     ) async throws -> RegistrationOutcome {
+        let eventArguments = try event?.insertArguments()
         let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.registration.rawValue), try .time(now)]
         let credentialArguments = try credential.arguments()
         let userArguments = try newUser?.arguments()
@@ -106,6 +110,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
                 return conflict
             }
             try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            try Self.insertEvent(db, eventArguments)
             return .registered
         }
     }
@@ -115,8 +120,10 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// only rises), and creates the session.
     public func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord
+        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
+        let signedInArguments = try signedIn?.insertArguments()
+        let regressionArguments = try regression?.insertArguments()
         let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
         let assertionArguments = try Self.assertionArguments(
             credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
@@ -125,12 +132,14 @@ public final class SQLitePasskeyStore: PasskeyStore {
             guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
             guard try Self.applyAssertion(db, assertionArguments) else {
                 try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
+                try Self.insertEvent(db, regressionArguments)
                 return .counterRegression
             }
             guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
                 throw StoreError.database("the credential's user vanished")
             }
             try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            try Self.insertEvent(db, signedInArguments)
             return .signedIn(userName: name)
         }
     }
@@ -297,24 +306,29 @@ public final class SQLitePasskeyStore: PasskeyStore {
     }
 
     /// Renames the credential if it belongs to `userHandle`; false if there is no such credential.
-    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {
-        try await database.write { db in
+    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
             try db.execute(
                 "UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ?",
                 [.text(name), .blob(id), .blob(userHandle)])
-            return try db.changes() == 1
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
         }
     }
 
     /// Deletes the credential if it belongs to `userHandle`, and atomically with it every
     /// session that credential opened; false (nothing changed) if there is no such credential.
-    public func deleteCredential(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
-        try await database.write { db in
+    public func deleteCredential(id: [UInt8], userHandle: [UInt8], event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
             try db.execute(
                 "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
             guard try db.changes() == 1 else { return false }
             try db.execute(
                 "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+            try Self.insertEvent(db, eventArguments)
             return true
         }
     }
@@ -338,17 +352,60 @@ public final class SQLitePasskeyStore: PasskeyStore {
         }
     }
 
-    public func deleteSession(tokenHash: [UInt8]) async throws {
+    public func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws {
+        let eventArguments = try event?.insertArguments()
         try await database.write { db in
             try db.execute("DELETE FROM sessions WHERE token_hash = ?", [.blob(tokenHash)])
+            if try db.changes() == 1 { try Self.insertEvent(db, eventArguments) }
         }
     }
 
     /// Ends every session of the user ("sign out everywhere"); returns how many there were.
     @discardableResult
-    public func deleteSessions(userHandle: [UInt8]) async throws -> Int {
-        try await database.write { db in
+    public func deleteSessions(userHandle: [UInt8], event: AuditEvent?) async throws -> Int {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
             try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(userHandle)])
+            let count = try db.changes()
+            try Self.insertEvent(db, eventArguments)
+            return count
+        }
+    }
+
+    // MARK: Audit events
+
+    /// Inserts an event in the caller's transaction (nothing for nil).
+    private static func insertEvent(_ db: SQLiteConnection, _ arguments: [SQLiteValue]?) throws {
+        guard let arguments else { return }
+        try db.execute("INSERT INTO events (user_handle, type, at, ip, user_agent, details) VALUES (?, ?, ?, ?, ?, ?)", arguments)
+    }
+
+    public func events(userHandle: [UInt8], before: Int64?, limit: Int) async throws -> [AuditEvent] {
+        try database.read { db in
+            try db.rows(
+                "SELECT \(AuditEvent.columns) FROM events WHERE user_handle = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                [.blob(userHandle), .integer(before ?? Int64.max), .int(max(0, limit))], AuditEvent.init(row:))
+        }
+    }
+
+    public func events(userHandle: [UInt8]?, since: Date?, after: Int64?, limit: Int) async throws -> [AuditEvent] {
+        let arguments: [SQLiteValue] = [
+            .optionalBlob(userHandle), .optionalBlob(userHandle), try .time(since ?? Date(timeIntervalSince1970: 0)),
+            .integer(after ?? 0), .int(max(0, limit)),
+        ]
+        return try database.read { db in
+            try db.rows(
+                """
+                SELECT \(AuditEvent.columns) FROM events
+                WHERE (? IS NULL OR user_handle = ?) AND at >= ? AND id > ? ORDER BY id LIMIT ?
+                """, arguments, AuditEvent.init(row:))
+        }
+    }
+
+    public func deleteEvents(olderThan cutoff: Date) async throws -> Int {
+        let cutoff = try SQLiteValue.time(cutoff)
+        return try await database.write { db in
+            try db.execute("DELETE FROM events WHERE at < ?", [cutoff])
             return try db.changes()
         }
     }

@@ -6,7 +6,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2,
+        migration1, migration2, migration3,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -61,6 +61,23 @@ enum Schema {
             }
         }
     }
+
+    /// Version 3: the audit trail. Only adds.
+    static let migration3: [String] = [
+        """
+        CREATE TABLE events (
+            id          INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+            user_handle BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            type        TEXT    NOT NULL,
+            at          INTEGER NOT NULL,
+            ip          TEXT,
+            user_agent  TEXT,
+            details     TEXT    NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX events_by_user ON events (user_handle, id)",
+        "CREATE INDEX events_by_time ON events (at)",
+    ]
 
     /// Version 2: each session remembers the passkey that opened it, so deleting the passkey
     /// ends its sessions. Only adds: a version-1 program keeps working on the file.
