@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBody = 65536
     /// `--metrics-listen HOST:PORT`: serve `GET /metrics` there instead of on the main port.
     public var metricsListen: (host: String, port: Int)?
+    /// Audit events older than this are deleted by the sweeper (`--audit-retention-days`).
+    public var auditRetention: TimeInterval = 365 * 86400
     /// How often expired ceremonies and sessions are swept.
     public var sweepInterval: TimeInterval = 60
 

@@ -19,6 +19,9 @@ struct ConfigurationResolver {
         c.database = try string(flags.database, "DATABASE") ?? c.database
         c.databasePoolSize = try int(flags.databasePoolSize, "DATABASE_POOL_SIZE", range: 1...1000) ?? c.databasePoolSize
         c.databaseTimeout = TimeInterval(try int(flags.databaseTimeout, "DATABASE_TIMEOUT", range: 1...600) ?? Int(c.databaseTimeout))
+        if let days = try int(flags.auditRetentionDays, "AUDIT_RETENTION_DAYS", range: 1...36500) {
+            c.auditRetention = TimeInterval(days) * 86400
+        }
         if let listen = try string(flags.metricsListen, "METRICS_LISTEN") {
             guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
                   (1...65535).contains(port), colon > listen.startIndex

@@ -62,6 +62,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
     var database: String?
 
+    @Option(name: .customLong("audit-retention-days"), help: ArgumentHelp("Audit events (GET /me/events) older than this are deleted. (env: PASSKEY_AUDIT_RETENTION_DAYS, default 365)", valueName: "DAYS"))
+    var auditRetentionDays: Int?
+
     @Option(name: .customLong("metrics-listen"), help: ArgumentHelp("Serve GET /metrics (Prometheus) on this address instead of the main port; recommended in production, so that only the scraper reaches it. (env: PASSKEY_METRICS_LISTEN)", valueName: "HOST:PORT"))
     var metricsListen: String?
 

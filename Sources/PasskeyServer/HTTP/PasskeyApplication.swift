@@ -188,8 +188,10 @@ struct SweeperService: Service {
             service.metrics.metadataStale(service.rp.metadata?.isStale(at: service.now()) ?? false)
             do {
                 let swept = try await service.sweep()
-                if swept.ceremonies + swept.sessions > 0 {
-                    logger.debug("swept expired rows", metadata: ["ceremonies": "\(swept.ceremonies)", "sessions": "\(swept.sessions)"])
+                if swept.ceremonies + swept.sessions + swept.events > 0 {
+                    logger.debug("swept expired rows", metadata: [
+                        "ceremonies": "\(swept.ceremonies)", "sessions": "\(swept.sessions)", "events": "\(swept.events)",
+                    ])
                 }
             } catch {
                 logger.error("sweeping expired rows failed", metadata: ["error": "\(error)"])

@@ -21,17 +21,18 @@ struct RequestPolicyMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
+        let client = clientAddress(request, context: context)
         if let methods = RoutePaths.methods(for: path), methods.contains(request.method) {
             try Self.checkMediaType(request)
             try checkOrigin(request)
             if RoutePaths.ceremonyPaths.contains(path) {
-                let client = clientAddress(request, context: context)
                 if let retryAfter = addressLimiter.take(client, now: service.now()) {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
             }
         }
-        return try await next(request, context)
+        let requestClient = RequestClient(address: client, userAgent: request.headers[.userAgent])
+        return try await RequestClient.$current.withValue(requestClient) { try await next(request, context) }
     }
 
     func clientAddress(_ request: Request, context: Context) -> String {

@@ -12,6 +12,7 @@ public enum RoutePaths {
         "/authentication_initialize": [.get, .post],
         "/authentication_finalize": [.post],
         "/me": [.get],
+        "/me/events": [.get],
         "/logout": [.post],
         "/.well-known/apple-app-site-association": [.get],
         "/apple-app-site-association": [.get],

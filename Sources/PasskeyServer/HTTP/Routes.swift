@@ -52,6 +52,11 @@ struct Routes: Sendable {
             guard let session = try await session(request) else { throw APIError.unauthorized }
             return try Self.json(try await service.me(session))
         }
+        router.get("/me/events") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            return try Self.json(try await service.events(
+                session, limit: try Self.query("limit", request), before: try Self.query("before", request)))
+        }
         router.post("/logout") { request, _ in
             // An optional body: {"everywhere": true} ends every session of the account.
             struct Logout: Decodable { let everywhere: Bool? }

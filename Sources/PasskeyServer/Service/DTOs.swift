@@ -119,3 +119,37 @@ struct InitializeRequest: Decodable {
     let user_name: String?
     let display_name: String?
 }
+
+/// `GET /me/events`.
+public struct EventsResponse: Codable, Sendable {
+    public struct Event: Codable, Sendable {
+        public let id: String
+        public let type: String
+        /// ISO 8601 in UTC.
+        public let at: String
+        public let ip: String?
+        public let user_agent: String?
+        public let details: [String: String]
+
+        /// Unknown values are `null`, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(type, forKey: .type)
+            try c.encode(at, forKey: .at)
+            try c.encode(ip, forKey: .ip)
+            try c.encode(user_agent, forKey: .user_agent)
+            try c.encode(details, forKey: .details)
+        }
+    }
+
+    public let events: [Event]
+    /// The cursor of the next (older) page, `null` on the last.
+    public let next_before: String?
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(events, forKey: .events)
+        try c.encode(next_before, forKey: .next_before)
+    }
+}

@@ -168,8 +168,12 @@ public final class PasskeyService: Sendable {
             : nil
         let (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID)
         // Spend the challenge, store the account and open the session: one atomic, durable write.
+        let event = self.event(
+            userHandle, "registration", at: created,
+            ["credential": Base64URL.encode(verified.credentialID), "new_account": newUser == nil ? "false" : "true",
+             "name": credential.name])
         switch try await store.completeRegistration(
-            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session)
+            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session, event: event)
         {
         case .registered: break
         case .ceremonyGone: throw APIError.unknownChallenge
@@ -272,19 +276,26 @@ public final class PasskeyService: Sendable {
             verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
         } catch let error as WebAuthnError {
             logRefusal(.authentication, error)
-            // Spend the challenge, and mark a regressed counter, in one write.
+            // Spend the challenge, mark a regressed counter and record the refusal, in one write.
+            let regressed = error.code == .counterRegression
+            let event = self.event(
+                stored.userHandle, regressed ? "counter_regression" : "sign_in_refused", at: now(),
+                ["credential": Base64URL.encode(stored.id), "error": error.code.rawValue])
             try await store.spendCeremony(
-                challenge: ceremony.challenge, kind: .authentication,
-                markCloned: error.code == .counterRegression ? stored.id : nil)
+                challenge: ceremony.challenge, kind: .authentication, markCloned: regressed ? stored.id : nil, event: event)
             throw APIError(error)
         }
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
         // counter is compared again in the same statement, so a concurrent assertion with the
         // same count cannot also pass.
         let (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id)
+        let at = now()
+        let credentialID = Base64URL.encode(stored.id)
         switch try await store.completeAuthentication(
-            challenge: ceremony.challenge, now: now(), credentialID: stored.id, signCount: verified.signCount,
-            backupState: verified.backupState, userVerified: verified.userVerified, session: session)
+            challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
+            backupState: verified.backupState, userVerified: verified.userVerified, session: session,
+            signedIn: event(stored.userHandle, "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
+            regression: event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
         {
         case .signedIn(let userName):
             return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(stored.id), session: token), token)
@@ -303,6 +314,37 @@ public final class PasskeyService: Sendable {
               let ceremony = try await store.ceremony(challenge: challenge, kind: kind, now: now())
         else { throw APIError.unknownChallenge }
         return ceremony
+    }
+
+    // MARK: Audit events
+
+    /// An event of this account, with the client the current request came from.
+    func event(_ userHandle: [UInt8], _ type: String, at: Date, _ details: [String: String] = [:]) -> AuditEvent {
+        let client = RequestClient.current
+        return AuditEvent(userHandle: userHandle, type: type, at: at, ip: client?.address, userAgent: client?.userAgent, details: details)
+    }
+
+    /// `GET /me/events`: the signed-in account's own events, newest first, `limit` (1–100,
+    /// default 20) at a time, before the cursor of the previous page.
+    public func events(_ session: SignedInUser, limit rawLimit: String?, before rawBefore: String?) async throws -> EventsResponse {
+        var limit = 20
+        if let rawLimit {
+            guard let value = Int(rawLimit), (1...100).contains(value) else { throw APIError.invalidRequest("limit must be 1 to 100") }
+            limit = value
+        }
+        var before: Int64?
+        if let rawBefore {
+            guard let value = Int64(rawBefore), value > 0 else { throw APIError.invalidRequest("before must be a cursor from next_before") }
+            before = value
+        }
+        // One more than asked tells whether there is a next page.
+        let found = try await store.events(userHandle: session.user.handle, before: before, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        return EventsResponse(
+            events: page.map {
+                .init(id: String($0.id), type: $0.type, at: Self.timestamp($0.at), ip: $0.ip, user_agent: $0.userAgent, details: $0.details)
+            },
+            next_before: found.count > limit ? page.last.map { String($0.id) } : nil)
     }
 
     // MARK: Sessions
@@ -331,9 +373,11 @@ public final class PasskeyService: Sendable {
     public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
         guard let session else { return }
         if everywhere {
-            try await store.deleteSessions(userHandle: session.user.handle)
+            try await store.deleteSessions(
+                userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
         } else {
-            try await store.deleteSession(tokenHash: session.tokenHash)
+            try await store.deleteSession(
+                tokenHash: session.tokenHash, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "false"]))
         }
     }
 
@@ -359,7 +403,8 @@ public final class PasskeyService: Sendable {
         let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard !label.isEmpty else { throw APIError.invalidRequest("name must not be empty.") }
         try UserName.checkLabel(label, field: "name")
-        guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label) else {
+        let renamed = event(session.user.handle, "credential_renamed", at: now(), ["credential": Base64URL.encode(id), "name": label])
+        guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label, event: renamed) else {
             throw APIError.notFound
         }
     }
@@ -367,7 +412,8 @@ public final class PasskeyService: Sendable {
     /// Deletes one of the signed-in user's passkeys, and the sessions it opened.
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
-        guard try await store.deleteCredential(id: id, userHandle: session.user.handle) else { throw APIError.notFound }
+        let deleted = event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
+        guard try await store.deleteCredential(id: id, userHandle: session.user.handle, event: deleted) else { throw APIError.notFound }
     }
 
     /// `GET /healthz`: the database answers (the sweep touches it), and the metadata BLOB's
@@ -383,8 +429,12 @@ public final class PasskeyService: Sendable {
             loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
     }
 
-    public func sweep() async throws -> (ceremonies: Int, sessions: Int) {
-        try await store.sweepExpired(now: now())
+    /// Expired ceremonies and sessions, and events past the retention period.
+    public func sweep() async throws -> (ceremonies: Int, sessions: Int, events: Int) {
+        let now = now()
+        let swept = try await store.sweepExpired(now: now)
+        let events = try await store.deleteEvents(olderThan: now.addingTimeInterval(-configuration.auditRetention))
+        return (swept.ceremonies, swept.sessions, events)
     }
 
     /// ISO 8601 in UTC, e.g. 2026-11-21T09:30:00Z.
