@@ -6,7 +6,8 @@ internal import PasskeyStore
 
 /// Turns everything that is not already an `APIError` into the contract's JSON errors: unknown
 /// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies
-/// over the limit (413), an unreachable database (503), and the server's own faults (500, logged, no detail to the client).
+/// over the limit (413), an unreachable database (503 `unavailable`), and the server's own
+/// faults (500, logged, no detail to the client).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
