@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "PasskeyTestSupport",
             dependencies: [
-                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto",
+                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,6 +4,7 @@ public import PasskeyStore
 internal import NIOCore
 internal import NIOSSL
 internal import PostgresNIO
+internal import Synchronization
 
 /// `PasskeyStore` on a PostgreSQL database shared by any number of server processes.
 ///
@@ -23,7 +24,9 @@ public final class PostgresPasskeyStore: PasskeyStore {
     private let runner: Task<Void, Never>
     private let timeout: Duration
     private let logger: Logger
-    private let state = ClosedFlag()
+    /// Set by `close()`; later calls throw `.closed` at once instead of waiting for a pool that
+    /// is gone.
+    private let closed = Mutex(false)
     private let onCommit: @Sendable (_ writes: Int, _ seconds: Double) -> Void
 
     /// Connects (the pool opens connections as needed, up to `poolSize`), then creates or
@@ -65,7 +68,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     }
 
     public func close() async {
-        state.close()
+        closed.withLock { $0 = true }
         runner.cancel()
         await runner.value
     }
@@ -143,7 +146,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     }
 
     private func deadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard !state.isClosed else { throw StoreError.closed }
+        guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         let timeout = timeout
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -697,15 +700,4 @@ extension PostgresRandomAccessRow {
     fileprivate func decode<T: PostgresDecodable>(_ type: T.Type) throws -> T {
         try self[0].decode(T.self)
     }
-}
-
-/// Set once by `close()`; later calls throw `.closed` at once instead of waiting for a pool
-/// that is gone.
-private final class ClosedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var closed = false
-
-    var isClosed: Bool { lock.withLock { closed } }
-
-    func close() { lock.withLock { closed = true } }
 }

@@ -2,7 +2,6 @@ import Foundation
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyTestSupport
-import Synchronization
 import Testing
 
 /// A 200 means the data is on disk: `kill -9` in the middle of a burst of ceremonies loses
@@ -25,7 +24,7 @@ import Testing
         let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0"]
         let server = try ServerProcess(arguments: arguments)
         let client = Client(base: server.base)
-        let answered = Answered()
+        let answered = Gathered<Registered>()
 
         // 16 workers register and sign in as fast as they can; the server is killed mid-burst.
         let workers = Task {
@@ -63,12 +62,12 @@ import Testing
         // Let the burst run until a good number of ceremonies were answered, then kill the
         // server in the middle of it (the workers are still sending).
         let deadline = Date().addingTimeInterval(120)
-        while answered.records.count < 60, Date() < deadline {
+        while answered.count < 60, Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         server.kill9()
         await workers.value
-        let records = answered.records
+        let records = answered.items
         #expect(records.count > 20, "too few ceremonies before the kill to mean anything: \(records.count)")
 
         // Every registration and sign-in answered 200 is there after a restart.
@@ -84,11 +83,4 @@ import Testing
         }
         #expect(restarted.terminate() == 0)
     }
-}
-
-/// The ceremonies answered 200, gathered from the workers.
-final class Answered: Sendable {
-    private let storage = Mutex<[DurabilityTests.Registered]>([])
-    func append(_ record: DurabilityTests.Registered) { storage.withLock { $0.append(record) } }
-    var records: [DurabilityTests.Registered] { storage.withLock { $0 } }
 }

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func anAccountSeesItsOwnEventsAndNeverAnothers() async throws {
-        try await withServer { server, ceremonies, client in
+        try await withServer { _, ceremonies, client in
             let (registered, credential, _) = try await ceremonies.register("alice")
             let token = try #require(registered.json["session"] as? String)
             let (bobRegistered, bobCredential, _) = try await ceremonies.register("bob")
@@ -52,7 +52,6 @@ import Testing
             for bad in ["?limit=0", "?limit=101", "?limit=x", "?before=-1", "?before=abc"] {
                 #expect(try await client.get("/me/events" + bad, bearer: token).error == "invalid_request", "\(bad)")
             }
-            _ = server
         }
     }
 

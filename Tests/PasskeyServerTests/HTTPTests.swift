@@ -55,7 +55,7 @@ import Testing
             for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
                 let result = try await client.get(path)
                 #expect(result.status == 200)
-                #expect(result.headers.first { $0.key.lowercased() == "content-type" }?.value == "application/json")
+                #expect(result.header("Content-Type") == "application/json")
                 #expect((result.json["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["ABCDE12345.com.example.one", "FGHIJ67890.com.example.two"])
                 #expect(result.json["applinks"] != nil)
             }

@@ -5,7 +5,6 @@ import PasskeyCrypto
 @testable import PasskeyServer
 import PasskeyStore
 import PasskeyTestSupport
-import Synchronization
 import Testing
 
 /// What a hostile review found at the HTTP level: each test fails without its fix.
@@ -84,11 +83,11 @@ import Testing
                 let result = try await client.send(method, "/credentials/abc", body: method == "GET" ? nil : Data("{}".utf8))
                 #expect(result.status == 405, "\(method)")
                 #expect(result.error == "method_not_allowed")
-                #expect(result.headers.first { $0.key.lowercased() == "allow" }?.value == "DELETE, PATCH")
+                #expect(result.header("Allow") == "DELETE, PATCH")
             }
             let fixed = try await client.send("DELETE", "/me")
             #expect(fixed.status == 405)
-            #expect(fixed.headers.first { $0.key.lowercased() == "allow" }?.value == "GET")
+            #expect(fixed.header("Allow") == "GET")
             #expect(try await client.send("DELETE", "/credentials/a/b").status == 404)
         }
     }
@@ -317,7 +316,7 @@ import Testing
             let limited = try await client.get("/authentication_initialize")
             #expect(limited.status == 429)
             #expect(limited.error == "rate_limited")
-            let retry = try #require(limited.headers.first { $0.key.lowercased() == "retry-after" }.flatMap { Int($0.value) })
+            let retry = try #require(limited.header("Retry-After").flatMap { Int($0) })
             #expect((1...60).contains(retry))
             // A spoofed X-Forwarded-For from an untrusted peer does not reset the limit.
             let spoofed = try await client.send("GET", "/authentication_initialize", headers: ["X-Forwarded-For": "203.0.113.9"])
@@ -381,8 +380,8 @@ import Testing
 
 /// Collects formatted log lines, as a stream handler would print them.
 final class LogSink: LogHandler, Sendable {
-    private let storage = Mutex<[String]>([])
-    var lines: [String] { storage.withLock { $0 } }
+    private let storage = Gathered<String>()
+    var lines: [String] { storage.items }
 
     var logLevel: Logger.Level {
         get { .trace }
@@ -401,6 +400,6 @@ final class LogSink: LogHandler, Sendable {
 
     func log(event: LogEvent) {
         let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        storage.withLock { $0.append("\(event.level) \(event.message) \(fields)") }
+        storage.append("\(event.level) \(event.message) \(fields)")
     }
 }

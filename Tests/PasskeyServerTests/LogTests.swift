@@ -2,24 +2,13 @@ import Foundation
 import Logging
 import PasskeyTestSupport
 @testable import PasskeyTelemetry
-import Synchronization
 import Testing
 
 /// JSON logs: one object per line, a request id on every line written for a request and in
 /// `X-Request-Id`, client text escaped, and no secret anywhere.
 @Suite struct LogTests {
-    final class Lines: Sendable {
-        private let storage = Mutex<[String]>([])
-        func append(_ line: String) { storage.withLock { $0.append(line) } }
-        var all: [String] { storage.withLock { $0 } }
-    }
-
-    static func header(_ result: HTTPResult, _ name: String) -> String? {
-        result.headers.first { $0.key.lowercased() == name.lowercased() }?.value
-    }
-
     @Test func jsonLinesCarryRequestIDsAndNoSecrets() async throws {
-        let lines = Lines()
+        let lines = Gathered<String>()
         var logger = Logger(label: "passkey-server") { label, _ in
             JSONLogHandler(label: label, metadataProvider: RequestID.metadataProvider, write: { lines.append($0) })
         }
@@ -37,22 +26,22 @@ import Testing
             // A refusal whose reason carries client text meant to forge a line.
             let forged = try await ceremonies.register("mallory") { $0.clientData.origin = "https://x\n{\"level\":\"critical\"}" }
             #expect(forged.result.error == "origin_mismatch")
-            requestIDs.append(try #require(Self.header(forged.result, "X-Request-Id")))
+            requestIDs.append(try #require(forged.result.header("X-Request-Id")))
 
             // A well-formed id from a proxy is kept; anything else is replaced.
             let kept = try await client.send("GET", "/authentication_initialize", headers: ["X-Request-Id": "edge-7f.3:abc_DEF"])
-            #expect(Self.header(kept, "X-Request-Id") == "edge-7f.3:abc_DEF")
+            #expect(kept.header("X-Request-Id") == "edge-7f.3:abc_DEF")
             for bad in ["two words", String(repeating: "a", count: 65), "ünïcode"] {
                 let replaced = try await client.send("GET", "/healthz", headers: ["X-Request-Id": bad])
-                let id = try #require(Self.header(replaced, "X-Request-Id"))
+                let id = try #require(replaced.header("X-Request-Id"))
                 #expect(id != bad)
                 #expect(id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
             }
             // Errors carry one too.
-            #expect(Self.header(try await client.get("/no-such-path"), "X-Request-Id") != nil)
+            #expect(try await client.get("/no-such-path").header("X-Request-Id") != nil)
         }
 
-        let all = lines.all
+        let all = lines.items
         #expect(!all.isEmpty)
         var objects: [[String: Any]] = []
         for line in all {

@@ -38,7 +38,7 @@ import Testing
     static func scrape(_ client: Client) async throws -> Scrape {
         let result = try await client.get("/metrics")
         try #require(result.status == 200)
-        #expect(result.headers.first { $0.key.lowercased() == "content-type" }?.value.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(result.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
         return Scrape(String(decoding: result.body, as: UTF8.self))
     }
 

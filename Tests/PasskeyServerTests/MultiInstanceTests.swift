@@ -250,11 +250,3 @@ struct MultiInstanceTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
-
-/// Items appended by concurrent tasks.
-final class Gathered<Item: Sendable>: Sendable {
-    private let storage = Mutex<[Item]>([])
-    func append(_ item: Item) { storage.withLock { $0.append(item) } }
-    var items: [Item] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
-}

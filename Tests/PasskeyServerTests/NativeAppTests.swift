@@ -177,7 +177,7 @@ let otherExampleFingerprint = Array(repeating: "AB", count: 32).joined(separator
         try await withServer({ $0.androidApps = apps }) { _, _, client in
             let result = try await client.get("/.well-known/assetlinks.json")
             #expect(result.status == 200)
-            #expect(result.headers.first { $0.key.lowercased() == "content-type" }?.value == "application/json")
+            #expect(result.header("Content-Type") == "application/json")
             let statements = try #require(try JSONSerialization.jsonObject(with: result.body) as? [[String: Any]])
             #expect(statements.count == 1)
             #expect(statements[0]["relation"] as? [String] == ["delegate_permission/common.get_login_creds"])
@@ -193,7 +193,7 @@ let otherExampleFingerprint = Array(repeating: "AB", count: 32).joined(separator
         try await withServer({ $0.relatedOrigins = ["https://Shop.Example.com:443", "https://example.co.uk"] }) { _, _, client in
             let result = try await client.get("/.well-known/webauthn")
             #expect(result.status == 200)
-            #expect(result.headers.first { $0.key.lowercased() == "content-type" }?.value == "application/json")
+            #expect(result.header("Content-Type") == "application/json")
             #expect(result.json.count == 1)
             #expect(result.json["origins"] as? [String] == ["https://shop.example.com", "https://example.co.uk"])
             let wrongMethod = try await client.send("PUT", "/.well-known/webauthn")

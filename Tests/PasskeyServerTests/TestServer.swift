@@ -101,6 +101,14 @@ final class TestServer: Sendable {
     }
 }
 
+/// Items appended by concurrent tasks.
+final class Gathered<Item: Sendable>: Sendable {
+    private let storage = Mutex<[Item]>([])
+    func append(_ item: Item) { storage.withLock { $0.append(item) } }
+    var items: [Item] { storage.withLock { $0 } }
+    var count: Int { storage.withLock { $0.count } }
+}
+
 /// A response as the tests look at it.
 struct HTTPResult: Sendable {
     let status: Int
@@ -109,7 +117,12 @@ struct HTTPResult: Sendable {
 
     var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     var error: String? { json["error"] as? String }
-    var setCookie: String? { headers.first { $0.key.lowercased() == "set-cookie" }?.value }
+    var setCookie: String? { header("Set-Cookie") }
+
+    /// A header field's value, its name compared without case.
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.lowercased() == name.lowercased() }?.value
+    }
 }
 
 /// A client that keeps no cookies (as native apps) unless a token is passed explicitly.

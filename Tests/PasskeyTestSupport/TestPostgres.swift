@@ -1,6 +1,7 @@
 public import Foundation
 import Logging
 import NIOCore
+import PasskeyStore
 public import PostgresNIO
 
 /// The throwaway PostgreSQL cluster `make test` starts (scripts/postgres-cluster): its URL is
@@ -44,7 +45,7 @@ public enum TestPostgres {
 
     /// Drops a database made by `createDatabase`, ending its connections.
     public static func dropDatabase(_ databaseURL: String) async {
-        guard let url, let name = URLComponents(string: databaseURL)?.path.dropFirst(), name.hasPrefix("t_") else { return }
+        guard let url, let name = try? PostgresLocation(url: databaseURL).database, name.hasPrefix("t_") else { return }
         try? await admin(url) { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: quiet)
         }
@@ -83,12 +84,10 @@ public enum TestPostgres {
     static let quiet = Logger(label: "TestPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private static func admin<T>(_ url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard let components = URLComponents(string: url), let host = components.host, let user = components.user else {
-            throw Unavailable()
-        }
+        let location = try PostgresLocation(url: url)
         var configuration = PostgresConnection.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: String(components.path.dropFirst()), tls: .disable)
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: quiet)
         do {

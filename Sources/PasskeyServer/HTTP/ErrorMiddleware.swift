@@ -2,7 +2,6 @@ public import Hummingbird
 internal import NIOCore
 internal import Logging
 internal import HTTPTypes
-internal import PasskeyStore
 
 /// Turns everything that is not already an `APIError` into the contract's JSON errors: unknown
 /// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies
@@ -18,9 +17,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func apiError(for error: any Error, request: Request, context: Context) -> APIError {
+        if let answer = APIError.answer(to: error) {
+            if answer == .unavailable {
+                context.logger.warning("database unavailable", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
+            }
+            return answer
+        }
         switch error {
-        case let error as APIError:
-            return error
         case let error as HTTPError where error.status == .notFound:
             if let methods = RoutePaths.methods(for: request.uri.path), !methods.contains(request.method) {
                 return .methodNotAllowed
@@ -32,9 +35,6 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .payloadTooLarge
         case let error as HTTPError where (400..<500).contains(error.status.code):
             return APIError(code: "invalid_request", status: error.status.code, message: "The request was not understood.")
-        case let error as StoreError where error.code == .unavailable:
-            context.logger.warning("database unavailable", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped(error.reason))"])
-            return .unavailable
         default:
             context.logger.error("request failed", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
             return .internalError

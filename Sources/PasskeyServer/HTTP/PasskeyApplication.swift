@@ -62,7 +62,7 @@ public struct PasskeyApplication: Sendable {
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
         let service = PasskeyService(
             configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
-        metrics.metadataStale(rp.metadata?.isStale(at: now()) ?? false)
+        service.reportMetadataStaleness()
 
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
@@ -185,7 +185,7 @@ struct SweeperService: Service {
 
     func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            service.metrics.metadataStale(service.rp.metadata?.isStale(at: service.now()) ?? false)
+            service.reportMetadataStaleness()
             do {
                 let swept = try await service.sweep()
                 if swept.ceremonies + swept.sessions + swept.events > 0 {

@@ -40,14 +40,19 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         code: "unavailable", status: 503, message: "The database cannot be reached; nothing was changed. Try again shortly.", retryAfter: 1)
     public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
 
-    /// The contract's error code an error is answered with (as ErrorMiddleware maps it): the
-    /// code of an APIError, `unavailable` for an unreachable database, else `internal_error`.
-    static func code(for error: any Error) -> String {
+    /// The contract's answer to an error from the service, when it has one: an APIError itself,
+    /// or `unavailable` for an unreachable database. ErrorMiddleware answers anything else 500.
+    static func answer(to error: any Error) -> APIError? {
         switch error {
-        case let error as APIError: return error.code
-        case let error as StoreError where error.code == .unavailable: return APIError.unavailable.code
-        default: return APIError.internalError.code
+        case let error as APIError: return error
+        case let error as StoreError where error.code == .unavailable: return .unavailable
+        default: return nil
         }
+    }
+
+    /// The contract's error code an error is answered with (what ErrorMiddleware sends).
+    static func code(for error: any Error) -> String {
+        (answer(to: error) ?? .internalError).code
     }
 
     /// The contract's mapping of a refused ceremony. The message is the check's reason: it

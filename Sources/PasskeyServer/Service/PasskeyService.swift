@@ -422,11 +422,19 @@ public final class PasskeyService: Sendable {
         // A read, not a write: probes come every few seconds, and a sweep here would fsync each
         // time. The database answering is what a 200 promises; SweeperService does the sweeping.
         _ = try await store.schemaVersion
+        let stale = reportMetadataStaleness()
         guard let blob = rp.metadata else { return HealthResponse(metadata: .init(loaded: false)) }
-        let stale = blob.isStale(at: now())
-        metrics.metadataStale(stale)
         return HealthResponse(metadata: .init(
             loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
+    }
+
+    /// Whether the loaded metadata BLOB is past its nextUpdate now (false without one), also
+    /// reported as `passkey_mds_blob_stale`: at start-up, by `/healthz` and by each sweep.
+    @discardableResult
+    func reportMetadataStaleness() -> Bool {
+        let stale = rp.metadata?.isStale(at: now()) ?? false
+        metrics.metadataStale(stale)
+        return stale
     }
 
     /// Expired ceremonies and sessions, and events past the retention period.
