@@ -25,6 +25,8 @@ const el = {
   passkeys: document.querySelector("#passkeys"),
   addPasskey: document.querySelector("#add-passkey"),
   logout: document.querySelector("#logout"),
+  activity: document.querySelector("#activity"),
+  activityMore: document.querySelector("#activity-more"),
   status: document.querySelector("#status"),
 };
 
@@ -33,6 +35,7 @@ const state = {
   busy: false,
   conditional: null,      // {controller, done} while an autofill request is pending
   lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
+  activityCursor: null,   // next_before of the last /me/events page, null on the last page
 };
 
 // ---------------------------------------------------------------- base64url
@@ -317,10 +320,88 @@ function showSignedIn(account) {
   el.signedIn.hidden = false;
 }
 
+// ----------------------------------------------------------- recent activity
+
+const methodNames = { passkey: "a passkey", apple: "Apple", push: "a push notification", mfb: "Messages for Business" };
+
+// One line for an audit event of GET /me/events; unknown types show their name.
+function describeEvent(event) {
+  const d = event.details ?? {};
+  const passkey = d.credential ? ` (passkey ${String(d.credential).slice(0, 8)}…)` : "";
+  switch (event.type) {
+    case "registration": return `Passkey created${d.name ? `: ${d.name}` : ""}`;
+    case "sign_in": return `Signed in with ${methodNames[d.method] ?? d.method ?? "a passkey"}`;
+    case "sign_in_refused": return `Sign-in refused: ${d.error ?? "unknown reason"}${passkey}`;
+    case "counter_regression": return `Signature counter went backwards${passkey}`;
+    case "credential_renamed": return `Passkey renamed to ${d.name ?? "?"}`;
+    case "credential_deleted": return `Passkey removed${passkey}`;
+    case "session_ended": return d.everywhere === "true" ? "Signed out everywhere" : "Signed out";
+    case "apple_linked": return "Sign in with Apple linked";
+    case "apple_unlinked": return "Sign in with Apple unlinked";
+    case "push_device_enrolled": return `Device enrolled for push sign-in${d.name ? `: ${d.name}` : ""}`;
+    case "push_denied": return "A push sign-in request was denied";
+    case "push_number_mismatch": return "A push sign-in request was answered with the wrong number";
+    case "mfb_key_mismatch": return "A Messages for Business sign-in was refused (key mismatch)";
+    default: return event.type;
+  }
+}
+
+function eventItem(event) {
+  const li = document.createElement("li");
+  li.className = "event";
+  li.dataset.type = event.type;
+  li.dataset.id = event.id;
+  const what = document.createElement("span");
+  what.className = "event-what";
+  what.textContent = describeEvent(event);
+  li.append(what, timeElement(event.at, ""));
+  const where = [event.ip, event.user_agent].filter((part) => part).join(" · ");
+  if (where) {
+    const span = document.createElement("span");
+    span.className = "event-where";
+    span.textContent = where;
+    li.append(span);
+  }
+  return li;
+}
+
+// Loads the newest page of /me/events, or appends the next older one.
+async function loadActivity(older) {
+  const query = older && state.activityCursor ? `?before=${encodeURIComponent(state.activityCursor)}` : "";
+  const page = await api("GET", `/me/events${query}`);
+  const items = (page?.events ?? []).map(eventItem);
+  if (older) el.activity.append(...items);
+  else el.activity.replaceChildren(...items);
+  if (!el.activity.children.length) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No activity yet.";
+    el.activity.append(empty);
+  }
+  state.activityCursor = page?.next_before ?? null;
+  el.activityMore.hidden = state.activityCursor === null;
+}
+
+// The account view stays usable when the activity cannot be loaded.
+async function refreshActivity() {
+  try {
+    await loadActivity(false);
+  } catch (error) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = `Recent activity could not be loaded: ${describeError(error)}`;
+    el.activity.replaceChildren(li);
+    el.activityMore.hidden = true;
+  }
+}
+
 function showSignedOut() {
   state.account = null;
   state.lastCredentialId = null;
+  state.activityCursor = null;
   el.passkeys.replaceChildren();
+  el.activity.replaceChildren();
+  el.activityMore.hidden = true;
   el.whoami.textContent = "Signed in";
   delete el.whoami.dataset.userName;
   el.signedIn.hidden = true;
@@ -331,6 +412,7 @@ function showSignedOut() {
 async function refreshAccount() {
   try {
     showSignedIn(await api("GET", "/me"));
+    await refreshActivity();
     return true;
   } catch (error) {
     if (error instanceof ServerError && error.status === 401) {
@@ -506,6 +588,17 @@ el.logout.addEventListener("click", () => {
     showSignedOut();
     setStatus("ok", "Signed out");
   });
+});
+
+el.activityMore.addEventListener("click", async () => {
+  el.activityMore.disabled = true;
+  try {
+    await loadActivity(true);
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+  } finally {
+    el.activityMore.disabled = false;
+  }
 });
 
 // ---------------------------------------------------------------- start-up

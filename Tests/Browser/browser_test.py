@@ -582,6 +582,23 @@ def run_checks(results, driver, page, server_port):
         check("a regressed sign counter is refused (counter_regression), then the passkey shows "
               "a possibly-cloned warning", cloned)
 
+    # "Recent activity" lists the account's own audit events (GET /me/events), newest first.
+    def recent_activity():
+        items = driver.script(
+            "return [...document.querySelectorAll('#activity > li.event')].map((li) => "
+            "({type: li.dataset.type, text: li.textContent, at: li.querySelector('time')?.dateTime ?? ''}));")
+        types = [item["type"] for item in items]
+        expect(types[:2] == ["sign_in", "counter_regression"],
+               f"the newest events are {types[:3]!r}, wanted sign_in then counter_regression")
+        expect("counter went backwards" in items[1]["text"], f"the refusal reads {items[1]['text']!r}")
+        expect("registration" in types, f"no registration among {types!r}")
+        expect(all(item["at"].endswith("Z") for item in items), "an event has no time")
+        expect(all("127.0.0.1" in item["text"] for item in items), "an event does not show the address")
+        status, body, _ = http("GET", f"http://127.0.0.1:{server_port}/me/events", timeout=10)
+        expect(status == 401, f"/me/events without a session answered {status}")
+    if added:
+        check("the signed-in view shows Recent activity: the sign-in, the refused one, the registration", recent_activity)
+
     # The base64url fallbacks used when the browser lacks the JSON helpers.
     def manual_register():
         snap = page.open("?json=manual&autofill=off")
