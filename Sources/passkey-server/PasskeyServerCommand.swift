@@ -9,8 +9,8 @@ import PasskeyTelemetry
 struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
-        abstract: "A passkey (WebAuthn) relying-party server with SQLite storage.",
-        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self])
+        abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
+        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the
     /// `check` commands promise 0 = accepted / all passed, 1 = rejected / a check failed,

@@ -1,0 +1,105 @@
+public import Foundation
+public import Logging
+public import PasskeyStore
+import PasskeyCore
+
+/// `passkey-server events`: the audit trail for operators, one JSON object per line, oldest
+/// first, of every account or of one, from a time on.
+public enum EventExport {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Events read per store call; the export pages through all of them.
+    static let pageSize = 500
+
+    /// Opens the database of `configuration` (an SQLite file must exist already: an export never
+    /// creates one), writes the events through `write` and closes it; returns how many there were.
+    public static func run(
+        configuration: ServerConfiguration, userName: String?, since: Date?, logger: Logger, write: (String) -> Void
+    ) async throws -> Int {
+        if !PostgresLocation.isURL(configuration.database), !FileManager.default.fileExists(atPath: configuration.database) {
+            throw Failure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
+        }
+        let store: any PasskeyStore
+        do {
+            store = try await PasskeyApplication.openStore(configuration, logger: logger, onCommit: { _, _ in })
+        } catch let error as PasskeyApplication.StartupError {
+            throw Failure(description: error.message)
+        }
+        do {
+            let count = try await export(store: store, userName: userName, since: since, write: write)
+            await store.close()
+            return count
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Writes the events of `store` as JSON lines: of the account named `userName` (all when
+    /// nil), at or after `since`.
+    public static func export(store: any PasskeyStore, userName: String?, since: Date?, write: (String) -> Void) async throws -> Int {
+        var handle: [UInt8]?
+        if let userName {
+            let name: UserName
+            do { name = try UserName(userName) } catch { throw Failure(description: "--user: \(error.message)") }
+            guard let user = try await store.user(nameKey: name.key) else {
+                throw Failure(description: "no account is named \(name.value)")
+            }
+            handle = user.handle
+        }
+        // Names of the accounts seen so far.
+        var names: [[UInt8]: String] = [:]
+        var after: Int64?
+        var count = 0
+        while true {
+            let page = try await store.events(userHandle: handle, since: since, after: after, limit: pageSize)
+            for event in page {
+                if names[event.userHandle] == nil {
+                    names[event.userHandle] = try await store.user(handle: event.userHandle)?.name ?? ""
+                }
+                write(try line(event, userName: names[event.userHandle] ?? ""))
+                count += 1
+            }
+            guard page.count == pageSize, let last = page.last else { return count }
+            after = last.id
+        }
+    }
+
+    /// One event: the fields of `GET /me/events` plus `user` (the account's name, empty when the
+    /// account is gone) and `user_handle` (base64url); unknown values are `null`.
+    static func line(_ event: AuditEvent, userName: String) throws -> String {
+        let object = Line(
+            id: String(event.id), type: event.type, at: PasskeyService.timestamp(event.at), user: userName,
+            user_handle: Base64URL.encode(event.userHandle), ip: event.ip, user_agent: event.userAgent, details: event.details)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(object), as: UTF8.self)
+    }
+
+    private struct Line: Encodable {
+        let id: String
+        let type: String
+        let at: String
+        let user: String
+        let user_handle: String
+        let ip: String?
+        let user_agent: String?
+        let details: [String: String]
+
+        enum CodingKeys: String, CodingKey { case id, type, at, user, user_handle, ip, user_agent, details }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(type, forKey: .type)
+            try c.encode(at, forKey: .at)
+            try c.encode(user, forKey: .user)
+            try c.encode(user_handle, forKey: .user_handle)
+            try c.encode(ip, forKey: .ip)
+            try c.encode(user_agent, forKey: .user_agent)
+            try c.encode(details, forKey: .details)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PasskeyServer
+
+/// `passkey-server events`: the audit trail for operators, as JSON lines.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Print the audit events as JSON lines, oldest first.",
+        discussion: """
+            One object per line: id, type, at (ISO 8601 UTC), user, user_handle (base64url), ip, \
+            user_agent, details. The server may keep running. As with serve, \
+            opening the database brings an older schema up to date; a missing SQLite file is an \
+            error, never created. Events older than the server's --audit-retention-days are gone.
+            """)
+
+    @Option(help: ArgumentHelp("Only this account's events (its user name, any case).", valueName: "NAME"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Only events at or after this time: 2026-11-01T08:00:00Z (an offset or fractional seconds are fine) or a date, 2026-11-01 (midnight UTC).", valueName: "ISO8601"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
+    var database: String?
+
+    @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))
+    var databaseTimeout: Int?
+
+    func validate() throws {
+        if let since, Self.time(since) == nil {
+            throw ValidationError("--since must be an ISO 8601 time such as 2026-11-01T08:00:00Z, or a date such as 2026-11-01, not \(since)")
+        }
+    }
+
+    /// An ISO 8601 date-time (with or without fractional seconds), or a calendar date at
+    /// midnight UTC.
+    static func time(_ text: String) -> Date? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let date = ISO8601DateFormatter()
+        date.formatOptions = [.withFullDate]
+        return ISO8601DateFormatter().date(from: text) ?? withFraction.date(from: text) ?? date.date(from: text)
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration()
+        configuration.database = database ?? environment["PASSKEY_DATABASE"] ?? configuration.database
+        let timeoutText = databaseTimeout.map(String.init) ?? environment["PASSKEY_DATABASE_TIMEOUT"]
+        if let timeoutText {
+            guard let seconds = Int(timeoutText), (1...600).contains(seconds) else {
+                throw ValidationError("--database-timeout must be between 1 and 600, not \(timeoutText)")
+            }
+            configuration.databaseTimeout = TimeInterval(seconds)
+        }
+        configuration.databasePoolSize = 1
+        // Standard output carries only the events.
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "passkey-server.events")
+        logger.logLevel = .error
+        let output = FileHandle.standardOutput
+        do {
+            _ = try await EventExport.run(
+                configuration: configuration, userName: user, since: since.flatMap(Self.time), logger: logger,
+                write: { output.write(Data(($0 + "\n").utf8)) })
+        } catch let failure as EventExport.Failure {
+            FileHandle.standardError.write(Data("passkey-server events: \(failure.description)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            FileHandle.standardError.write(Data("passkey-server events: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
