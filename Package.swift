@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
         .library(name: "PasskeyStore", targets: ["PasskeyStore"]),
+        .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -78,6 +79,10 @@ let package = Package(
         // `assetlinks check`, and the fetcher. Foundation only, no HTTP framework.
         .target(name: "PasskeyAssociation", dependencies: ["PasskeyCore"]),
 
+        // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
+        // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
+        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+
         // HTTP: translates requests to core calls and back.
         .target(
             name: "PasskeyServer",
@@ -128,6 +133,7 @@ let package = Package(
             dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
         .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore"]),
+        .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
