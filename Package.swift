@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C libraries from Debian, each wrapped by exactly one Swift module.
@@ -81,7 +82,14 @@ let package = Package(
 
         // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
         // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
-        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+        .target(
+            name: "PasskeyApple",
+            dependencies: [
+                "PasskeyCore", "PasskeyCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
 
         // HTTP: translates requests to core calls and back.
         .target(

@@ -99,13 +99,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
     // MARK: Running statements
 
     /// Runs `body` on a pooled connection within the deadline, mapping errors to `StoreError`.
-    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
         return try await deadline { try await client.withConnection { try await body($0) } }
     }
 
     /// Runs one statement that writes (and so commits by itself) within the deadline, timed.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
         let onCommit = onCommit
         return try await deadline {
@@ -119,7 +119,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     }
 
     /// Runs `body` in a transaction (BEGIN … COMMIT, ROLLBACK when it throws) within the deadline.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
         let onCommit = onCommit
         return try await deadline {
@@ -161,10 +161,16 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 }
                 return value
             }
+        } catch let error as any RollbackOutcome {
+            throw error
         } catch {
             throw Self.storeError(error)
         }
     }
+
+    /// An error a transaction's body throws to roll back and end with an outcome, not a failure:
+    /// it reaches the caller unchanged.
+    protocol RollbackOutcome: Error {}
 
     /// Connection trouble, timeouts and server shutdowns are `.unavailable`; the rest `.database`.
     /// Reasons carry codes and the server's message, never bound values.
@@ -524,11 +530,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
         try await write { db in try await Self.insert(db, row) }
     }
 
-    private static func insert(_ db: PostgresConnection, _ s: SessionRow) async throws {
+    static func insert(_ db: PostgresConnection, _ s: SessionRow) async throws {
         try await db.query(
             """
             INSERT INTO sessions (\(unescaped: SessionRow.columns))
-            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID))
+            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via))
             """, logger: quiet)
     }
 
@@ -568,7 +574,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     // MARK: Audit events
 
     /// Inserts an event in the caller's transaction (nothing for nil).
-    private static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
+    static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
         guard let e else { return }
         try await db.query(
             """
@@ -663,16 +669,20 @@ public final class PostgresPasskeyStore: PasskeyStore {
             guard locked == true else { return [0, 0] }
             let ceremonies = try await Self.count(db.query(
                 "DELETE FROM ceremonies WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            let nonces = try await Self.count(db.query(
+                "DELETE FROM apple_nonces WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            let old = cutoff - 30 * 86_400_000
+            try await db.query("DELETE FROM apple_notifications WHERE received_at <= \(old)", logger: Self.quiet)
             let sessions = try await Self.count(db.query(
                 "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
-            return [ceremonies, sessions]
+            return [ceremonies + nonces, sessions]
         }
         return (counts[0], counts[1])
     }
 
     // MARK: Rows
 
-    private static func first<T>(_ rows: PostgresRowSequence, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
+    static func first<T>(_ rows: PostgresRowSequence, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
         var result: T?
         for try await row in rows where result == nil {
             result = try decode(row.makeRandomAccess())
@@ -680,7 +690,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return result
     }
 
-    private static func all<T>(_ rows: PostgresRowSequence, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
+    static func all<T>(_ rows: PostgresRowSequence, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
         var result: [T] = []
         for try await row in rows {
             result.append(try decode(row.makeRandomAccess()))
@@ -688,7 +698,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return result
     }
 
-    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+    static func count(_ rows: PostgresRowSequence) async throws -> Int {
         var count = 0
         for try await _ in rows { count += 1 }
         return count

@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2]
+    static let migrations: [Migration] = [migration1, migration2, migration3]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,47 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 3: Sign in with Apple, sessions' other way in, cached documents (SQLite's
+    /// migration 4).
+    static let migration3 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE apple_links (
+            issuer           text    NOT NULL,
+            subject          text    NOT NULL,
+            user_handle      bytea   NOT NULL UNIQUE REFERENCES users(handle) ON DELETE CASCADE,
+            email            text,
+            email_verified   boolean NOT NULL,
+            is_private_email boolean NOT NULL,
+            email_enabled    boolean NOT NULL,
+            refresh_token    text,
+            created_at       bigint  NOT NULL,
+            PRIMARY KEY (issuer, subject)
+        )
+        """,
+        """
+        CREATE TABLE apple_nonces (
+            nonce      bytea  NOT NULL PRIMARY KEY,
+            expires_at bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX apple_nonces_by_expiry ON apple_nonces (expires_at)",
+        """
+        CREATE TABLE apple_notifications (
+            jti         text   NOT NULL PRIMARY KEY,
+            received_at bigint NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE cached_documents (
+            name       text   NOT NULL PRIMARY KEY,
+            body       bytea  NOT NULL,
+            fetched_at bigint NOT NULL,
+            max_age    bigint NOT NULL
+        )
+        """,
+        "ALTER TABLE sessions ADD COLUMN via text",
+    ])
 
     /// Version 2: the audit trail (SQLite's migration 3).
     static let migration2 = Migration(additive: true, statements: [

@@ -177,13 +177,14 @@ struct CeremonyRow {
 }
 
 struct SessionRow {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via"
 
     let tokenHash: ByteBuffer
     let userHandle: ByteBuffer
     let createdAt: Int64
     let expiresAt: Int64
     let credentialID: ByteBuffer?
+    let via: String?
 
     init(_ s: SessionRecord) throws {
         tokenHash = ByteBuffer(bytes: s.tokenHash)
@@ -191,13 +192,14 @@ struct SessionRow {
         createdAt = try s.createdAt.storeMilliseconds()
         expiresAt = try s.expiresAt.storeMilliseconds()
         credentialID = s.credentialID.map { ByteBuffer(bytes: $0) }
+        via = s.via
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> SessionRecord {
         var c = Cursor(row)
         return SessionRecord(
             tokenHash: try c.bytes(), userHandle: try c.bytes(), createdAt: try c.date(), expiresAt: try c.date(),
-            credentialID: try c.optionalBytes())
+            credentialID: try c.optionalBytes(), via: try c.next(String?.self))
     }
 }
 
@@ -225,5 +227,52 @@ struct EventRow {
         return AuditEvent(
             id: try c.next(Int64.self), userHandle: try c.bytes(), type: try c.next(), at: try c.date(), ip: try c.next(String?.self),
             userAgent: try c.next(String?.self), details: try EventDetails.decode(try c.next(String.self)))
+    }
+}
+
+struct AppleLinkRow {
+    static let columns =
+        "issuer, subject, user_handle, email, email_verified, is_private_email, email_enabled, refresh_token, created_at"
+
+    let issuer: String
+    let subject: String
+    let userHandle: ByteBuffer
+    let email: String?
+    let emailVerified: Bool
+    let isPrivateEmail: Bool
+    let emailEnabled: Bool
+    let refreshToken: String?
+    let createdAt: Int64
+
+    init(_ link: AppleLinkRecord) throws {
+        issuer = link.issuer
+        subject = link.subject
+        userHandle = ByteBuffer(bytes: link.userHandle)
+        email = link.email
+        emailVerified = link.emailVerified
+        isPrivateEmail = link.isPrivateEmail
+        emailEnabled = link.emailEnabled
+        refreshToken = link.refreshToken
+        createdAt = try link.createdAt.storeMilliseconds()
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> AppleLinkRecord {
+        var c = Cursor(row)
+        return AppleLinkRecord(
+            issuer: try c.next(), subject: try c.next(), userHandle: try c.bytes(), email: try c.next(String?.self),
+            emailVerified: try c.next(), isPrivateEmail: try c.next(), emailEnabled: try c.next(),
+            refreshToken: try c.next(String?.self), createdAt: try c.date())
+    }
+}
+
+struct CachedDocumentRow {
+    static func record(_ row: PostgresRandomAccessRow) throws -> CachedDocument {
+        var c = Cursor(row)
+        let name: String = try c.next()
+        let body = try c.bytes()
+        let fetchedAt = try c.date()
+        let maxAge: Int64 = try c.next()
+        guard let seconds = Int(exactly: maxAge) else { throw StoreError.database("cached_documents.max_age out of range") }
+        return CachedDocument(name: name, body: body, fetchedAt: fetchedAt, maxAge: seconds)
     }
 }

@@ -132,9 +132,44 @@ public protocol PasskeyStore: Sendable {
     /// grows with each BLOB). Nil when `number` is accepted.
     func acceptMetadataNumber(_ number: Int) async throws -> Int?
 
-    /// Deletes expired ceremonies and sessions; returns how many of each. Several processes may
-    /// sweep at once without colliding.
+    /// Deletes expired ceremonies (and Sign in with Apple nonces) and sessions; returns how many
+    /// of each. Notification ids older than 30 days go too. Several processes may sweep at once
+    /// without colliding.
     func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int)
+
+    // MARK: Sign in with Apple
+
+    /// Stores a nonce handed out by `GET /siwa/initialize`, spendable once until `expiresAt`.
+    func insertAppleNonce(_ nonce: [UInt8], expiresAt: Date) async throws
+
+    func appleLink(issuer: String, subject: String) async throws -> AppleLinkRecord?
+    func appleLink(userHandle: [UInt8]) async throws -> AppleLinkRecord?
+
+    /// Finishes a verified identity token in one atomic write: spends `nonce` when given, creates
+    /// `newUser` when given, inserts `newLink` when given, opens `session` and stores `events`.
+    /// On any outcome but `.signedIn` nothing is stored.
+    func completeAppleSignIn(
+        nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord, events: [AuditEvent]
+    ) async throws -> AppleSignInOutcome
+
+    /// Keeps the refresh token of the code exchange with the link.
+    func setAppleRefreshToken(issuer: String, subject: String, refreshToken: String) async throws
+
+    /// Removes the account's Apple ID and ends the sessions it opened, storing `event`; with
+    /// `requireOtherMethod`, only when the account keeps a passkey.
+    func unlinkApple(userHandle: [UInt8], requireOtherMethod: Bool, event: AuditEvent?) async throws -> AppleUnlinkOutcome
+
+    /// Records Apple's notification `jti` and applies `change` to the link of (`issuer`,
+    /// `subject`) owned by `userHandle`, with `event`, in one write. False when the `jti` was
+    /// seen before: then nothing changes.
+    func applyAppleNotification(
+        jti: String, now: Date, issuer: String, subject: String, userHandle: [UInt8]?, change: AppleLinkChange, event: AuditEvent?
+    ) async throws -> Bool
+
+    // MARK: Cached documents
+
+    func cachedDocument(named name: String) async throws -> CachedDocument?
+    func saveCachedDocument(_ document: CachedDocument) async throws
 }
 
 /// The calls without an audit event, for callers that have none to store.

@@ -104,7 +104,8 @@ extension CeremonyRecord {
 }
 
 extension SessionRecord {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via"
+    static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?)"
 
     init(row: SQLiteRow) {
         self.init(
@@ -112,11 +113,12 @@ extension SessionRecord {
             userHandle: row.blob(1),
             createdAt: Date(storeMilliseconds: row.int64(2)),
             expiresAt: Date(storeMilliseconds: row.int64(3)),
-            credentialID: row.optionalBlob(4))
+            credentialID: row.optionalBlob(4),
+            via: row.optionalText(5))
     }
 
     func arguments() throws -> [SQLiteValue] {
-        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID)]
+        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID), .optionalText(via)]
     }
 }
 

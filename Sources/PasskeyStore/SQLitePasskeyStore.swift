@@ -67,7 +67,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
         }
     }
 
-    private static func consume(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> CeremonyRecord? {
+    static func consume(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> CeremonyRecord? {
         try db.row(
             """
             DELETE FROM ceremonies WHERE challenge = ? AND kind = ? AND expires_at > ?
@@ -109,7 +109,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             if let conflict = try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
                 return conflict
             }
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)
             return .registered
         }
@@ -138,7 +138,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
                 throw StoreError.database("the credential's user vanished")
             }
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", sessionArguments)
+            try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, signedInArguments)
             return .signedIn(userName: name)
         }
@@ -214,7 +214,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     }
 
     /// Inserts a user; `.userExists` when the name is taken (the table is asked, not the message).
-    private static func insertUser(_ db: SQLiteConnection, _ user: UserRecord, _ arguments: [SQLiteValue]) throws -> RegistrationOutcome? {
+    static func insertUser(_ db: SQLiteConnection, _ user: UserRecord, _ arguments: [SQLiteValue]) throws -> RegistrationOutcome? {
         do {
             try db.execute("INSERT INTO users (\(UserRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
             return nil
@@ -338,7 +338,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     public func insertSession(_ s: SessionRecord) async throws {
         let arguments = try s.arguments()
         try await database.write { db in
-            try db.execute("INSERT INTO sessions (\(SessionRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
+            try db.execute(SessionRecord.insert, arguments)
         }
     }
 
@@ -375,7 +375,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     // MARK: Audit events
 
     /// Inserts an event in the caller's transaction (nothing for nil).
-    private static func insertEvent(_ db: SQLiteConnection, _ arguments: [SQLiteValue]?) throws {
+    static func insertEvent(_ db: SQLiteConnection, _ arguments: [SQLiteValue]?) throws {
         guard let arguments else { return }
         try db.execute("INSERT INTO events (user_handle, type, at, ip, user_agent, details) VALUES (?, ?, ?, ?, ?, ?)", arguments)
     }
@@ -418,8 +418,11 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let counts: [Int] = try await database.write { db in
             try db.execute("DELETE FROM ceremonies WHERE expires_at <= ?", [cutoff])
             let ceremonies = try db.changes()
+            try db.execute("DELETE FROM apple_nonces WHERE expires_at <= ?", [cutoff])
+            let nonces = try db.changes()
+            try db.execute("DELETE FROM apple_notifications WHERE received_at <= ?", [try .time(now.addingTimeInterval(-30 * 86400))])
             try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
-            return [ceremonies, try db.changes()]
+            return [ceremonies + nonces, try db.changes()]
         }
         return (counts[0], counts[1])
     }

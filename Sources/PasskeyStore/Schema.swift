@@ -6,7 +6,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3,
+        migration1, migration2, migration3, migration4,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -61,6 +61,47 @@ enum Schema {
             }
         }
     }
+
+    /// Version 4: Sign in with Apple (links, nonces, notification ids), sessions remember another
+    /// way they were opened, and documents kept for a cold start (Apple's keys). Only adds.
+    static let migration4: [String] = [
+        """
+        CREATE TABLE apple_links (
+            issuer           TEXT    NOT NULL,
+            subject          TEXT    NOT NULL,
+            user_handle      BLOB    NOT NULL UNIQUE REFERENCES users(handle) ON DELETE CASCADE,
+            email            TEXT,
+            email_verified   INTEGER NOT NULL CHECK (email_verified IN (0, 1)),
+            is_private_email INTEGER NOT NULL CHECK (is_private_email IN (0, 1)),
+            email_enabled    INTEGER NOT NULL CHECK (email_enabled IN (0, 1)),
+            refresh_token    TEXT,
+            created_at       INTEGER NOT NULL,
+            PRIMARY KEY (issuer, subject)
+        ) STRICT
+        """,
+        """
+        CREATE TABLE apple_nonces (
+            nonce      BLOB    NOT NULL PRIMARY KEY,
+            expires_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX apple_nonces_by_expiry ON apple_nonces (expires_at)",
+        """
+        CREATE TABLE apple_notifications (
+            jti         TEXT    NOT NULL PRIMARY KEY,
+            received_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        """
+        CREATE TABLE cached_documents (
+            name       TEXT    NOT NULL PRIMARY KEY,
+            body       BLOB    NOT NULL,
+            fetched_at INTEGER NOT NULL,
+            max_age    INTEGER NOT NULL
+        ) STRICT
+        """,
+        "ALTER TABLE sessions ADD COLUMN via TEXT",
+    ]
 
     /// Version 3: the audit trail. Only adds.
     static let migration3: [String] = [

@@ -12,12 +12,16 @@ public struct SessionRecord: Sendable, Equatable {
     public var expiresAt: Date
     /// The passkey whose ceremony opened the session; deleting that passkey ends the session.
     public var credentialID: [UInt8]?
+    /// The other way the session was opened: `apple` (Sign in with Apple; unlinking the Apple ID
+    /// ends the session). Nil for a passkey.
+    public var via: String?
 
-    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil) {
+    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil, via: String? = nil) {
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.credentialID = credentialID
+        self.via = via
     }
 }
