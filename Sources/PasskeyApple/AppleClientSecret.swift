@@ -1,0 +1,67 @@
+public import Foundation
+public import PasskeyCrypto
+internal import PasskeyCore
+
+/// The developer's client secret for Apple's `/auth/token` and `/auth/revoke` endpoints: a JWT
+/// signed ES256 with the team's `.p8` key (Apple, "Creating a client secret"). Header
+/// `{"alg":"ES256","kid":keyID}`; claims `iss` team ID, `iat`, `exp` = `iat` + lifetime (Apple
+/// allows at most 15777000 s, six months), `aud` `https://appleid.apple.com`, `sub` client ID.
+public enum AppleClientSecret {
+    /// Apple's limit on `exp` − `iat`.
+    public static let maximumLifetime: TimeInterval = 15_777_000
+    public static let audience = "https://appleid.apple.com"
+
+    /// Why a secret cannot be made: a configuration problem, reported at start-up.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The signed secret. The key must be a P-256 key; `lifetime` in 1…`maximumLifetime`; `now`
+    /// a date in 1970…9999. The signature is r ‖ s, 32 bytes each (RFC 7518 §3.4), converted
+    /// from OpenSSL's DER.
+    public static func make(
+        teamID: String, keyID: String, clientID: String, privateKey: PrivateKey, now: Date, lifetime: TimeInterval = 3600
+    ) throws -> String {
+        guard privateKey.publicKey.kind == .ec(.p256) else {
+            throw Failure(description: "the client secret key must be a P-256 key, not \(privateKey.publicKey.kind)")
+        }
+        guard lifetime.isFinite, lifetime >= 1, lifetime <= maximumLifetime else {
+            throw Failure(description: "the client secret lifetime must be 1…\(Int(maximumLifetime)) s, not \(lifetime)")
+        }
+        let seconds = now.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, seconds >= 0, seconds <= IdentityTokenVerifier.latestNumericDate else {
+            throw Failure(description: "the clock reads \(now), outside 1970…9999")
+        }
+        let issuedAt = Int64(seconds)
+        let claims = Claims(iss: teamID, iat: issuedAt, exp: issuedAt + Int64(lifetime.rounded(.down)), aud: audience, sub: clientID)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = try encoder.encode(Header(alg: "ES256", kid: keyID))
+        let payload = try encoder.encode(claims)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
+        let der = try privateKey.signature(for: Array(signingInput.utf8), algorithm: .ecdsa(.sha256))
+        return signingInput + "." + Base64URL.encode(try rawSignature(der: der))
+    }
+
+    /// r ‖ s, each left-padded to 32 bytes, from a DER ECDSA-Sig-Value.
+    static func rawSignature(der: [UInt8]) throws -> [UInt8] {
+        let (r, s) = try ECDSASignature.components(der: der)
+        guard r.count <= 32, s.count <= 32 else {
+            throw Failure(description: "the ECDSA signature does not fit P-256")
+        }
+        return [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
+    }
+
+    private struct Header: Encodable {
+        let alg: String
+        let kid: String
+    }
+
+    private struct Claims: Encodable {
+        let iss: String
+        let iat: Int64
+        let exp: Int64
+        let aud: String
+        let sub: String
+    }
+}
