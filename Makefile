@@ -6,7 +6,7 @@ PORT ?= 8080
 DATABASE ?= ./passkeys.sqlite
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
-BROWSER_PACKAGES := chromium chromium-driver
+BROWSER_PACKAGES := chromium chromium-driver openssl
 # The throwaway cluster of the tests (scripts/postgres-cluster runs it; nothing is configured
 # system-wide).
 POSTGRES_PACKAGES := postgresql openssl

@@ -25,6 +25,10 @@ const el = {
   passkeys: document.querySelector("#passkeys"),
   addPasskey: document.querySelector("#add-passkey"),
   logout: document.querySelector("#logout"),
+  siwa: document.querySelector("#siwa"),
+  siwaLink: document.querySelector("#siwa-link"),
+  siwaUnlink: document.querySelector("#siwa-unlink"),
+  appleLink: document.querySelector("#apple-link"),
   activity: document.querySelector("#activity"),
   activityMore: document.querySelector("#activity-more"),
   status: document.querySelector("#status"),
@@ -36,6 +40,7 @@ const state = {
   conditional: null,      // {controller, done} while an autofill request is pending
   lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
   activityCursor: null,   // next_before of the last /me/events page, null on the last page
+  apple: false,           // Sign in with Apple is on (GET /healthz)
 };
 
 // ---------------------------------------------------------------- base64url
@@ -212,7 +217,7 @@ function setStatus(kind, text, error) {
 function setBusy(busy) {
   state.busy = busy;
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
-  for (const button of [el.register, el.login, el.addPasskey, el.logout]) button.disabled = busy;
+  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink]) button.disabled = busy;
 }
 
 function formatTime(iso) {
@@ -316,6 +321,13 @@ function showSignedIn(account) {
     empty.textContent = "No passkeys.";
     el.passkeys.append(empty);
   }
+  const apple = account.apple ?? null;
+  el.appleLink.hidden = !apple;
+  el.appleLink.textContent = apple
+    ? `Apple ID linked${apple.email ? ` (${apple.email}${apple.is_private_email ? ", private relay" : ""})` : ""}.`
+    : "";
+  el.siwaLink.hidden = !state.apple || Boolean(apple);
+  el.siwaUnlink.hidden = !apple;
   el.signedOut.hidden = true;
   el.signedIn.hidden = false;
 }
@@ -590,6 +602,27 @@ el.logout.addEventListener("click", () => {
   });
 });
 
+// Sign in with Apple, web flow: Apple's page posts the token back to /siwa/callback, which
+// redirects here (with ?error=CODE when it was refused). Signed in, the state links the Apple ID.
+async function startAppleSignIn() {
+  const { authorize_url: url } = await api("GET", "/siwa/initialize");
+  location.assign(url);
+}
+
+for (const button of [el.siwa, el.siwaLink]) {
+  button.addEventListener("click", () => {
+    runCeremony("Opening Sign in with Apple…", startAppleSignIn);
+  });
+}
+
+el.siwaUnlink.addEventListener("click", () => {
+  runCeremony("Unlinking the Apple ID…", async () => {
+    await api("DELETE", "/siwa/link");
+    await refreshAccount();
+    setStatus("ok", "Apple ID unlinked");
+  });
+});
+
 el.activityMore.addEventListener("click", async () => {
   el.activityMore.disabled = true;
   try {
@@ -611,10 +644,22 @@ async function start() {
     return;
   }
   try {
+    state.apple = Boolean((await api("GET", "/healthz"))?.sign_in_with_apple);
+  } catch {
+    state.apple = false;
+  }
+  el.siwa.hidden = !state.apple;
+  try {
     await refreshAccount();
   } catch (error) {
     showSignedOut();
     setStatus("error", describeError(error), error);
+  }
+  // Back from Sign in with Apple's callback: report a refusal, then clean the address.
+  const appleError = pageOptions.get("error");
+  if (appleError) {
+    setStatus("error", `Sign in with Apple was refused: ${appleError}`, new ServerError(400, appleError, appleError));
+    history.replaceState(null, "", location.pathname);
   }
   if (!state.account) startConditional();
 }

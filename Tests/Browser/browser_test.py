@@ -26,7 +26,9 @@ import sys
 import tempfile
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import urllib.error
+import urllib.parse
 import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -105,11 +107,11 @@ class Server:
 
     LISTENING = re.compile(r"listening on http://([^\s:/]+|\[[^\]]+\]):(\d+)")
 
-    def __init__(self, binary, database, public_dir, port=0):
+    def __init__(self, binary, database, public_dir, port=0, extra=()):
         self.lines = queue.Queue()
         self.log = []
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(port), "--database", database, "--public-dir", public_dir],
+            [binary, "serve", "--port", str(port), "--database", database, "--public-dir", public_dir, *extra],
             cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         for stream, name in ((self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
@@ -156,6 +158,92 @@ class Server:
                 self.process.wait(timeout=5)
                 raise CheckFailed("did not exit within 10 s of SIGTERM; killed")
         return self.process.returncode
+
+
+# ---------------------------------------------------------- Apple stand-in
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+class AppleStandIn:
+    """Apple's key set and authorize page on 127.0.0.1, for the web flow of Sign in with Apple.
+
+    The authorize page posts a form back to `redirect_uri` (`response_mode=form_post`), as
+    Apple's does, with an identity token signed RS256 by a key made here with the openssl
+    command (no Python package needed)."""
+
+    CLIENT_ID = "com.example.web"
+    SUBJECT = "000123.browser-test"
+    EMAIL = "apple-browser@example.com"
+
+    def __init__(self, workdir):
+        self.key = os.path.join(workdir, "apple-test-key.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", self.key],
+                       check=True, capture_output=True)
+        text = subprocess.run(["openssl", "rsa", "-in", self.key, "-noout", "-modulus"],
+                              check=True, capture_output=True, text=True).stdout
+        modulus = bytes.fromhex(text.strip().split("=", 1)[1])
+        self.jwks = json.dumps({"keys": [{"kty": "RSA", "kid": "browser-test", "use": "sig", "alg": "RS256",
+                                          "n": b64url(modulus), "e": "AQAB"}]}).encode()
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                url = urllib.parse.urlsplit(self.path)
+                if url.path == "/auth/keys":
+                    self.answer(200, "application/json", stand_in.jwks)
+                elif url.path == "/auth/authorize":
+                    query = dict(urllib.parse.parse_qsl(url.query))
+                    self.answer(200, "text/html; charset=utf-8", stand_in.authorize_page(query))
+                else:
+                    self.answer(404, "text/plain", b"not found")
+
+            def answer(self, status, content_type, body):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def token(self, audience, nonce):
+        now = int(time.time())
+        header = b64url(json.dumps({"alg": "RS256", "kid": "browser-test"}).encode())
+        claims = b64url(json.dumps({
+            "iss": "https://appleid.apple.com", "aud": audience, "sub": self.SUBJECT, "iat": now, "exp": now + 600,
+            "nonce": nonce, "email": self.EMAIL, "email_verified": "true", "is_private_email": "false",
+        }).encode())
+        signing_input = f"{header}.{claims}".encode()
+        signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", self.key], input=signing_input,
+                                   check=True, capture_output=True).stdout
+        return f"{header}.{claims}.{b64url(signature)}"
+
+    def authorize_page(self, query):
+        """What Apple's page does once the user agreed: post the token back."""
+        fields = {
+            "id_token": self.token(query.get("client_id", ""), query.get("nonce", "")),
+            "state": query.get("state", ""),
+            "user": json.dumps({"name": {"firstName": "Browser", "lastName": "Test"}, "email": self.EMAIL}),
+        }
+        inputs = "".join(f'<input type="hidden" name="{name}" value="{value.replace(chr(34), "&quot;")}">'
+                         for name, value in fields.items())
+        action = query.get("redirect_uri", "").replace('"', "")
+        return (f'<!doctype html><title>Apple (stand-in)</title><form id="f" method="post" action="{action}">'
+                f'{inputs}</form><script>document.getElementById("f").submit()</script>').encode()
+
+    def stop(self):
+        self.server.shutdown()
 
 
 # ------------------------------------------------------------------ webdriver
@@ -619,6 +707,30 @@ def run_checks(results, driver, page, server_port):
     if manual:
         check("without the JSON helpers: sign in as 'bob' -> ok", manual_sign_in)
 
+    # Sign in with Apple, web flow: the button, Apple's (stand-in) page posting the token back to
+    # /siwa/callback, and the signed-in view of the new account.
+    def apple_sign_in():
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        visible = driver.script("return !document.querySelector('#siwa').hidden;")
+        expect(visible, "the Sign in with Apple button is hidden")
+        driver.click("#siwa")
+        snap = page.wait_for(lambda s: s["signedIn"] and AppleStandIn.EMAIL in (s["whoami"] or ""),
+                             "the page to come back signed in with Apple")
+        linked = driver.script("return document.querySelector('#apple-link').textContent;")
+        expect(AppleStandIn.EMAIL in linked, f"the Apple ID line reads {linked!r}")
+        expect(driver.script("return location.pathname + location.search;") == "/", "the callback did not redirect to /")
+    apple = check("Sign in with Apple: the button, Apple's page posting back, signed in as a new account",
+                  apple_sign_in)
+
+    def apple_last_way_in():
+        snap = page.run("#siwa-unlink", "error")
+        expect(snap["error"] == "last_sign_in_method", f"data-error is {snap['error']!r} ({snap['text']!r})")
+        expect(snap["signedIn"], "the refused unlink signed out")
+    if apple:
+        check("an Apple-only account cannot unlink its Apple ID (last_sign_in_method)", apple_last_way_in)
+
 
 def pad(text):
     return text + "=" * (-len(text) % 4)
@@ -645,8 +757,14 @@ def run(results, args, workdir, live):
     if not results.check("server binary exists",
                          lambda: expect(os.access(binary, os.X_OK), f"{binary} is not executable")):
         return
+    apple = AppleStandIn(workdir)
+    live["apple"] = apple
     server = Server(binary, os.path.join(workdir, "db.sqlite"), os.path.join(REPO, "Public"),
-                    args.server_port)
+                    args.server_port, extra=[
+                        "--apple-client-id", AppleStandIn.CLIENT_ID,
+                        "--apple-jwks-url", apple.base + "/auth/keys",
+                        "--apple-authorize-url", apple.base + "/auth/authorize",
+                    ])
     live["server"] = server
     stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",
                                  lambda: server.wait_listening(30)) or (None, None)
@@ -707,6 +825,8 @@ def main():
                 print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
         if live.get("chromedriver") is not None:
             stop_group(live["chromedriver"])
+        if live.get("apple") is not None:
+            live["apple"].stop()
         server = live.get("server")
         if server is not None and not live.get("server_listening"):
             try:
