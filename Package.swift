@@ -96,6 +96,7 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
+                "PasskeyApple",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -107,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry",
+                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry", "PasskeyApple",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -146,7 +147,7 @@ let package = Package(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
-                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry",
+                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -66,6 +66,26 @@ public struct ServerConfiguration: Sendable {
     /// Proxies whose X-Forwarded-For is believed (`--trusted-proxy`).
     public var trustedProxies: [AddressRange] = []
 
+    // Sign in with Apple (siwa.md): on when `appleClientIDs` is not empty.
+    /// Accepted `aud` values: app bundle IDs and web Services IDs (`--apple-client-id`).
+    public var appleClientIDs: [String] = []
+    public var appleIssuer = "https://appleid.apple.com"
+    /// Where Apple's key set is fetched; `file:///path` reads a local one.
+    public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
+    /// Apple's authorize page, for the web flow.
+    public var appleAuthorizeURL = "https://appleid.apple.com/auth/authorize"
+    public var appleTokenURL = "https://appleid.apple.com/auth/token"
+    public var appleRevokeURL = "https://appleid.apple.com/auth/revoke"
+    /// The oldest `iat` accepted, whatever `exp` says.
+    public var appleTokenMaxAge: TimeInterval = 600
+    public var appleClockSkew: TimeInterval = 60
+    /// The developer's key (`.p8`): enables the code exchange and revocation.
+    public var appleTeamID: String?
+    public var appleKeyID: String?
+    public var applePrivateKeyPath: String?
+
+    public var signInWithAppleEnabled: Bool { !appleClientIDs.isEmpty }
+
     public init() {}
 
     /// The attestation policy in force.

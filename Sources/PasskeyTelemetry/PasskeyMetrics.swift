@@ -57,6 +57,11 @@ public struct PasskeyMetrics: Sendable {
         Gauge(label: "passkey_mds_blob_stale", factory: factory).record(stale ? 1 : 0)
     }
 
+    /// `passkey_apple_jwks_refresh_total{result}`: one fetch of Apple's key set, `ok` or `error`.
+    public func appleKeysRefreshed(_ result: String) {
+        Counter(label: "passkey_apple_jwks_refresh_total", dimensions: [("result", result)], factory: factory).increment()
+    }
+
     static func nanoseconds(_ seconds: Double) -> Int64 {
         let value = (seconds * 1e9).rounded()
         guard value.isFinite, value >= 0 else { return 0 }

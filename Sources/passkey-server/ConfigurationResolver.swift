@@ -82,6 +82,24 @@ struct ConfigurationResolver {
             }
             return range
         }
+        c.appleClientIDs = list(flags.appleClientID, "APPLE_CLIENT_ID")
+        c.appleIssuer = try string(flags.appleIssuer, "APPLE_ISSUER") ?? c.appleIssuer
+        c.appleJWKSURL = try url(flags.appleJWKSURL, "APPLE_JWKS_URL", allowFile: true) ?? c.appleJWKSURL
+        c.appleAuthorizeURL = try url(flags.appleAuthorizeURL, "APPLE_AUTHORIZE_URL") ?? c.appleAuthorizeURL
+        c.appleTokenURL = try url(flags.appleTokenURL, "APPLE_TOKEN_URL") ?? c.appleTokenURL
+        c.appleRevokeURL = try url(flags.appleRevokeURL, "APPLE_REVOKE_URL") ?? c.appleRevokeURL
+        c.appleTokenMaxAge = TimeInterval(try int(flags.appleTokenMaxAge, "APPLE_TOKEN_MAX_AGE", range: 10...86400) ?? Int(c.appleTokenMaxAge))
+        c.appleClockSkew = TimeInterval(try int(flags.appleClockSkew, "APPLE_CLOCK_SKEW", range: 0...3600) ?? Int(c.appleClockSkew))
+        c.appleTeamID = try string(flags.appleTeamID, "APPLE_TEAM_ID")
+        c.appleKeyID = try string(flags.appleKeyID, "APPLE_KEY_ID")
+        c.applePrivateKeyPath = try string(flags.applePrivateKey, "APPLE_PRIVATE_KEY")
+        let developerKey = [c.appleTeamID, c.appleKeyID, c.applePrivateKeyPath].compactMap { $0 }.count
+        if developerKey != 0, developerKey != 3 {
+            throw ValidationError("--apple-team-id, --apple-key-id and --apple-private-key go together: give all three or none")
+        }
+        if developerKey == 3, c.appleClientIDs.isEmpty {
+            throw ValidationError("--apple-private-key needs --apple-client-id (Sign in with Apple is off without one)")
+        }
         if c.metadataRootPath != nil, c.metadataBLOBPath == nil {
             throw ValidationError("--mds-root replaces the root of the --mds-blob chain; give --mds-blob too")
         }
@@ -89,6 +107,19 @@ struct ConfigurationResolver {
             do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--origin: \(error)") }
         }
         return c
+    }
+
+    /// An http(s) URL (or, with `allowFile`, a file:// one).
+    private func url(_ flag: String?, _ name: String, allowFile: Bool = false) throws -> String? {
+        guard let text = try string(flag, name) else { return nil }
+        let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let schemes = allowFile ? ["https", "http", "file"] : ["https", "http"]
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), schemes.contains(scheme),
+              scheme == "file" || url.host?.isEmpty == false
+        else {
+            throw ValidationError("\(option) must be an \(allowFile ? "https, http or file" : "https or http") URL, not \(text)")
+        }
+        return text
     }
 
     private func string(_ flag: String?, _ name: String) throws -> String? {

@@ -10,7 +10,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self])
+        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, SIWACommand.self])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the
     /// `check` commands promise 0 = accepted / all passed, 1 = rejected / a check failed,
@@ -137,6 +137,39 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy address range (CIDR, e.g. 10.0.0.0/8 or ::1/128) whose X-Forwarded-For is believed: the client is then the last address in it not in a trusted range; repeatable. From anyone else X-Forwarded-For is ignored. (env: PASSKEY_TRUSTED_PROXY)", valueName: "CIDR"))
     var trustedProxy: [String] = []
+
+    @Option(name: .customLong("apple-client-id"), help: ArgumentHelp("Sign in with Apple: an accepted audience, an app's bundle ID or a web Services ID; repeatable; turns Sign in with Apple on. The first is used for the web flow. (env: PASSKEY_APPLE_CLIENT_ID)", valueName: "ID"))
+    var appleClientID: [String] = []
+
+    @Option(name: .customLong("apple-issuer"), help: ArgumentHelp("The identity tokens' expected iss. (env: PASSKEY_APPLE_ISSUER, default https://appleid.apple.com)", valueName: "URL"))
+    var appleIssuer: String?
+
+    @Option(name: .customLong("apple-jwks-url"), help: ArgumentHelp("Where Apple's keys are fetched; file:///path reads a local key set. (env: PASSKEY_APPLE_JWKS_URL, default https://appleid.apple.com/auth/keys)", valueName: "URL"))
+    var appleJWKSURL: String?
+
+    @Option(name: .customLong("apple-authorize-url"), help: ArgumentHelp("Apple's authorize page for the web flow. (env: PASSKEY_APPLE_AUTHORIZE_URL, default https://appleid.apple.com/auth/authorize)", valueName: "URL"))
+    var appleAuthorizeURL: String?
+
+    @Option(name: .customLong("apple-token-max-age"), help: ArgumentHelp("The oldest identity token (iat) accepted, whatever its exp says. (env: PASSKEY_APPLE_TOKEN_MAX_AGE, default 600)", valueName: "SECONDS"))
+    var appleTokenMaxAge: Int?
+
+    @Option(name: .customLong("apple-clock-skew"), help: ArgumentHelp("Allowed difference between Apple's clock and ours. (env: PASSKEY_APPLE_CLOCK_SKEW, default 60)", valueName: "SECONDS"))
+    var appleClockSkew: Int?
+
+    @Option(name: .customLong("apple-team-id"), help: ArgumentHelp("The developer's Team ID, for the .p8 key. (env: PASSKEY_APPLE_TEAM_ID)", valueName: "ID"))
+    var appleTeamID: String?
+
+    @Option(name: .customLong("apple-key-id"), help: ArgumentHelp("The .p8 key's Key ID. (env: PASSKEY_APPLE_KEY_ID)", valueName: "ID"))
+    var appleKeyID: String?
+
+    @Option(name: .customLong("apple-private-key"), help: ArgumentHelp("The developer's .p8 key (PEM): with --apple-team-id and --apple-key-id, authorization codes are exchanged and refresh tokens revoked on unlink. (env: PASSKEY_APPLE_PRIVATE_KEY)", valueName: "FILE"))
+    var applePrivateKey: String?
+
+    @Option(name: .customLong("apple-token-url"), help: ArgumentHelp("Apple's token endpoint. (env: PASSKEY_APPLE_TOKEN_URL, default https://appleid.apple.com/auth/token)", valueName: "URL"))
+    var appleTokenURL: String?
+
+    @Option(name: .customLong("apple-revoke-url"), help: ArgumentHelp("Apple's revoke endpoint. (env: PASSKEY_APPLE_REVOKE_URL, default https://appleid.apple.com/auth/revoke)", valueName: "URL"))
+    var appleRevokeURL: String?
 
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?

@@ -16,6 +16,8 @@ public struct PasskeyApplication: Sendable {
     public typealias Context = PasskeyRequestContext
 
     public let service: PasskeyService
+    /// Sign in with Apple, when configured.
+    public let apple: AppleSignIn?
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
@@ -63,6 +65,13 @@ public struct PasskeyApplication: Sendable {
         let service = PasskeyService(
             configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
         service.reportMetadataStaleness()
+        let apple: AppleSignIn?
+        do {
+            apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service) : nil
+        } catch {
+            await store.close()
+            throw error
+        }
 
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
@@ -74,7 +83,7 @@ public struct PasskeyApplication: Sendable {
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        Routes(service: service, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
+        Routes(service: service, apple: apple, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
                sessionTTL: configuration.sessionTTL)
             .register(on: router)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
@@ -101,7 +110,7 @@ public struct PasskeyApplication: Sendable {
             },
             logger: logger)
         return PasskeyApplication(
-            service: service, store: store, application: application,
+            service: service, apple: apple, store: store, application: application,
             sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
             metricsApplication: metricsApplication, metrics: registry)
     }

@@ -23,8 +23,12 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         let path = request.uri.path
         let client = clientAddress(request, context: context)
         if let methods = RoutePaths.methods(for: path), methods.contains(request.method) {
-            try Self.checkMediaType(request)
-            try checkOrigin(request)
+            if RoutePaths.formPaths.contains(path) {
+                try Self.checkFormMediaType(request)
+            } else {
+                try Self.checkMediaType(request)
+                try checkOrigin(request)
+            }
             if RoutePaths.ceremonyPaths.contains(path) {
                 if let retryAfter = addressLimiter.take(client, now: service.now()) {
                     throw APIError.rateLimited(retryAfter: retryAfter)
@@ -51,6 +55,14 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
         let chunked = request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
         if declared > 0 || chunked { throw APIError.unsupportedMediaType }
+    }
+
+    /// Apple's form post: `application/x-www-form-urlencoded`, nothing else. It comes from Apple's
+    /// page (another origin), so no Origin check: the token, its nonce and the state bound to
+    /// it are what the callback trusts.
+    static func checkFormMediaType(_ request: Request) throws {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/x-www-form-urlencoded" else { throw APIError.unsupportedMediaType }
     }
 
     /// `application/json`, any case, optionally with parameters; a charset must be UTF-8.

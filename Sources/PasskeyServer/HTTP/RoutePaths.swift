@@ -18,6 +18,11 @@ public enum RoutePaths {
         "/apple-app-site-association": [.get],
         "/.well-known/assetlinks.json": [.get],
         "/.well-known/webauthn": [.get],
+        "/siwa/initialize": [.get],
+        "/siwa/finalize": [.post],
+        "/siwa/callback": [.post],
+        "/siwa/notifications": [.post],
+        "/siwa/link": [.delete],
     ]
 
     /// Templates with one parameter segment.
@@ -28,7 +33,11 @@ public enum RoutePaths {
     /// Endpoints that run or start a ceremony: rate-limited per client address.
     static let ceremonyPaths: Set<String> = [
         "/registration_initialize", "/registration_finalize", "/authentication_initialize", "/authentication_finalize",
+        "/siwa/initialize", "/siwa/finalize", "/siwa/callback",
     ]
+
+    /// Apple's web flow posts a form (`response_mode=form_post`), cross-site, from Apple's page.
+    static let formPaths: Set<String> = ["/siwa/callback"]
 
     /// The route template a path belongs to, or nil for a path the API does not have.
     public static func template(for path: String) -> String? {

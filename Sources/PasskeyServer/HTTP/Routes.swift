@@ -1,5 +1,6 @@
 internal import Foundation
 internal import PasskeyCore
+internal import PasskeyStore
 internal import Hummingbird
 internal import NIOCore
 
@@ -9,6 +10,8 @@ struct Routes: Sendable {
     typealias Context = PasskeyApplication.Context
 
     let service: PasskeyService
+    /// Sign in with Apple, when `--apple-client-id` is given.
+    let apple: AppleSignIn?
     let association: AppleAppSiteAssociation?
     /// /.well-known/assetlinks.json, when Android apps are configured.
     let assetLinks: [UInt8]?
@@ -50,7 +53,9 @@ struct Routes: Sendable {
         }
         router.get("/me") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
-            return try Self.json(try await service.me(session))
+            var me = try await service.me(session)
+            me.apple = try await apple?.meApple(session.user.handle)
+            return try Self.json(me)
         }
         router.get("/me/events") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
@@ -79,6 +84,7 @@ struct Routes: Sendable {
             try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
             return Self.json(["status": "ok"])
         }
+        if let apple { registerAppleRoutes(apple, on: router) }
         // Association files, when configured: 200 with exactly `application/json`, no redirect,
         // no Content-Encoding whatever the client accepts (nothing here compresses).
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
@@ -86,6 +92,82 @@ struct Routes: Sendable {
         }
         router.get("/.well-known/assetlinks.json") { _, _ in try Self.wellKnown(assetLinks) }
         router.get("/.well-known/webauthn") { _, _ in try Self.wellKnown(relatedOrigins) }
+    }
+
+    /// Sign in with Apple (siwa.md).
+    func registerAppleRoutes(_ apple: AppleSignIn, on router: Router<Context>) {
+        router.get("/siwa/initialize") { request, _ in
+            try Self.json(try await apple.initialize(redirectURI: callbackURI(), session: try await session(request)))
+        }
+        router.post("/siwa/finalize") { request, _ in
+            struct Finalize: Decodable {
+                struct User: Decodable {
+                    struct Name: Decodable { let firstName: String?; let lastName: String? }
+                    let name: Name?
+                    let email: String?
+                }
+                let identity_token: String
+                let nonce: String?
+                let authorization_code: String?
+                let user: User?
+            }
+            let body = try Self.decode(Finalize.self, try await Self.body(request))
+            var signIn = AppleSignIn.SignInRequest(identityToken: body.identity_token, nonce: body.nonce, authorizationCode: body.authorization_code)
+            signIn.firstName = body.user?.name?.firstName
+            signIn.lastName = body.user?.name?.lastName
+            signIn.email = body.user?.email
+            let result = try await apple.finalize(signIn, session: try await session(request))
+            var response = try Self.json(result.body)
+            response.headers[.setCookie] = SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request))
+            return response
+        }
+        router.post("/siwa/callback") { request, _ in
+            // Apple's form post: answered with a redirect to the page either way.
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)[...]
+            func field(_ name: String) -> String? { FormURLEncoded.value(name, in: form) ?? nil }
+            do {
+                guard let token = field("id_token"), let state = field("state") else {
+                    throw APIError.invalidRequest("Apple's form post has no id_token or state.")
+                }
+                var signIn = AppleSignIn.SignInRequest(identityToken: token, authorizationCode: field("code"))
+                signIn.redirectURI = callbackURI()
+                if let user = field("user").flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }) {
+                    let name = user["name"] as? [String: Any]
+                    signIn.firstName = name?["firstName"] as? String
+                    signIn.lastName = name?["lastName"] as? String
+                    signIn.email = user["email"] as? String
+                }
+                let result = try await apple.callback(signIn, state: state, session: nil)
+                var response = Self.redirect("/")
+                response.headers[.setCookie] = SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request))
+                return response
+            } catch let error as APIError where error.httpStatus < 500 {
+                return Self.redirect("/?error=\(error.code)")
+            }
+        }
+        router.post("/siwa/notifications") { request, _ in
+            struct Notification: Decodable { let payload: String }
+            let body = try Self.decode(Notification.self, try await Self.body(request))
+            try await apple.notification(payload: body.payload)
+            return Self.json(["status": "ok"])
+        }
+        router.delete("/siwa/link") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await apple.unlink(session)
+            return Self.json(["status": "ok"])
+        }
+    }
+
+    /// The web flow's redirect_uri: the RP's first origin's /siwa/callback.
+    func callbackURI() -> String {
+        (service.rp.origins.first ?? "http://localhost") + "/siwa/callback"
+    }
+
+    static func redirect(_ location: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: .seeOther, headers: headers)
     }
 
     /// A well-known JSON file as fetchers want it; 404 when it is not configured.

@@ -90,9 +90,51 @@ public struct MeResponse: Codable, Sendable {
             try c.encode(authenticator_name, forKey: .authenticator_name)
         }
     }
+    /// The linked Apple ID (siwa.md).
+    public struct Apple: Codable, Sendable {
+        public let sub: String
+        public let email: String?
+        public let is_private_email: Bool
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(sub, forKey: .sub)
+            try c.encode(email, forKey: .email)
+            try c.encode(is_private_email, forKey: .is_private_email)
+        }
+    }
     public let user_name: String
     public let display_name: String
     public let credentials: [Credential]
+    /// Null when no Apple ID is linked (or Sign in with Apple is off).
+    public var apple: Apple?
+
+    enum CodingKeys: String, CodingKey { case user_name, display_name, credentials, apple }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(user_name, forKey: .user_name)
+        try c.encode(display_name, forKey: .display_name)
+        try c.encode(credentials, forKey: .credentials)
+        try c.encode(apple, forKey: .apple)
+    }
+}
+
+/// `GET /siwa/initialize`.
+public struct AppleInitializeResponse: Codable, Sendable {
+    public let nonce: String
+    public let state: String
+    public let client_id: String
+    public let authorize_url: String
+}
+
+/// The 200 body of `POST /siwa/finalize`.
+public struct AppleFinalizeResponse: Codable, Sendable {
+    public var status = "ok"
+    public let user_name: String
+    public let session: String
+    public let created: Bool
+    public let linked: Bool
 }
 
 /// `GET /healthz`: `{"status":"ok","metadata":{"loaded":true,"no":42,"entries":N,
@@ -111,6 +153,8 @@ public struct HealthResponse: Codable, Sendable {
         }
     }
     public var status = "ok"
+    /// Whether Sign in with Apple is on; the page shows its button then.
+    public var sign_in_with_apple = false
     public let metadata: Metadata
 }
 

@@ -116,7 +116,7 @@ public final class PasskeyService: Sendable {
 
     /// Counts the finished ceremony in `passkey_ceremonies_total`: ok, or refused with the
     /// contract's error code (503 `unavailable` and 500 `internal_error` included).
-    private func counted<T>(_ ceremony: String, _ body: () async throws -> T) async throws -> T {
+    func counted<T>(_ ceremony: String, _ body: () async throws -> T) async throws -> T {
         do {
             let value = try await body()
             metrics.ceremony(ceremony, .ok)
@@ -350,12 +350,12 @@ public final class PasskeyService: Sendable {
     // MARK: Sessions
 
     /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
-    private func newSession(userHandle: [UInt8], credentialID: [UInt8]) -> (token: String, record: SessionRecord) {
+    func newSession(userHandle: [UInt8], credentialID: [UInt8]?, via: String? = nil) -> (token: String, record: SessionRecord) {
         let token = SecureRandom.bytes(32)
         let created = now()
         let record = SessionRecord(
             tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID)
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via)
         return (Base64URL.encode(token), record)
     }
 
@@ -423,9 +423,11 @@ public final class PasskeyService: Sendable {
         // time. The database answering is what a 200 promises; SweeperService does the sweeping.
         _ = try await store.schemaVersion
         let stale = reportMetadataStaleness()
-        guard let blob = rp.metadata else { return HealthResponse(metadata: .init(loaded: false)) }
-        return HealthResponse(metadata: .init(
-            loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
+        let apple = configuration.signInWithAppleEnabled
+        guard let blob = rp.metadata else { return HealthResponse(sign_in_with_apple: apple, metadata: .init(loaded: false)) }
+        return HealthResponse(
+            sign_in_with_apple: apple,
+            metadata: .init(loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
     }
 
     /// Whether the loaded metadata BLOB is past its nextUpdate now (false without one), also

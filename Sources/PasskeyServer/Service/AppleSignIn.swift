@@ -1,0 +1,410 @@
+public import Foundation
+public import PasskeyApple
+public import PasskeyStore
+internal import PasskeyCore
+internal import PasskeyCrypto
+internal import PasskeyTelemetry
+public import Logging
+
+/// Sign in with Apple (siwa.md) on the passkey accounts, free of HTTP: nonces, identity tokens,
+/// linking, Apple's notifications and the developer key's code exchange and revocation.
+public final class AppleSignIn: Sendable {
+    let passkeys: PasskeyService
+    let verifier: IdentityTokenVerifier
+    public let keys: AppleKeyCache
+    /// The developer's `.p8` key, when configured.
+    let developerKey: PrivateKey?
+    var configuration: ServerConfiguration { passkeys.configuration }
+    var store: any PasskeyStore { passkeys.store }
+    var logger: Logger { passkeys.logger }
+
+    /// The name the key set is kept under in the store, for a cold start.
+    static let keysDocument = "apple-jwks"
+
+    init(passkeys: PasskeyService) throws {
+        self.passkeys = passkeys
+        let configuration = passkeys.configuration
+        var apple = AppleConfiguration(clientIDs: configuration.appleClientIDs)
+        apple.issuer = configuration.appleIssuer
+        apple.tokenMaxAge = configuration.appleTokenMaxAge
+        apple.clockSkew = configuration.appleClockSkew
+        let store = passkeys.store
+        let url = configuration.appleJWKSURL
+        let metrics = passkeys.metrics
+        let logger = passkeys.logger
+        keys = AppleKeyCache(
+            fetch: { try await AppleHTTP.fetchKeys(url: url) },
+            load: {
+                guard let document = try? await store.cachedDocument(named: Self.keysDocument) else { return nil }
+                return (document.body, document.fetchedAt, TimeInterval(document.maxAge))
+            },
+            save: { body, fetchedAt, maxAge in
+                do {
+                    try await store.saveCachedDocument(
+                        CachedDocument(name: Self.keysDocument, body: body, fetchedAt: fetchedAt, maxAge: Int(maxAge.rounded())))
+                } catch {
+                    logger.warning("cannot keep Apple's keys in the database", metadata: ["error": "\(error)"])
+                }
+            },
+            onRefresh: { result in
+                metrics.appleKeysRefreshed(result)
+                if result != "ok" { logger.warning("fetching Apple's keys failed", metadata: ["url": "\(url)"]) }
+            },
+            now: passkeys.now)
+        verifier = IdentityTokenVerifier(configuration: apple, keys: keys)
+        if let path = configuration.applePrivateKeyPath {
+            guard let pem = FileManager.default.contents(atPath: path) else {
+                throw PasskeyApplication.StartupError(message: "--apple-private-key \(path) cannot be read")
+            }
+            do {
+                developerKey = try PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+            } catch {
+                throw PasskeyApplication.StartupError(message: "--apple-private-key \(path) is not a PEM private key: \(error)")
+            }
+        } else {
+            developerKey = nil
+        }
+    }
+
+    // MARK: Nonces and state
+
+    /// `GET /siwa/initialize`: a single-use nonce (32 random bytes), the web flow's `state`
+    /// (an HMAC of the nonce under the server secret, so the callback needs no second lookup)
+    /// and Apple's authorize URL for the web flow.
+    ///
+    /// Signed in, the state also names the account, so that the web flow's callback (a
+    /// cross-site POST from Apple, which carries no session cookie) links the Apple ID to it.
+    public func initialize(redirectURI: String, session: SignedInUser?) async throws -> AppleInitializeResponse {
+        let nonce = SecureRandom.bytes(32)
+        try await store.insertAppleNonce(nonce, expiresAt: passkeys.now().addingTimeInterval(configuration.challengeTTL))
+        let nonceText = Base64URL.encode(nonce)
+        let state = Self.state(for: nonce, linking: session?.user.handle, secret: passkeys.serverSecret)
+        let clientID = configuration.appleClientIDs.first ?? ""
+        var components = URLComponents(string: configuration.appleAuthorizeURL)
+        var query = components?.queryItems ?? []
+        query += [
+            URLQueryItem(name: "response_type", value: "code id_token"),
+            URLQueryItem(name: "response_mode", value: "form_post"),
+            URLQueryItem(name: "client_id", value: clientID),
+            URLQueryItem(name: "redirect_uri", value: redirectURI),
+            URLQueryItem(name: "scope", value: "name email"),
+            URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "nonce", value: nonceText),
+        ]
+        components?.queryItems = query
+        // `+` stays literal in URLComponents' query; Apple reads the query as form data.
+        let encoded = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components?.percentEncodedQuery = encoded
+        return AppleInitializeResponse(nonce: nonceText, state: state, client_id: clientID, authorize_url: components?.string ?? "")
+    }
+
+    /// `MAC` or `MAC.HANDLE`: HMAC-SHA-256 under the server secret of the nonce and the handle
+    /// of the account to link (base64url).
+    static func state(for nonce: [UInt8], linking handle: [UInt8]?, secret: [UInt8]) -> String {
+        let mac = Base64URL.encode(HMAC.sha256(key: secret, data: Array("siwa-state".utf8) + nonce + (handle ?? [])))
+        return handle.map { mac + "." + Base64URL.encode($0) } ?? mac
+    }
+
+    /// The account a web-flow state links to (nil: none), once the state is checked against the
+    /// token's nonce.
+    static func checkState(_ state: String, nonce: [UInt8], secret: [UInt8]) throws -> [UInt8]? {
+        let parts = state.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        var handle: [UInt8]?
+        if parts.count == 2 {
+            guard let decoded = Base64URL.decodeStrict(String(parts[1])), decoded.count == 32 else {
+                throw APIError(siwa: .nonceMismatch("The state is malformed."))
+            }
+            handle = decoded
+        }
+        guard constantTimeEquals(Array(Self.state(for: nonce, linking: handle, secret: secret).utf8), Array(state.utf8)) else {
+            throw APIError(siwa: .nonceMismatch("The state does not belong to the token's nonce."))
+        }
+        return handle
+    }
+
+    // MARK: Sign-in
+
+    /// What a finalize or callback brings besides the token.
+    public struct SignInRequest: Sendable {
+        public var identityToken: String
+        /// The nonce as `initialize` gave it (base64url); the token's claim must match it.
+        public var nonce: String?
+        public var authorizationCode: String?
+        /// Only on the first authorization: the user's name and email as Apple shared them.
+        public var firstName: String?
+        public var lastName: String?
+        public var email: String?
+        /// Web flow: the authorize request's redirect_uri, for the code exchange.
+        public var redirectURI: String?
+
+        public init(identityToken: String, nonce: String? = nil, authorizationCode: String? = nil) {
+            self.identityToken = identityToken
+            self.nonce = nonce
+            self.authorizationCode = authorizationCode
+        }
+    }
+
+    /// `POST /siwa/finalize`: verifies the token, then signs in the account linked to the Apple
+    /// ID, links it to `session`'s account, or creates an account; counted as `siwa`.
+    public func finalize(_ request: SignInRequest, session: SignedInUser?) async throws -> AppleSignInResult {
+        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: nil) }
+    }
+
+    /// `POST /siwa/callback`: the same, with the web flow's `state` checked against the token's
+    /// nonce (the nonce is then required and spent).
+    public func callback(_ request: SignInRequest, state: String, session: SignedInUser?) async throws -> AppleSignInResult {
+        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: state) }
+    }
+
+    private func signIn(_ request: SignInRequest, session requestSession: SignedInUser?, state: String?) async throws -> AppleSignInResult {
+        let now = passkeys.now()
+        let claims = try await verifiedClaims(request, now: now)
+        let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: passkeys.serverSecret)
+        var session = requestSession
+        if let linking {
+            guard let user = try await store.user(handle: linking) else {
+                throw APIError(siwa: .nonceMismatch("The account this sign-in was to link is gone."))
+            }
+            session = SignedInUser(user: user, tokenHash: [])
+        }
+
+        // A concurrent request may link the same Apple ID first: then sign in to that account.
+        for _ in 0..<2 {
+            let existing = try await store.appleLink(issuer: claims.issuer, subject: claims.subject)
+            let outcome: AppleSignInOutcome
+            let result: AppleSignInResult
+            if let existing {
+                let (token, record) = passkeys.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
+                outcome = try await store.completeAppleSignIn(
+                    nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,
+                    events: [passkeys.event(existing.userHandle, "sign_in", at: now, ["method": "apple"])])
+                result = AppleSignInResult(userName: "", session: token, created: false, linked: false, link: existing)
+            } else if let session {
+                let link = Self.link(claims, userHandle: session.user.handle, at: now)
+                let (token, record) = passkeys.newSession(userHandle: session.user.handle, credentialID: nil, via: "apple")
+                outcome = try await store.completeAppleSignIn(
+                    nonce: nonce, now: now, newUser: nil, newLink: link, session: record,
+                    events: [
+                        passkeys.event(session.user.handle, "apple_linked", at: now, ["sub": claims.subject]),
+                        passkeys.event(session.user.handle, "sign_in", at: now, ["method": "apple"]),
+                    ])
+                result = AppleSignInResult(userName: "", session: token, created: false, linked: true, link: link)
+            } else {
+                let user = try await newAccount(claims, request: request, at: now)
+                let link = Self.link(claims, userHandle: user.handle, at: now)
+                let (token, record) = passkeys.newSession(userHandle: user.handle, credentialID: nil, via: "apple")
+                outcome = try await store.completeAppleSignIn(
+                    nonce: nonce, now: now, newUser: user, newLink: link, session: record,
+                    events: [
+                        passkeys.event(user.handle, "apple_linked", at: now, ["sub": claims.subject]),
+                        passkeys.event(user.handle, "sign_in", at: now, ["method": "apple", "new_account": "true"]),
+                    ])
+                result = AppleSignInResult(userName: "", session: token, created: true, linked: false, link: link)
+            }
+            switch outcome {
+            case .signedIn(let userName):
+                var done = result
+                done.userName = userName
+                if let code = request.authorizationCode { await exchange(code: code, claims: claims, redirectURI: request.redirectURI) }
+                return done
+            case .nonceGone:
+                throw APIError(siwa: .nonceMismatch("The nonce was not issued here, is spent or has expired."))
+            case .accountLinked:
+                throw APIError(code: "apple_already_linked", status: 409, message: "This account is linked to another Apple ID; unlink it first.")
+            case .appleIDLinked, .userExists:
+                continue
+            }
+        }
+        throw APIError(code: "conflict", status: 409, message: "Another request changed this account at the same time; try again.")
+    }
+
+    private func verifiedClaims(_ request: SignInRequest, now: Date) async throws -> IdentityClaims {
+        do {
+            let claims = try await verifier.verify(request.identityToken, now: now, expectedNonce: request.nonce)
+            try Self.checkStorable(claims)
+            return claims
+        } catch {
+            logger.info("siwa refused", metadata: ["code": "\(error.code)", "reason": "\(LogText.escaped(error.message))"])
+            throw APIError(siwa: error)
+        }
+    }
+
+    /// The nonce the store spends: the request's (when it names one), or, in the web flow, the
+    /// token's claim after `state` matched it. A token that carries a nonce is refused when the
+    /// request names none: leaving the nonce out must not turn a stolen token into a replayable one.
+    ///
+    /// Returns the nonce, and the account the web flow's state links to.
+    static func nonceToSpend(
+        request: SignInRequest, claims: IdentityClaims, state: String?, secret: [UInt8]
+    ) throws -> (nonce: [UInt8]?, linking: [UInt8]?) {
+        if let state {
+            guard let claim = claims.nonce, let nonce = Base64URL.decodeStrict(claim), nonce.count == 32 else {
+                throw APIError(siwa: .nonceMismatch("The web flow's token must carry the nonce of /siwa/initialize."))
+            }
+            return (nonce, try checkState(state, nonce: nonce, secret: secret))
+        }
+        guard let raw = request.nonce else {
+            if claims.nonce != nil {
+                throw APIError(siwa: .nonceMismatch("The token carries a nonce: send it in nonce."))
+            }
+            return (nil, nil)
+        }
+        guard let nonce = Base64URL.decodeStrict(raw), nonce.count == 32 else {
+            throw APIError(siwa: .nonceMismatch("The nonce was not issued here."))
+        }
+        return (nonce, nil)
+    }
+
+    /// Apple's values are stored as text: no control characters (PostgreSQL cannot hold NUL),
+    /// bounded lengths.
+    static func checkStorable(_ claims: IdentityClaims) throws(SIWAError) {
+        func clean(_ text: String, _ limit: Int) -> Bool {
+            text.utf8.count <= limit && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
+        guard clean(claims.subject, 255), clean(claims.issuer, 255), claims.email.map({ clean($0, 320) }) ?? true else {
+            throw .invalidToken("sub, iss or email holds control characters or is too long.")
+        }
+    }
+
+    static func link(_ claims: IdentityClaims, userHandle: [UInt8], at now: Date) -> AppleLinkRecord {
+        AppleLinkRecord(
+            issuer: claims.issuer, subject: claims.subject, userHandle: userHandle, email: claims.email,
+            emailVerified: claims.emailVerified, isPrivateEmail: claims.isPrivateEmail, createdAt: now)
+    }
+
+    /// A new account's user name: the email when Apple gave one and the name is free, else
+    /// `apple-` and 12 hex digits of SHA-256(sub). Never linked by email: the email only names.
+    func newAccount(_ claims: IdentityClaims, request: SignInRequest, at now: Date) async throws -> UserRecord {
+        let digest = Digest.sha256.hash(Array(claims.subject.utf8)).map { String(format: "%02x", $0) }.joined()
+        var name = try UserName("apple-" + digest.prefix(12))
+        if let email = claims.email ?? request.email, let byEmail = try? UserName(email),
+           try await store.user(nameKey: byEmail.key) == nil {
+            name = byEmail
+        }
+        let given = [request.firstName, request.lastName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        let displayName = (try? UserName.displayName(given.isEmpty ? nil : given, default: name)) ?? name.value
+        return UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now)
+    }
+
+    // MARK: Linking
+
+    /// `DELETE /siwa/link`: unlinks the account's Apple ID unless it is the last way in, and
+    /// revokes the refresh token at Apple when one is held.
+    public func unlink(_ session: SignedInUser) async throws {
+        let event = passkeys.event(session.user.handle, "apple_unlinked", at: passkeys.now(), ["reason": "user"])
+        switch try await store.unlinkApple(userHandle: session.user.handle, requireOtherMethod: true, event: event) {
+        case .notLinked:
+            throw APIError(code: "not_linked", status: 404, message: "No Apple ID is linked to this account.")
+        case .lastSignInMethod:
+            throw APIError(
+                code: "last_sign_in_method", status: 409,
+                message: "The Apple ID is this account's only way to sign in: add a passkey first.")
+        case .unlinked(let link):
+            if let refreshToken = link.refreshToken { await revoke(refreshToken) }
+        }
+    }
+
+    // MARK: Notifications
+
+    /// `POST /siwa/notifications`: Apple's server-to-server events, verified like an identity
+    /// token; each `jti` is applied once.
+    public func notification(payload: String) async throws {
+        let now = passkeys.now()
+        let notification = try await verifiedNotification(payload, now: now)
+        guard notification.jti.utf8.count <= 255, !notification.jti.unicodeScalars.contains(where: { $0.value < 0x20 }),
+              notification.subject.utf8.count <= 255, !notification.subject.unicodeScalars.contains(where: { $0.value < 0x20 })
+        else {
+            throw APIError(siwa: .invalidToken("jti or sub holds control characters or is too long."))
+        }
+        let link = try await store.appleLink(issuer: notification.issuer, subject: notification.subject)
+        let change: AppleLinkChange
+        var event: AuditEvent?
+        switch notification.type {
+        case "consent-revoked", "account-delete":
+            change = .unlink
+            if let link {
+                event = AuditEvent(
+                    userHandle: link.userHandle, type: "apple_unlinked", at: now, ip: nil, userAgent: nil, details: ["reason": notification.type])
+            }
+        case "email-disabled": change = .emailForwarding(false)
+        case "email-enabled": change = .emailForwarding(true)
+        default: change = .none
+        }
+        let applied = try await store.applyAppleNotification(
+            jti: notification.jti, now: now, issuer: notification.issuer, subject: notification.subject,
+            userHandle: link?.userHandle, change: change, event: event)
+        logger.info("siwa notification", metadata: ["type": "\(LogText.escaped(notification.type))", "applied": "\(applied)"])
+    }
+
+    private func verifiedNotification(_ payload: String, now: Date) async throws -> AppleNotification {
+        do {
+            return try await verifier.verifyNotification(payload, now: now)
+        } catch {
+            logger.info("siwa notification refused", metadata: ["code": "\(error.code)", "reason": "\(LogText.escaped(error.message))"])
+            throw APIError(siwa: error)
+        }
+    }
+
+    // MARK: The developer's key
+
+    /// The client secret for Apple's token and revoke endpoints, or nil without a key.
+    func clientSecret(for clientID: String) -> String? {
+        guard let developerKey, let teamID = configuration.appleTeamID, let keyID = configuration.appleKeyID else { return nil }
+        return try? AppleClientSecret.make(teamID: teamID, keyID: keyID, clientID: clientID, privateKey: developerKey, now: passkeys.now())
+    }
+
+    /// Exchanges the authorization code and keeps the refresh token; failures are logged, the
+    /// sign-in stands.
+    func exchange(code: String, claims: IdentityClaims, redirectURI: String?) async {
+        guard let secret = clientSecret(for: claims.audience) else { return }
+        do {
+            let refreshToken = try await AppleHTTP.exchangeCode(
+                url: configuration.appleTokenURL, clientID: claims.audience, clientSecret: secret, code: code, redirectURI: redirectURI)
+            if let refreshToken {
+                try await store.setAppleRefreshToken(issuer: claims.issuer, subject: claims.subject, refreshToken: refreshToken)
+            }
+        } catch {
+            logger.warning("Apple code exchange failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Revokes a refresh token at Apple; failures are logged (the link is gone either way).
+    func revoke(_ refreshToken: String) async {
+        for clientID in configuration.appleClientIDs {
+            guard let secret = clientSecret(for: clientID) else { return }
+            do {
+                try await AppleHTTP.revoke(
+                    url: configuration.appleRevokeURL, clientID: clientID, clientSecret: secret, refreshToken: refreshToken)
+                return
+            } catch {
+                logger.warning("Apple token revocation failed", metadata: ["client_id": "\(clientID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// `GET /me`'s `apple`.
+    func meApple(_ userHandle: [UInt8]) async throws -> MeResponse.Apple? {
+        guard let link = try await store.appleLink(userHandle: userHandle) else { return nil }
+        return MeResponse.Apple(sub: link.subject, email: link.email, is_private_email: link.isPrivateEmail)
+    }
+}
+
+/// A finished Sign in with Apple.
+public struct AppleSignInResult: Sendable {
+    public var userName: String
+    public let session: String
+    public let created: Bool
+    public let linked: Bool
+    let link: AppleLinkRecord
+
+    public var body: AppleFinalizeResponse {
+        AppleFinalizeResponse(user_name: userName, session: session, created: created, linked: linked)
+    }
+}
+
+extension APIError {
+    init(siwa error: SIWAError) {
+        self.init(code: error.code, status: error.status, message: error.message, retryAfter: error.status == 503 ? 5 : nil)
+    }
+}

@@ -1,0 +1,415 @@
+import Foundation
+import PasskeyApple
+import PasskeyCore
+import PasskeyCrypto
+import PasskeyServer
+import PasskeyStore
+import PasskeyTestSupport
+import Testing
+
+/// Sign in with Apple end to end: the real server on a real port, Apple's endpoints played by a
+/// local stand-in over HTTP (key set, token, revoke), tokens signed by test keys.
+@Suite struct SignInWithAppleTests {
+    static let keys = AppleTestKeys.shared
+    static let webClientID = "com.example.web"
+
+    /// A P-256 key in PKCS #8 PEM, as Apple's `.p8` files are (a test key, made for this suite).
+    static let developerKeyPEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgdher9E/4PgiVZZ//
+        8zR2u55EFmgH3GOf4HqDOboXTSChRANCAATIFYHdFIhqzQJQFHNJ52krLqX+BEA7
+        YD1KSYBVxH/f1GWhWzmYFSnhSqk5BZ1dbT7vvEBcrBADJKFIpB5ud7Oa
+        -----END PRIVATE KEY-----
+        """
+
+    struct Apple {
+        let server: TestServer
+        let standIn: AppleStandIn
+        let client: Client
+        let ceremonies: Ceremonies
+
+        /// A nonce from GET /siwa/initialize.
+        func nonce() async throws -> String {
+            let result = try await client.get("/siwa/initialize")
+            try #require(result.status == 200, "\(String(decoding: result.body, as: UTF8.self))")
+            return try #require(result.json["nonce"] as? String)
+        }
+
+        /// A token for `claims` (default: the standard claims now, with `nonce`), signed by `kid`.
+        func token(kid: String = "apple-test-1", nonce: String? = nil, subject: String = AppleClaims.subject, email: String? = AppleClaims.email,
+                   extra: [String: Any] = [:]) -> String {
+            keys.token(
+                kid: kid,
+                claims: AppleClaims.identity(now: server.clock.now(), subject: subject, nonce: nonce, email: email, extra: extra))
+        }
+
+        func finalize(_ token: String, nonce: String?, bearer: String? = nil, extra: [String: Any] = [:]) async throws -> HTTPResult {
+            var body: [String: Any] = ["identity_token": token]
+            if let nonce { body["nonce"] = nonce }
+            body.merge(extra) { $1 }
+            return try await client.post("/siwa/finalize", json: body, bearer: bearer)
+        }
+
+        /// A finalize of `token` without a nonce.
+        func post(_ token: String) async throws -> HTTPResult {
+            try await finalize(token, nonce: nil)
+        }
+
+        /// initialize → token with the nonce → finalize.
+        func signIn(subject: String = AppleClaims.subject, email: String? = AppleClaims.email, bearer: String? = nil) async throws -> HTTPResult {
+            let nonce = try await nonce()
+            return try await finalize(token(nonce: nonce, subject: subject, email: email), nonce: nonce, bearer: bearer)
+        }
+    }
+
+    static func withApple(
+        developerKey: Bool = false, _ configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (Apple) async throws -> Void
+    ) async throws {
+        let standIn = try await AppleStandIn.start()
+        standIn.update { $0.jwks = keys.jwks("apple-test-1", "apple-test-2") }
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey-\(UUID().uuidString).p8")
+        try Data(developerKeyPEM.utf8).write(to: keyFile)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        do {
+            try await withServer({ c in
+                c.appleClientIDs = [Self.webClientID, AppleClaims.clientID]
+                c.appleJWKSURL = standIn.keysURL
+                c.appleTokenURL = standIn.tokenURL
+                c.appleRevokeURL = standIn.revokeURL
+                if developerKey {
+                    c.appleTeamID = "TEAMID1234"
+                    c.appleKeyID = "KEYID12345"
+                    c.applePrivateKeyPath = keyFile.path
+                }
+                configure(&c)
+            }) { server, ceremonies, client in
+                try await body(Apple(server: server, standIn: standIn, client: client, ceremonies: ceremonies))
+            }
+        } catch {
+            await standIn.stop()
+            throw error
+        }
+        await standIn.stop()
+    }
+
+    @Test func anAppFirstCreatesAnAccountThenSignsInToIt() async throws {
+        try await Self.withApple { apple in
+            let first = try await apple.signIn()
+            #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
+            #expect(first.json["created"] as? Bool == true)
+            #expect(first.json["linked"] as? Bool == false)
+            // Named after the email Apple shared, the name being free.
+            #expect(first.json["user_name"] as? String == AppleClaims.email)
+            #expect(first.setCookie?.contains("session=") == true)
+            let session = try #require(first.json["session"] as? String)
+            let me = try await apple.client.get("/me", bearer: session)
+            let linked = try #require(me.json["apple"] as? [String: Any])
+            #expect(linked["sub"] as? String == AppleClaims.subject)
+            #expect(linked["is_private_email"] as? Bool == true)
+
+            let again = try await apple.signIn()
+            #expect(again.status == 200)
+            #expect(again.json["created"] as? Bool == false)
+            #expect(again.json["user_name"] as? String == AppleClaims.email)
+            let events = try await EventsTests.events(apple.client, session).items
+            #expect(events.map { $0["type"] as? String } == ["sign_in", "sign_in", "apple_linked"])
+            #expect((events.first?["details"] as? [String: String])?["method"] == "apple")
+
+            // Without an email: apple- and 12 hex digits of the subject's SHA-256.
+            let nameless = try await apple.signIn(subject: "000999.other", email: nil)
+            let name = try #require(nameless.json["user_name"] as? String)
+            #expect(name.hasPrefix("apple-") && name.count == 18, "\(name)")
+        }
+    }
+
+    @Test func aNonceIsSpentOnceAndMustMatch() async throws {
+        try await Self.withApple { apple in
+            let nonce = try await apple.nonce()
+            let token = apple.token(nonce: nonce)
+            #expect(try await apple.finalize(token, nonce: nonce).status == 200)
+            // The same token and nonce again: spent.
+            #expect(try await apple.finalize(token, nonce: nonce).error == "nonce_mismatch")
+            // A token carrying a nonce, sent without it: refused, not a replay.
+            #expect(try await apple.finalize(token, nonce: nil).error == "nonce_mismatch")
+            // Another issued nonce than the token's.
+            let other = try await apple.nonce()
+            #expect(try await apple.finalize(apple.token(nonce: nonce), nonce: other).error == "nonce_mismatch")
+            // A nonce never issued.
+            let made = Base64URL.encode(SecureRandom.bytes(32))
+            #expect(try await apple.finalize(apple.token(nonce: made), nonce: made).error == "nonce_mismatch")
+            // The hex SHA-256 of the nonce in the claim (as Firebase sets request.nonce).
+            let hashed = Digest.sha256.hash(Array(other.utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(try await apple.finalize(apple.token(nonce: hashed), nonce: other).status == 200)
+            // Expired: past --challenge-ttl.
+            let late = try await apple.nonce()
+            apple.server.clock.advance(301)
+            #expect(try await apple.finalize(apple.token(nonce: late), nonce: late).error == "nonce_mismatch")
+        }
+    }
+
+    @Test func eachCheckRefusesWithItsCodeOverHTTP() async throws {
+        try await Self.withApple { (apple: Apple) async throws in
+            let now = apple.server.clock.now()
+            #expect(try await apple.post("not.a.token").error == "invalid_token")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now), alg: "none", signing: .unsigned)).error
+                == "invalid_token")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now)) + "x").error
+                == "invalid_token")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now, extra: ["iss": "https://evil.example"])))
+                .error == "issuer_mismatch")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now, audience: "com.other.app")))
+                .error == "audience_mismatch")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now, issuedAgo: 3600)))
+                .error == "token_expired")
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now, subject: ""))).error
+                == "invalid_token")
+            // Signed by key 2 with key 1's kid: never "the first key that verifies".
+            #expect(try await apple.post(Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: now), signing: .key("apple-test-2")))
+                .error == "invalid_token")
+            // Nothing was created by any of them.
+            #expect(try await apple.server.app.store.user(nameKey: AppleClaims.email) == nil)
+        }
+    }
+
+    @Test func aSignedInUserLinksTheirAppleIDAndEitherWayThenWorks() async throws {
+        try await Self.withApple { apple in
+            let (registered, _, _) = try await apple.ceremonies.register("alice")
+            let passkeySession = try #require(registered.json["session"] as? String)
+            let linked = try await apple.signIn(bearer: passkeySession)
+            #expect(linked.status == 200)
+            #expect(linked.json["linked"] as? Bool == true)
+            #expect(linked.json["created"] as? Bool == false)
+            #expect(linked.json["user_name"] as? String == "alice")
+
+            // Another account's session does not steal the linked Apple ID: it signs in alice.
+            let (bob, _, _) = try await apple.ceremonies.register("bob")
+            let bobSession = try #require(bob.json["session"] as? String)
+            let asBob = try await apple.signIn(bearer: bobSession)
+            #expect(asBob.json["user_name"] as? String == "alice")
+            #expect(asBob.json["linked"] as? Bool == false)
+            // Bob cannot link a second Apple ID to alice either way; a second Apple ID links to bob.
+            let bobsApple = try await apple.signIn(subject: "000777.bob", email: nil, bearer: bobSession)
+            #expect(bobsApple.json["user_name"] as? String == "bob")
+            #expect(bobsApple.json["linked"] as? Bool == true)
+            // alice signed in with Apple cannot link another Apple ID to her account.
+            let appleSession = try #require(linked.json["session"] as? String)
+            #expect(try await apple.signIn(subject: "000888.third", email: nil, bearer: appleSession).error == "apple_already_linked")
+        }
+    }
+
+    @Test func unlinkingEndsAppleSessionsAndIsRefusedWhenItIsTheLastWayIn() async throws {
+        try await Self.withApple { apple in
+            // An Apple-only account cannot unlink.
+            let only = try await apple.signIn(subject: "000111.only", email: nil)
+            let onlySession = try #require(only.json["session"] as? String)
+            let refused = try await apple.client.send("DELETE", "/siwa/link", bearer: onlySession)
+            #expect(refused.status == 409)
+            #expect(refused.error == "last_sign_in_method")
+
+            let (registered, _, _) = try await apple.ceremonies.register("carol")
+            let passkeySession = try #require(registered.json["session"] as? String)
+            let linked = try await apple.signIn(subject: "000222.carol", email: nil, bearer: passkeySession)
+            let appleSession = try #require(linked.json["session"] as? String)
+            #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: passkeySession).status == 200)
+            #expect(try await apple.client.get("/me", bearer: appleSession).status == 401)
+            let me = try await apple.client.get("/me", bearer: passkeySession)
+            #expect(me.status == 200)
+            #expect(me.json["apple"] is NSNull)
+            #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: passkeySession).error == "not_linked")
+            let events = try await EventsTests.events(apple.client, passkeySession).items
+            #expect(events.first?["type"] as? String == "apple_unlinked")
+        }
+    }
+
+    @Test func keysRotateAreRefetchedSparinglyAndSurviveAnOutage() async throws {
+        try await Self.withApple { apple in
+            apple.standIn.update { $0.jwks = Self.keys.jwks("apple-test-1") }
+            #expect(try await apple.signIn().status == 200)
+            let afterFirst = apple.standIn.read(\.keyFetches)
+            #expect(afterFirst == 1)
+            // Apple rotates to key 3: a token with its kid makes one refetch, and passes.
+            apple.standIn.update { $0.jwks = Self.keys.jwks("apple-test-1", "apple-test-3") }
+            let nonce = try await apple.nonce()
+            #expect(try await apple.finalize(apple.token(kid: "apple-test-3", nonce: nonce), nonce: nonce).status == 200)
+            #expect(apple.standIn.read(\.keyFetches) == afterFirst + 1)
+            // Unknown kids within the minute: refused with no fetch at all.
+            for _ in 0..<5 {
+                #expect(try await apple.finalize(apple.token(kid: "apple-test-2"), nonce: nil).error == "invalid_token")
+            }
+            #expect(apple.standIn.read(\.keyFetches) == afterFirst + 1)
+            // Apple is down: the keys in hand keep serving.
+            apple.standIn.update { $0.down = true }
+            apple.server.clock.advance(2 * 3600)
+            #expect(try await apple.signIn().status == 200)
+            #expect(apple.standIn.read(\.keyFetches) > afterFirst + 1)
+            let scrape = try await MetricsTests.scrape(apple.client)
+            #expect(scrape.value("passkey_apple_jwks_refresh_total", ["result": "ok"]) == 2)
+            #expect(scrape.value("passkey_apple_jwks_refresh_total", ["result": "error"]) >= 1)
+            #expect(scrape.value("passkey_ceremonies_total", ["ceremony": "siwa", "outcome": "ok"]) == 3)
+            #expect(scrape.value("passkey_ceremonies_total", ["ceremony": "siwa", "outcome": "refused", "error": "invalid_token"]) == 5)
+        }
+    }
+
+    @Test func withNoKeysAtAllTheAnswerIs503() async throws {
+        try await Self.withApple { apple in
+            apple.standIn.update { $0.down = true }
+            let result = try await apple.finalize(apple.token(), nonce: nil)
+            #expect(result.status == 503)
+            #expect(result.error == "apple_keys_unavailable")
+        }
+    }
+
+    @Test func aRestartUsesTheKeysKeptInTheDatabase() async throws {
+        try await Self.withApple { apple in
+            #expect(try await apple.signIn().status == 200)
+            apple.standIn.update { $0.down = true }
+            // A second server on the same database, Apple unreachable: the stored keys serve.
+            let database = apple.server.postgresDatabase ?? apple.server.directory.appendingPathComponent("db.sqlite").path
+            let second = try await TestServer.start { c in
+                c.database = database
+                c.appleClientIDs = [AppleClaims.clientID]
+                c.appleJWKSURL = apple.standIn.keysURL
+            }
+            let client = Client(base: second.base)
+            let nonce = try await client.get("/siwa/initialize").json["nonce"] as? String ?? ""
+            let token = Self.keys.token(kid: "apple-test-1", claims: AppleClaims.identity(now: second.clock.now(), nonce: nonce))
+            let result = try await client.post("/siwa/finalize", json: ["identity_token": token, "nonce": nonce])
+            await second.stop()
+            #expect(result.status == 200, "\(String(decoding: result.body, as: UTF8.self))")
+        }
+    }
+
+    @Test func notificationsUnlinkOnceAndUpdateTheEmailFlag() async throws {
+        try await Self.withApple { apple in
+            let (registered, _, _) = try await apple.ceremonies.register("dora")
+            let passkeySession = try #require(registered.json["session"] as? String)
+            let linked = try await apple.signIn(subject: "000333.dora", bearer: passkeySession)
+            let appleSession = try #require(linked.json["session"] as? String)
+            let now = apple.server.clock.now()
+            func notify(_ claims: [String: Any], kid: String = "apple-test-1") async throws -> HTTPResult {
+                try await apple.client.post(
+                    "/siwa/notifications", json: ["payload": Self.keys.token(kid: kid, claims: claims, signing: .key("apple-test-1"))])
+            }
+            let disabled = AppleClaims.notification(now: now, type: "email-disabled", subject: "000333.dora", jti: "n-1")
+            #expect(try await notify(disabled).status == 200)
+            let store = apple.server.app.store
+            let link = try #require(try await store.appleLink(issuer: AppleClaims.issuer, subject: "000333.dora"))
+            #expect(!link.emailEnabled)
+
+            let revoked = AppleClaims.notification(now: now, type: "consent-revoked", subject: "000333.dora", jti: "n-2", eventsAsString: false)
+            #expect(try await notify(revoked).status == 200)
+            #expect(try await store.appleLink(issuer: AppleClaims.issuer, subject: "000333.dora") == nil)
+            #expect(try await apple.client.get("/me", bearer: appleSession).status == 401)
+            #expect(try await apple.client.get("/me", bearer: passkeySession).status == 200)
+            // Apple retries: the same jti is answered 200 and changes nothing.
+            #expect(try await notify(revoked).status == 200)
+            let types = try await EventsTests.events(apple.client, passkeySession).items.compactMap { $0["type"] as? String }
+            #expect(types.filter { $0 == "apple_unlinked" }.count == 1)
+
+            // Verified like a token.
+            #expect(try await notify(AppleClaims.notification(now: now, type: "email-enabled", audience: "com.other", jti: "n-3")).error
+                == "audience_mismatch")
+            #expect(try await notify(AppleClaims.notification(now: now, type: "email-enabled", jti: "n-4"), kid: "nope").error
+                == "invalid_token")
+            #expect(try await apple.client.post("/siwa/notifications", json: ["payload": "garbage"]).error == "invalid_token")
+        }
+    }
+
+    @Test func theWebFlowCallbackChecksStateAndRedirects() async throws {
+        try await Self.withApple { apple in
+            let initialize = try await apple.client.get("/siwa/initialize").json
+            let nonce = try #require(initialize["nonce"] as? String)
+            let state = try #require(initialize["state"] as? String)
+            let authorize = try #require((initialize["authorize_url"] as? String).flatMap(URLComponents.init(string:)))
+            let query = Dictionary(uniqueKeysWithValues: (authorize.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            #expect(query["response_mode"] == "form_post")
+            #expect(query["client_id"] == Self.webClientID)
+            #expect(query["nonce"] == nonce && query["state"] == state)
+            #expect(query["redirect_uri"] == apple.server.origin + "/siwa/callback")
+
+            let token = Self.keys.token(
+                kid: "apple-test-1", claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, nonce: nonce))
+            func post(_ form: String) async throws -> String {
+                let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Origin: https://appleid.apple.com\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
+                return try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
+            }
+            // A state that is not the nonce's: back to the page with the code, no session.
+            let forged = try await post("id_token=\(token)&state=\(Base64URL.encode(SecureRandom.bytes(32)))")
+            #expect(forged.hasPrefix("HTTP/1.1 303"))
+            #expect(forged.contains("location: /?error=nonce_mismatch") || forged.contains("Location: /?error=nonce_mismatch"), "\(forged)")
+            #expect(!forged.lowercased().contains("set-cookie"))
+            let user = #"{"name":{"firstName":"Web","lastName":"User"},"email":"web@example.com"}"#
+            let encodedUser = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let good = try await post("id_token=\(token)&state=\(state)&user=\(encodedUser)")
+            #expect(good.hasPrefix("HTTP/1.1 303"), "\(good)")
+            #expect(good.lowercased().contains("location: /\r\n"))
+            #expect(good.lowercased().contains("set-cookie: session="))
+            // The state and nonce are spent.
+            #expect(try await post("id_token=\(token)&state=\(state)").lowercased().contains("location: /?error=nonce_mismatch"))
+            // JSON to the callback is refused (415): only Apple's form post.
+            #expect(try await apple.client.post("/siwa/callback", json: ["id_token": token]).status == 415)
+        }
+    }
+
+    @Test func theWebFlowLinksToTheAccountThatStartedIt() async throws {
+        try await Self.withApple { apple in
+            let (registered, _, _) = try await apple.ceremonies.register("erin")
+            let session = try #require(registered.json["session"] as? String)
+            let initialize = try await apple.client.get("/siwa/initialize", bearer: session).json
+            let nonce = try #require(initialize["nonce"] as? String)
+            let state = try #require(initialize["state"] as? String)
+            #expect(state.contains("."))
+            let token = Self.keys.token(
+                kid: "apple-test-1",
+                claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, subject: "000444.erin", nonce: nonce))
+            let form = "id_token=\(token)&state=\(state)"
+            let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
+            let answer = try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
+            #expect(answer.lowercased().contains("location: /\r\n"), "\(answer)")
+            let link = try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin")
+            let erin = try await apple.server.app.store.user(nameKey: "erin")
+            #expect(link?.userHandle == erin?.handle)
+        }
+    }
+
+    @Test func theDeveloperKeyExchangesTheCodeAndRevokesOnUnlink() async throws {
+        try await Self.withApple(developerKey: true) { apple in
+            let (registered, _, _) = try await apple.ceremonies.register("fay")
+            let session = try #require(registered.json["session"] as? String)
+            let nonce = try await apple.nonce()
+            let result = try await apple.finalize(
+                apple.token(nonce: nonce, subject: "000555.fay", email: nil), nonce: nonce, bearer: session,
+                extra: ["authorization_code": "good-code"])
+            #expect(result.status == 200)
+            let form = try #require(apple.standIn.read(\.tokenForms).first)
+            #expect(form["client_id"] == AppleClaims.clientID)
+            #expect(form["grant_type"] == "authorization_code")
+            // The client secret: an ES256 JWT by the developer key, for Apple's audience.
+            let secret = try CompactJWS(try #require(form["client_secret"]))
+            let header = try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(form["client_secret"]!.split(separator: ".")[0])) ?? [])) as? [String: Any]
+            #expect(header?["alg"] as? String == "ES256" && header?["kid"] as? String == "KEYID12345")
+            let claims = try JSONSerialization.jsonObject(with: Data(secret.payload)) as? [String: Any]
+            #expect(claims?["iss"] as? String == "TEAMID1234" && claims?["sub"] as? String == AppleClaims.clientID)
+            #expect(claims?["aud"] as? String == "https://appleid.apple.com")
+            let key = try PrivateKey(pem: Self.developerKeyPEM)
+            let der = try ECDSASignature.der(concatenated: secret.signature)
+            #expect(key.publicKey.isValidSignature(der, for: secret.signingInput, algorithm: .ecdsa(.sha256)))
+            let link = try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000555.fay")
+            #expect(link?.refreshToken == "r.stand-in")
+
+            #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: session).status == 200)
+            let revoked = try #require(apple.standIn.read(\.revokeForms).first)
+            #expect(revoked["token"] == "r.stand-in" && revoked["token_type_hint"] == "refresh_token")
+        }
+    }
+
+    @Test func offWithoutAClientID() async throws {
+        try await withServer { (_, _, client) async throws in
+            #expect(try await client.get("/siwa/initialize").status == 404)
+            #expect(try await client.get("/healthz").json["sign_in_with_apple"] as? Bool == false)
+        }
+    }
+}
