@@ -99,6 +99,11 @@ if grep -q -- '--android-app' <<<"$help"; then
     serve_args+=(--android-app "com.example.passkeys:$(printf 'AB:%.0s' $(seq 31))AB")
 fi
 if grep -q -- '--related-origin' <<<"$help"; then serve_args+=(--related-origin https://passkeys.example.org); fi
+# Sign in with Apple on, with an empty key set: every token is refused, every path answers.
+if grep -q -- '--apple-client-id' <<<"$help"; then
+    echo '{"keys":[]}' >"$work/apple-keys.json"
+    serve_args+=(--apple-client-id com.example.app --apple-jwks-url "file://$work/apple-keys.json")
+fi
 
 : >"$work/server.log"
 "$BINARY" "${serve_args[@]}" >>"$work/server.log" 2>&1 </dev/null &
@@ -200,14 +205,15 @@ run_pass anonymous --checks "$checks,unsupported_method"
 run_pass signed-in --checks "$checks" \
     --header "Authorization: Bearer $token" \
     --generation-with-security-parameters false \
-    --include-path-regex '^/(me|credentials/\{id\}|registration_initialize)$'
+    --include-path-regex '^/(me|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link)$'
 # Last, as it may end the session: a browser's cookie from a site that is not allowed.
 export PASSKEY_TEST_FOREIGN_ORIGIN=https://attacker.example
 run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_refused" \
     --header "Cookie: session=$token" \
     --header "Origin: $PASSKEY_TEST_FOREIGN_ORIGIN" \
     --generation-with-security-parameters false \
-    --include-method-regex '^(POST|PATCH|DELETE)$'
+    --include-method-regex '^(POST|PATCH|DELETE)$' \
+    --exclude-path /siwa/callback
 
 if ! "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
     "$base_url/healthz" 2>/dev/null; then
