@@ -5,7 +5,7 @@ SWIFT ?= swift
 PORT ?= 8080
 DATABASE ?= ./passkeys.sqlite
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev
+LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libqrencode-dev
 BROWSER_PACKAGES := chromium chromium-driver openssl
 # The throwaway cluster of the tests (scripts/postgres-cluster runs it; nothing is configured
 # system-wide).

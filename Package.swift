@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
         .library(name: "PasskeyStore", targets: ["PasskeyStore"]),
         .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
+        .library(name: "PasskeyPush", targets: ["PasskeyPush"]),
+        .library(name: "PasskeyQR", targets: ["PasskeyQR"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -44,11 +46,15 @@ let package = Package(
         .systemLibrary(
             name: "CPasskeySQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CPasskeyQRencode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
 
         // Swift wrappers: the only modules that import C.
         .target(name: "PasskeyCrypto", dependencies: ["CPasskeyOpenSSL"]),
         .target(name: "PasskeyCBOR", dependencies: ["CPasskeyCBOR"]),
         .target(name: "PasskeyStore", dependencies: ["CPasskeySQLite"]),
+        .target(name: "PasskeyQR", dependencies: ["CPasskeyQRencode"]),
 
         // The same store on PostgreSQL, for several server processes on one database.
         .target(
@@ -91,12 +97,26 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
 
+        // The push-notification authenticator (push.md): device keys, enrolment, the answer JWT,
+        // the request's states, and the delivery providers (log, webhook, APNs, FCM) over
+        // async-http-client. No HTTP framework.
+        .target(
+            name: "PasskeyPush",
+            dependencies: [
+                "PasskeyCore", "PasskeyCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // HTTP: translates requests to core calls and back.
         .target(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
-                "PasskeyApple",
+                "PasskeyApple", "PasskeyPush", "PasskeyQR",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -109,6 +129,7 @@ let package = Package(
             name: "passkey-server",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry", "PasskeyApple",
+                "PasskeyPush", "PasskeyCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -143,11 +164,23 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore"]),
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
+        .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
+        .testTarget(
+            name: "PasskeyPushTests",
+            dependencies: [
+                "PasskeyPush", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
-                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple",
+                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -1,0 +1,2 @@
+/// QR codes (libqrencode), drawn as SVG.
+public enum QRCode {}

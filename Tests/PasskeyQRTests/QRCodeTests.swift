@@ -1,0 +1,4 @@
+import PasskeyQR
+import Testing
+
+@Suite struct QRCodeTests {}
