@@ -175,7 +175,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            resources: [.copy("Vectors")]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [

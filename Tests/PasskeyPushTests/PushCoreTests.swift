@@ -1,0 +1,200 @@
+import Foundation
+import PasskeyCore
+import PasskeyCrypto
+import PasskeyPush
+import Testing
+
+/// A phone's key and what it signs, for the tests.
+struct TestDevice: Sendable {
+    static let shared = TestDevice(id: "5a1a3c1e-0000-4000-8000-000000000001")
+    let id: String
+    let key: PrivateKey
+
+    init(id: String, bits: Int = 2048) {
+        self.id = id
+        // swiftlint:disable:next force_try
+        key = try! PrivateKey.generateRSA(bits: bits)
+    }
+
+    var publicKeyBase64: String { Data(key.publicKey.subjectPublicKeyInfo).base64EncodedString(options: .lineLength64Characters) }
+
+    func sign(_ message: String) -> String {
+        Data((try? key.signature(for: Array(message.utf8), algorithm: .rsaPKCS1v15(.sha256))) ?? []).base64EncodedString()
+    }
+
+    /// An answer JWT; `header` and `claims` are merged over the defaults.
+    func answer(
+        pushAuthID: String = "p1", challenge: String = "c1", response: String = "APPROVED", number: Any? = "42",
+        exp: Double? = Date().timeIntervalSince1970 + 300, header: [String: Any] = [:], claims extra: [String: Any] = [:],
+        signer: PrivateKey? = nil
+    ) -> String {
+        var head: [String: Any] = ["alg": "RS256", "deviceId": id]
+        head.merge(header) { $1 }
+        var claims: [String: Any] = ["pushAuthId": pushAuthID, "challenge": challenge, "response": response]
+        if let number { claims["numberChallenge"] = number }
+        if let exp { claims["exp"] = exp }
+        claims.merge(extra) { $1 }
+        func encode(_ object: [String: Any]) -> String {
+            Base64URL.encode(Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()))
+        }
+        let input = encode(head) + "." + encode(claims)
+        let signature = (try? (signer ?? key).signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))) ?? []
+        return input + "." + Base64URL.encode(signature)
+    }
+}
+
+@Suite struct DeviceKeyTests {
+    @Test func acceptsRSA2048WithLineBreaks() throws {
+        let device = TestDevice.shared
+        let key = try DeviceKey.parse(device.publicKeyBase64)
+        #expect(DeviceKey.label(key) == "RSA-2048")
+        #expect(device.publicKeyBase64.contains("\n"))
+    }
+
+    @Test func refusesWeakOrOtherKeysAsWeakKey() throws {
+        let small = try PrivateKey.generateRSA(bits: 1024)
+        let ec = try PrivateKey.generateEC(.p256)
+        for text in [
+            Data(small.publicKey.subjectPublicKeyInfo).base64EncodedString(),
+            Data(ec.publicKey.subjectPublicKeyInfo).base64EncodedString(),
+            "not base64!", "", Data([0x30, 0x03, 0x02, 0x01, 0x01]).base64EncodedString(),
+            String(repeating: "A", count: 10000),
+        ] {
+            #expect { try DeviceKey.parse(text) } throws: { ($0 as? PushError)?.code == "weak_key" }
+        }
+        // e = 3 with a 2048-bit modulus.
+        let modulus = TestDevice.shared.key.publicKey.rsaComponents?.modulus ?? []
+        let three = try PublicKey.rsa(modulus: modulus, exponent: [3])
+        #expect { try DeviceKey.checkStrength(three) } throws: { ($0 as? PushError)?.code == "weak_key" }
+    }
+
+    /// Wycheproof's RSASSA-PKCS1-v1_5 SHA-256 cases through the check both enrolment and answers
+    /// use: every valid one verifies, every invalid one is refused.
+    @Test func wycheproofPKCS1Vectors() throws {
+        let url = try #require(Bundle.module.url(forResource: "Vectors/wycheproof-rsa-pkcs1-2048-sha256", withExtension: "json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let groups = try #require(root["testGroups"] as? [[String: Any]])
+        var counted = (valid: 0, invalid: 0)
+        for group in groups {
+            let der = try #require((group["publicKeyDer"] as? String).flatMap(Self.hex))
+            // Groups with another exponent than 65537 are verified too, though enrolment refuses them.
+            let key = try PublicKey(subjectPublicKeyInfo: der)
+            if key.rsaComponents?.exponent != [1, 0, 1] {
+                #expect { try DeviceKey.parse(Data(der).base64EncodedString()) } throws: { ($0 as? PushError)?.code == "weak_key" }
+            }
+            for test in try #require(group["tests"] as? [[String: Any]]) {
+                let message = try #require((test["msg"] as? String).flatMap(Self.hex))
+                let signature = try #require((test["sig"] as? String).flatMap(Self.hex))
+                let verified = DeviceKey.verifies(signature, message: message, key: key)
+                switch test["result"] as? String {
+                case "valid":
+                    #expect(verified, "tcId \(test["tcId"] ?? "?")")
+                    counted.valid += 1
+                case "invalid":
+                    #expect(!verified, "tcId \(test["tcId"] ?? "?")")
+                    counted.invalid += 1
+                default: break
+                }
+            }
+        }
+        #expect(counted.valid >= 7 && counted.invalid >= 240)
+    }
+
+    static func hex(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let high = iterator.next() {
+            guard let low = iterator.next(), let h = ASCIIHex.value(high), let l = ASCIIHex.value(low) else { return nil }
+            bytes.append(h << 4 | l)
+        }
+        return bytes
+    }
+
+    @Test func enrolmentSignatureCoversChallengeAndToken() throws {
+        let device = TestDevice.shared
+        let key = try DeviceKey.parse(device.publicKeyBase64)
+        let signature = device.sign("chal.tok")
+        try Enrolment.checkSignature(signature, challenge: "chal", deviceToken: "tok", key: key)
+        for (challenge, token) in [("chal", "other"), ("other", "tok"), ("chaltok", "")] {
+            #expect { try Enrolment.checkSignature(signature, challenge: challenge, deviceToken: token, key: key) } throws: {
+                ($0 as? PushError)?.code == "invalid_signature"
+            }
+        }
+        #expect { try Enrolment.checkSignature("%%%", challenge: "chal", deviceToken: "tok", key: key) } throws: {
+            ($0 as? PushError)?.code == "invalid_signature"
+        }
+    }
+
+    @Test func numbersAreUniformIn1To100() {
+        var seen = Set<Int>()
+        for _ in 0..<5000 { seen.insert(NumberChallenge.draw()) }
+        #expect(seen.min() == 1)
+        #expect(seen.max() == 100)
+        #expect(seen.count == 100)
+    }
+}
+
+@Suite struct AnswerTokenTests {
+    let device = TestDevice.shared
+    var key: PublicKey { device.key.publicKey }
+    let now = Date()
+
+    func code(_ token: String) -> String? {
+        do {
+            _ = try AnswerToken.verify(token, key: key, now: now)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test func readsAnApproval() throws {
+        let answer = try AnswerToken.verify(device.answer(number: 42), key: key, now: now)
+        #expect(answer.deviceID == device.id && answer.pushAuthID == "p1" && answer.challenge == "c1")
+        #expect(answer.approved)
+        #expect(answer.numberChallenge == "42")
+        #expect(try AnswerToken.deviceID(of: device.answer()) == device.id)
+        #expect(try AnswerToken.verify(device.answer(response: "DENIED", number: nil), key: key, now: now).approved == false)
+    }
+
+    @Test func refusesWhatIsNotAnRS256TokenOfThisDevice() {
+        #expect(code("a.b") == "invalid_token")
+        #expect(code("...") == "invalid_token")
+        #expect(code(device.answer(header: ["alg": "none"])) == "invalid_token")
+        #expect(code(device.answer(header: ["alg": "HS256"])) == "invalid_token")
+        #expect(code(device.answer(header: ["crit": ["exp"]])) == "invalid_token")
+        #expect(code(device.answer(header: ["deviceId": ""])) == "invalid_token")
+        let other = TestDevice(id: "x")
+        #expect(code(device.answer(signer: other.key)) == "invalid_token")
+        #expect(code(device.answer(response: "MAYBE")) == "invalid_token")
+        #expect(code(device.answer(claims: ["pushAuthId": 5])) == "invalid_token")
+        #expect(code(String(repeating: "a", count: 9000)) == "invalid_token")
+    }
+
+    /// The seed's server checked only that `exp` had not passed: a token could be good for years.
+    @Test func expiryIsRequiredAndAtMostTenMinutesAhead() {
+        let seconds = now.timeIntervalSince1970
+        #expect(code(device.answer(exp: nil)) == "token_expired")
+        #expect(code(device.answer(exp: seconds - 120)) == "token_expired")
+        #expect(code(device.answer(exp: seconds + 86400 * 365)) == "token_expired")
+        #expect(code(device.answer(exp: seconds + 700)) == "token_expired")
+        #expect(code(device.answer(exp: seconds + 590)) == nil)
+        #expect(code(device.answer(claims: ["exp": "soon"])) == "invalid_token")
+        #expect(code(device.answer(claims: ["exp": 1e308])) == "token_expired")
+    }
+
+    @Test func theDecisionMatchesTheNumberAndTheChallenge() throws {
+        func decide(_ token: String, number: Int? = 42, mode: NumberChallenge.Mode = .seed) throws -> PushRequestStatus {
+            try PushDecision.decide(try AnswerToken.verify(token, key: key, now: now), challenge: "c1", number: number, mode: mode)
+        }
+        #expect(try decide(device.answer(number: 42)) == .approved)
+        #expect(try decide(device.answer(number: "42")) == .approved)
+        #expect(try decide(device.answer(number: 41)) == .numberMismatch)
+        #expect(try decide(device.answer(number: nil)) == .numberMismatch)
+        #expect(try decide(device.answer(number: " 42")) == .numberMismatch)
+        #expect(try decide(device.answer(number: 41), mode: .typeIn) == .numberMismatch)
+        #expect(try decide(device.answer(number: nil), number: nil, mode: .off) == .approved)
+        #expect(try decide(device.answer(response: "DENIED", number: nil)) == .denied)
+        #expect { try decide(device.answer(challenge: "c2")) } throws: { ($0 as? PushError)?.code == "unknown_challenge" }
+    }
+}
