@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "PasskeyCBOR", package: root),
                 .product(name: "PasskeyCrypto", package: root),
                 .product(name: "PasskeyStore", package: root),
+                .product(name: "PasskeyApple", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

@@ -24,6 +24,7 @@ enum FuzzTargets {
         FuzzTarget(name: "authentication", run: AuthenticationTarget.run),
         FuzzTarget(name: "strict-json", run: StrictJSONTarget.run),
         FuzzTarget(name: "postgres-url", run: PostgresURLTarget.run),
+        FuzzTarget(name: "apple-jws", run: AppleJWSTarget.run),
     ]
 }
 
