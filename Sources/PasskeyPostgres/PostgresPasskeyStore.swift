@@ -673,9 +673,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 "DELETE FROM apple_nonces WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             let old = cutoff - 30 * 86_400_000
             try await db.query("DELETE FROM apple_notifications WHERE received_at <= \(old)", logger: Self.quiet)
+            let discoveries = try await Self.count(db.query(
+                "DELETE FROM push_discoveries WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            let dayAgo = cutoff - 86_400_000
+            try await db.query("DELETE FROM push_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
             let sessions = try await Self.count(db.query(
                 "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
-            return [ceremonies + nonces, sessions]
+            return [ceremonies + nonces + discoveries, sessions]
         }
         return (counts[0], counts[1])
     }
@@ -707,7 +711,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
 
 extension PostgresRandomAccessRow {
     /// The first column, decoded.
-    fileprivate func decode<T: PostgresDecodable>(_ type: T.Type) throws -> T {
+    func decode<T: PostgresDecodable>(_ type: T.Type) throws -> T {
         try self[0].decode(T.self)
     }
 }

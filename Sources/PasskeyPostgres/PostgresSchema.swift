@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2, migration3]
+    static let migrations: [Migration] = [migration1, migration2, migration3, migration4]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,48 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 4: the push authenticator (SQLite's migration 5).
+    static let migration4 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE push_devices (
+            id           text    NOT NULL PRIMARY KEY,
+            user_handle  bytea   NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            name         text    NOT NULL,
+            model        text    NOT NULL,
+            device_token text    NOT NULL,
+            public_key   bytea   NOT NULL,
+            created_at   bigint  NOT NULL,
+            last_used_at bigint,
+            disabled     boolean NOT NULL
+        )
+        """,
+        "CREATE INDEX push_devices_by_user ON push_devices (user_handle, created_at)",
+        """
+        CREATE TABLE push_discoveries (
+            device_id   text   NOT NULL PRIMARY KEY,
+            user_handle bytea  NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            challenge   text   NOT NULL,
+            expires_at  bigint NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE push_requests (
+            id             text    NOT NULL PRIMARY KEY,
+            user_handle    bytea   REFERENCES users(handle) ON DELETE CASCADE,
+            watch_hash     bytea   NOT NULL UNIQUE,
+            challenge      text    NOT NULL,
+            number         bigint,
+            status         text    NOT NULL,
+            device_id      text,
+            created_at     bigint  NOT NULL,
+            expires_at     bigint  NOT NULL,
+            session_issued boolean NOT NULL
+        )
+        """,
+        "CREATE INDEX push_requests_by_user ON push_requests (user_handle, status)",
+        "CREATE INDEX push_requests_by_expiry ON push_requests (expires_at)",
+    ])
 
     /// Version 3: Sign in with Apple, sessions' other way in, cached documents (SQLite's
     /// migration 4).

@@ -276,3 +276,86 @@ struct CachedDocumentRow {
         return CachedDocument(name: name, body: body, fetchedAt: fetchedAt, maxAge: seconds)
     }
 }
+
+struct PushDeviceRow {
+    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled"
+
+    let id: String
+    let userHandle: ByteBuffer
+    let name: String
+    let model: String
+    let deviceToken: String
+    let publicKey: ByteBuffer
+    let createdAt: Int64
+    let lastUsedAt: Int64?
+    let disabled: Bool
+
+    init(_ d: PushDeviceRecord) throws {
+        id = d.id
+        userHandle = ByteBuffer(bytes: d.userHandle)
+        name = d.name
+        model = d.model
+        deviceToken = d.deviceToken
+        publicKey = ByteBuffer(bytes: d.publicKey)
+        createdAt = try d.createdAt.storeMilliseconds()
+        lastUsedAt = try d.lastUsedAt?.storeMilliseconds()
+        disabled = d.disabled
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> PushDeviceRecord {
+        var c = Cursor(row)
+        return PushDeviceRecord(
+            id: try c.next(), userHandle: try c.bytes(), name: try c.next(), model: try c.next(), deviceToken: try c.next(),
+            publicKey: try c.bytes(), createdAt: try c.date(), lastUsedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)),
+            disabled: try c.next())
+    }
+}
+
+struct PushRequestRow {
+    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued"
+
+    let id: String
+    let userHandle: ByteBuffer?
+    let watchHash: ByteBuffer
+    let challenge: String
+    let number: Int64?
+    let status: String
+    let deviceID: String?
+    let createdAt: Int64
+    let expiresAt: Int64
+    let sessionIssued: Bool
+
+    init(_ r: PushRequestRecord) throws {
+        id = r.id
+        userHandle = r.userHandle.map { ByteBuffer(bytes: $0) }
+        watchHash = ByteBuffer(bytes: r.watchHash)
+        challenge = r.challenge
+        number = r.number.map(Int64.init)
+        status = r.status
+        deviceID = r.deviceID
+        createdAt = try r.createdAt.storeMilliseconds()
+        expiresAt = try r.expiresAt.storeMilliseconds()
+        sessionIssued = r.sessionIssued
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> PushRequestRecord {
+        var c = Cursor(row)
+        let id: String = try c.next()
+        let userHandle = try c.optionalBytes()
+        let watchHash = try c.bytes()
+        let challenge: String = try c.next()
+        let number = try c.next(Int64?.self)
+        guard number.map({ Int(exactly: $0) != nil }) ?? true else { throw StoreError.database("push_requests.number out of range") }
+        return PushRequestRecord(
+            id: id, userHandle: userHandle, watchHash: watchHash, challenge: challenge, number: number.flatMap { Int(exactly: $0) },
+            status: try c.next(), deviceID: try c.next(String?.self), createdAt: try c.date(), expiresAt: try c.date(),
+            sessionIssued: try c.next())
+    }
+}
+
+enum PushDiscoveryRow {
+    static func record(_ row: PostgresRandomAccessRow) throws -> PushDiscoveryRecord {
+        var c = Cursor(row)
+        return PushDiscoveryRecord(deviceID: try c.next(), userHandle: try c.bytes(), challenge: try c.next(), expiresAt: try c.date())
+    }
+}

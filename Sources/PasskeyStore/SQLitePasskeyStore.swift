@@ -421,8 +421,11 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute("DELETE FROM apple_nonces WHERE expires_at <= ?", [cutoff])
             let nonces = try db.changes()
             try db.execute("DELETE FROM apple_notifications WHERE received_at <= ?", [try .time(now.addingTimeInterval(-30 * 86400))])
+            try db.execute("DELETE FROM push_discoveries WHERE expires_at <= ?", [cutoff])
+            let discoveries = try db.changes()
+            try db.execute("DELETE FROM push_requests WHERE expires_at <= ?", [try .time(now.addingTimeInterval(-86400))])
             try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
-            return [ceremonies + nonces, try db.changes()]
+            return [ceremonies + nonces + discoveries, try db.changes()]
         }
         return (counts[0], counts[1])
     }

@@ -97,4 +97,8 @@ struct SQLiteRow {
     func optionalBlob(_ column: Int32) -> [UInt8]? {
         isNull(column) ? nil : blob(column)
     }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        isNull(column) ? nil : int64(column)
+    }
 }

@@ -6,7 +6,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4,
+        migration1, migration2, migration3, migration4, migration5,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -61,6 +61,48 @@ enum Schema {
             }
         }
     }
+
+    /// Version 5: the push authenticator's devices, enrolments and requests. Only adds.
+    static let migration5: [String] = [
+        """
+        CREATE TABLE push_devices (
+            id           TEXT    NOT NULL PRIMARY KEY,
+            user_handle  BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            name         TEXT    NOT NULL,
+            model        TEXT    NOT NULL,
+            device_token TEXT    NOT NULL,
+            public_key   BLOB    NOT NULL,
+            created_at   INTEGER NOT NULL,
+            last_used_at INTEGER,
+            disabled     INTEGER NOT NULL CHECK (disabled IN (0, 1))
+        ) STRICT
+        """,
+        "CREATE INDEX push_devices_by_user ON push_devices (user_handle, created_at)",
+        """
+        CREATE TABLE push_discoveries (
+            device_id   TEXT    NOT NULL PRIMARY KEY,
+            user_handle BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            challenge   TEXT    NOT NULL,
+            expires_at  INTEGER NOT NULL
+        ) STRICT
+        """,
+        """
+        CREATE TABLE push_requests (
+            id             TEXT    NOT NULL PRIMARY KEY,
+            user_handle    BLOB    REFERENCES users(handle) ON DELETE CASCADE,
+            watch_hash     BLOB    NOT NULL UNIQUE,
+            challenge      TEXT    NOT NULL,
+            number         INTEGER,
+            status         TEXT    NOT NULL,
+            device_id      TEXT,
+            created_at     INTEGER NOT NULL,
+            expires_at     INTEGER NOT NULL,
+            session_issued INTEGER NOT NULL CHECK (session_issued IN (0, 1))
+        ) STRICT
+        """,
+        "CREATE INDEX push_requests_by_user ON push_requests (user_handle, status)",
+        "CREATE INDEX push_requests_by_expiry ON push_requests (expires_at)",
+    ]
 
     /// Version 4: Sign in with Apple (links, nonces, notification ids), sessions remember another
     /// way they were opened, and documents kept for a cold start (Apple's keys). Only adds.
