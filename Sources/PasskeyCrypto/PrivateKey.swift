@@ -1,8 +1,8 @@
 internal import Foundation
 internal import CPasskeyOpenSSL
 
-/// A private key for tests and the test authenticator only (never persisted): generated, or
-/// imported from a fixture.
+/// A private key: the operator's signing keys (Apple's `.p8`, APNs, FCM service accounts), the
+/// push-device simulator's key, and the tests' keys. Generated, or imported from PKCS#8.
 /// Owns an `EVP_PKEY *`.
 //
 // @unchecked Sendable: the EVP_PKEY is not mutated after generation, and OpenSSL 3 allows
@@ -61,6 +61,25 @@ public final class PrivateKey: @unchecked Sendable {
             throw CryptoError(.invalidKey, "\(der.count - consumed) trailing bytes after the private key")
         }
         try self.init(taking: decoded)
+    }
+
+    /// The key as an unencrypted DER PKCS#8 PrivateKeyInfo (what `init(pkcs8:)` reads back).
+    public func pkcs8() throws -> [UInt8] {
+        defer { OpenSSLErrorQueue.clear() }
+        guard let info = EVP_PKEY2PKCS8(pointer) else {
+            throw CryptoError.openSSL(.internalFailure, "EVP_PKEY2PKCS8 failed")
+        }
+        defer { PKCS8_PRIV_KEY_INFO_free(info) }
+        guard let der = encodeDER({ i2d_PKCS8_PRIV_KEY_INFO(info, $0) }) else {
+            throw CryptoError.openSSL(.internalFailure, "i2d_PKCS8_PRIV_KEY_INFO failed")
+        }
+        return der
+    }
+
+    /// The key as a `PRIVATE KEY` PEM block (what `init(pem:)` reads back).
+    public func pem() throws -> String {
+        let body = Data(try pkcs8()).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN PRIVATE KEY-----\n\(body)\n-----END PRIVATE KEY-----\n"
     }
 
     public static func generateEC(_ curve: EllipticCurve) throws -> PrivateKey {

@@ -89,3 +89,19 @@ struct PrivateKeyImportTests {
         #expect(r == high && s == [1])
     }
 }
+
+@Suite struct PrivateKeyExportTests {
+    /// PEM out, PEM in: the same key (it signs what the first key's public half verifies).
+    @Test(arguments: ["rsa", "ec"])
+    func pemRoundTrips(_ kind: String) throws {
+        let key = kind == "rsa" ? try PrivateKey.generateRSA(bits: 2048) : try PrivateKey.generateEC(.p256)
+        let pem = try key.pem()
+        #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----\n") && pem.hasSuffix("-----END PRIVATE KEY-----\n"))
+        let back = try PrivateKey(pem: pem)
+        #expect(back.publicKey.matches(key.publicKey))
+        let algorithm: SignatureAlgorithm = kind == "rsa" ? .rsaPKCS1v15(.sha256) : .ecdsa(.sha256)
+        let signature = try back.signature(for: [1, 2, 3], algorithm: algorithm)
+        #expect(key.publicKey.isValidSignature(signature, for: [1, 2, 3], algorithm: algorithm))
+        #expect(try back.pkcs8() == key.pkcs8())
+    }
+}
