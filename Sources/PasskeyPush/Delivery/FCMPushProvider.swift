@@ -44,7 +44,9 @@ public final class FCMPushProvider: PushProvider, Sendable {
         guard let base = PushHTTP.baseURL(baseURL) else {
             throw PushProviderError("the FCM URL must be an http or https URL, not \(baseURL)")
         }
-        guard let tokenURI = PushHTTP.baseURL(serviceAccount.tokenURI) else {
+        // Posted to exactly as written: it is also the assertion's `aud`.
+        let tokenURI = serviceAccount.tokenURI
+        guard PushHTTP.isHTTPURL(tokenURI) else {
             throw PushProviderError("the service account's token_uri must be an http or https URL")
         }
         self.serviceAccount = serviceAccount

@@ -41,14 +41,20 @@ enum PushHTTP {
         return Array(try encoder.encode(value))
     }
 
-    /// An http or https URL with a host, without a trailing slash; nil for anything else.
+    /// An http or https URL with a host, without a trailing slash (paths are appended to it);
+    /// nil for anything else.
     static func baseURL(_ text: String) -> String? {
         var trimmed = text.trimmingCharacters(in: .whitespaces)
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+        return isHTTPURL(trimmed) ? trimmed : nil
+    }
+
+    /// Whether `text` is an http or https URL with a host.
+    static func isHTTPURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
               let host = url.host, !host.isEmpty
-        else { return nil }
-        return trimmed
+        else { return false }
+        return true
     }
 
     /// A short text for a transport failure (no response at all).
