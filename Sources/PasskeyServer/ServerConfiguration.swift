@@ -86,6 +86,25 @@ public struct ServerConfiguration: Sendable {
 
     public var signInWithAppleEnabled: Bool { !appleClientIDs.isEmpty }
 
+    // The push authenticator (push.md).
+    /// `log`, `webhook`, `apns` or `fcm`.
+    public var pushProvider = "log"
+    public var pushWebhookURL: String?
+    public var apnsKeyFile: String?
+    public var apnsKeyID: String?
+    public var apnsTeamID: String?
+    public var apnsTopic: String?
+    public var apnsURL = "https://api.push.apple.com"
+    public var fcmServiceAccount: String?
+    public var fcmURL = "https://fcm.googleapis.com"
+    /// `off`, `seed` or `type-in`.
+    public var pushNumberChallenge = "seed"
+    /// How long an authentication request waits.
+    public var pushTTL: TimeInterval = 120
+    public var pushMaxDevices = 5
+    /// How long an enrolment's QR code is good for.
+    public var pushDiscoveryTTL: TimeInterval = 180
+
     public init() {}
 
     /// The attestation policy in force.

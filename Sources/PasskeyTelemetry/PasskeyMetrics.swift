@@ -62,6 +62,14 @@ public struct PasskeyMetrics: Sendable {
         Counter(label: "passkey_apple_jwks_refresh_total", dimensions: [("result", result)], factory: factory).increment()
     }
 
+    /// `passkey_push_deliveries_total{provider,result}`: one push handed to a provider
+    /// (`log`, `webhook`, `apns`, `fcm`) and what came of it (`delivered`, `device_gone`,
+    /// `failed`).
+    public func pushDelivered(provider: String, result: String) {
+        Counter(label: "passkey_push_deliveries_total", dimensions: [("provider", provider), ("result", result)], factory: factory)
+            .increment()
+    }
+
     static func nanoseconds(_ seconds: Double) -> Int64 {
         let value = (seconds * 1e9).rounded()
         guard value.isFinite, value >= 0 else { return 0 }

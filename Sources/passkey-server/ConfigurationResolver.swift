@@ -100,6 +100,28 @@ struct ConfigurationResolver {
         if developerKey == 3, c.appleClientIDs.isEmpty {
             throw ValidationError("--apple-private-key needs --apple-client-id (Sign in with Apple is off without one)")
         }
+        if let provider = try string(flags.pushProvider, "PUSH_PROVIDER") {
+            guard ["log", "webhook", "apns", "fcm"].contains(provider) else {
+                throw ValidationError("--push-provider must be log, webhook, apns or fcm, not \(provider)")
+            }
+            c.pushProvider = provider
+        }
+        c.pushWebhookURL = try url(flags.pushWebhookURL, "PUSH_WEBHOOK_URL")
+        c.apnsKeyFile = try string(flags.apnsKeyFile, "APNS_KEY_FILE")
+        c.apnsKeyID = try string(flags.apnsKeyID, "APNS_KEY_ID")
+        c.apnsTeamID = try string(flags.apnsTeamID, "APNS_TEAM_ID")
+        c.apnsTopic = try string(flags.apnsTopic, "APNS_TOPIC")
+        c.apnsURL = try url(flags.apnsURL, "APNS_URL") ?? c.apnsURL
+        c.fcmServiceAccount = try string(flags.fcmServiceAccount, "FCM_SERVICE_ACCOUNT")
+        c.fcmURL = try url(flags.fcmURL, "FCM_URL") ?? c.fcmURL
+        if let mode = try string(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE") {
+            guard ["off", "seed", "type-in"].contains(mode) else {
+                throw ValidationError("--push-number-challenge must be off, seed or type-in, not \(mode)")
+            }
+            c.pushNumberChallenge = mode
+        }
+        c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 10...3600) ?? Int(c.pushTTL))
+        c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
         if c.metadataRootPath != nil, c.metadataBLOBPath == nil {
             throw ValidationError("--mds-root replaces the root of the --mds-blob chain; give --mds-blob too")
         }

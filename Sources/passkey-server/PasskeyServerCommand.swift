@@ -10,7 +10,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, SIWACommand.self])
+        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, SIWACommand.self, PushDeviceCommand.self])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the
     /// `check` commands promise 0 = accepted / all passed, 1 = rejected / a check failed,
@@ -170,6 +170,42 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("apple-revoke-url"), help: ArgumentHelp("Apple's revoke endpoint. (env: PASSKEY_APPLE_REVOKE_URL, default https://appleid.apple.com/auth/revoke)", valueName: "URL"))
     var appleRevokeURL: String?
+
+    @Option(name: .customLong("push-provider"), help: ArgumentHelp("How push sign-in requests reach phones: log (the server log only), webhook, apns or fcm. (env: PASSKEY_PUSH_PROVIDER, default log)", valueName: "log|webhook|apns|fcm"))
+    var pushProvider: String?
+
+    @Option(name: .customLong("push-webhook-url"), help: ArgumentHelp("webhook: each push is POSTed here as JSON {deviceId, deviceToken, data}. (env: PASSKEY_PUSH_WEBHOOK_URL)", valueName: "URL"))
+    var pushWebhookURL: String?
+
+    @Option(name: .customLong("apns-key-file"), help: ArgumentHelp("apns: the .p8 token signing key. (env: PASSKEY_APNS_KEY_FILE)", valueName: "FILE"))
+    var apnsKeyFile: String?
+
+    @Option(name: .customLong("apns-key-id"), help: ArgumentHelp("apns: the key's Key ID. (env: PASSKEY_APNS_KEY_ID)", valueName: "ID"))
+    var apnsKeyID: String?
+
+    @Option(name: .customLong("apns-team-id"), help: ArgumentHelp("apns: the developer's Team ID. (env: PASSKEY_APNS_TEAM_ID)", valueName: "ID"))
+    var apnsTeamID: String?
+
+    @Option(name: .customLong("apns-topic"), help: ArgumentHelp("apns: the app's bundle ID. (env: PASSKEY_APNS_TOPIC)", valueName: "BUNDLE_ID"))
+    var apnsTopic: String?
+
+    @Option(name: .customLong("apns-url"), help: ArgumentHelp("apns: the provider API. (env: PASSKEY_APNS_URL, default https://api.push.apple.com; the sandbox is https://api.sandbox.push.apple.com)", valueName: "URL"))
+    var apnsURL: String?
+
+    @Option(name: .customLong("fcm-service-account"), help: ArgumentHelp("fcm: the Google service account JSON file (project_id, client_email, private_key, token_uri). (env: PASSKEY_FCM_SERVICE_ACCOUNT)", valueName: "FILE"))
+    var fcmServiceAccount: String?
+
+    @Option(name: .customLong("fcm-url"), help: ArgumentHelp("fcm: the FCM HTTP v1 API. (env: PASSKEY_FCM_URL, default https://fcm.googleapis.com)", valueName: "URL"))
+    var fcmURL: String?
+
+    @Option(name: .customLong("push-number-challenge"), help: ArgumentHelp("off; seed: the number is in the push and on the page; type-in: only on the page, typed on the phone. (env: PASSKEY_PUSH_NUMBER_CHALLENGE, default seed)", valueName: "off|seed|type-in"))
+    var pushNumberChallenge: String?
+
+    @Option(name: .customLong("push-ttl"), help: ArgumentHelp("Seconds a push sign-in request waits for the phone. (env: PASSKEY_PUSH_TTL, default 120)", valueName: "SECONDS"))
+    var pushTTL: Int?
+
+    @Option(name: .customLong("push-max-devices"), help: ArgumentHelp("Push devices an account may enrol. (env: PASSKEY_PUSH_MAX_DEVICES, default 5)", valueName: "N"))
+    var pushMaxDevices: Int?
 
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?

@@ -18,6 +18,8 @@ public struct PasskeyApplication: Sendable {
     public let service: PasskeyService
     /// Sign in with Apple, when configured.
     public let apple: AppleSignIn?
+    /// The push authenticator.
+    public let push: PushSignIn
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
@@ -66,8 +68,10 @@ public struct PasskeyApplication: Sendable {
             configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
         service.reportMetadataStaleness()
         let apple: AppleSignIn?
+        let push: PushSignIn
         do {
             apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service) : nil
+            push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
         } catch {
             await store.close()
             throw error
@@ -83,7 +87,7 @@ public struct PasskeyApplication: Sendable {
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        Routes(service: service, apple: apple, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
+        Routes(service: service, apple: apple, push: push, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
                sessionTTL: configuration.sessionTTL)
             .register(on: router)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
@@ -110,7 +114,7 @@ public struct PasskeyApplication: Sendable {
             },
             logger: logger)
         return PasskeyApplication(
-            service: service, apple: apple, store: store, application: application,
+            service: service, apple: apple, push: push, store: store, application: application,
             sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
             metricsApplication: metricsApplication, metrics: registry)
     }

@@ -23,17 +23,24 @@ public enum RoutePaths {
         "/siwa/callback": [.post],
         "/siwa/notifications": [.post],
         "/siwa/link": [.delete],
+        "/push/devices/discovery": [.post],
+        "/push/devices": [.post],
+        "/push/authentication_initialize": [.post],
+        "/push/authenticate": [.post],
+        "/push/authentication_status": [.get],
     ]
 
     /// Templates with one parameter segment.
     static let parameterised: [(prefix: String, template: String, methods: Set<HTTPRequest.Method>)] = [
         ("/credentials/", "/credentials/{id}", [.patch, .delete]),
+        ("/push/devices/", "/push/devices/{deviceId}", [.delete]),
     ]
 
     /// Endpoints that run or start a ceremony: rate-limited per client address.
     static let ceremonyPaths: Set<String> = [
         "/registration_initialize", "/registration_finalize", "/authentication_initialize", "/authentication_finalize",
         "/siwa/initialize", "/siwa/finalize", "/siwa/callback",
+        "/push/devices/discovery", "/push/devices", "/push/authentication_initialize", "/push/authenticate",
     ]
 
     /// Apple's web flow posts a form (`response_mode=form_post`), cross-site, from Apple's page.

@@ -12,6 +12,7 @@ struct Routes: Sendable {
     let service: PasskeyService
     /// Sign in with Apple, when `--apple-client-id` is given.
     let apple: AppleSignIn?
+    let push: PushSignIn
     let association: AppleAppSiteAssociation?
     /// /.well-known/assetlinks.json, when Android apps are configured.
     let assetLinks: [UInt8]?
@@ -55,6 +56,7 @@ struct Routes: Sendable {
             guard let session = try await session(request) else { throw APIError.unauthorized }
             var me = try await service.me(session)
             me.apple = try await apple?.meApple(session.user.handle)
+            me.push_devices = try await push.meDevices(session.user.handle)
             return try Self.json(me)
         }
         router.get("/me/events") { request, _ in
@@ -85,6 +87,7 @@ struct Routes: Sendable {
             return Self.json(["status": "ok"])
         }
         if let apple { registerAppleRoutes(apple, on: router) }
+        registerPushRoutes(on: router)
         // Association files, when configured: 200 with exactly `application/json`, no redirect,
         // no Content-Encoding whatever the client accepts (nothing here compresses).
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
@@ -155,6 +158,43 @@ struct Routes: Sendable {
             guard let session = try await session(request) else { throw APIError.unauthorized }
             try await apple.unlink(session)
             return Self.json(["status": "ok"])
+        }
+    }
+
+    /// The push authenticator (push.md).
+    func registerPushRoutes(on router: Router<Context>) {
+        router.post("/push/devices/discovery") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            return try Self.json(try await push.discovery(session))
+        }
+        router.post("/push/devices") { request, _ in
+            let deviceID = try await push.register(body: try await Self.body(request))
+            var response = try Self.json(["deviceId": deviceID])
+            response.status = .created
+            return response
+        }
+        router.delete("/push/devices/:deviceId") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await push.deleteDevice(session, id: context.parameters.get("deviceId") ?? "")
+            return Self.json(["status": "ok"])
+        }
+        router.post("/push/authentication_initialize") { request, _ in
+            let body = try await Self.initializeBody(request)
+            return try Self.json(try await push.initialize(userName: body.user_name))
+        }
+        router.post("/push/authenticate") { request, _ in
+            try await push.authenticate(body: try await Self.body(request))
+            var response = Self.json(["status": "accepted"])
+            response.status = .accepted
+            return response
+        }
+        router.get("/push/authentication_status") { request, _ in
+            let (status, token) = try await push.status(watch: try Self.query("watch", request))
+            var response = try Self.json(status)
+            if let token {
+                response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
+            }
+            return response
         }
     }
 
@@ -238,14 +278,7 @@ struct Routes: Sendable {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
-        do { try StrictJSON.validate(bytes) } catch {
-            throw APIError.invalidRequest("The body is not strict JSON: \(error.reason).")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes))
-        } catch {
-            throw APIError.invalidRequest("The body is not the expected JSON object.")
-        }
+        try JSONBody.decode(type, bytes)
     }
 
     // MARK: Answers

@@ -1,4 +1,5 @@
 public import PasskeyCore
+internal import Foundation
 internal import PasskeyStore
 
 /// A refused request as the contract names it: an error code, an HTTP status and one sentence
@@ -72,5 +73,20 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         guard let first = reason.first else { return reason }
         let capitalised = first.uppercased() + reason.dropFirst()
         return capitalised.hasSuffix(".") ? capitalised : capitalised + "."
+    }
+}
+
+/// A request body as the contract reads JSON: strict (no repeated names, no byte order mark),
+/// then decoded; either failure is `invalid_request`.
+enum JSONBody {
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        do { try StrictJSON.validate(bytes) } catch {
+            throw APIError.invalidRequest("The body is not strict JSON: \(error.reason).")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch {
+            throw APIError.invalidRequest("The body is not the expected JSON object.")
+        }
     }
 }

@@ -105,11 +105,35 @@ public struct MeResponse: Codable, Sendable {
     }
     public let user_name: String
     public let display_name: String
+    /// A phone enrolled as a push authenticator (push.md).
+    public struct PushDevice: Codable, Sendable {
+        public let deviceId: String
+        public let name: String
+        public let model: String
+        /// `RSA-2048`.
+        public let key: String
+        public let created_at: String
+        public let last_used_at: String?
+        /// The push provider reported it gone: no pushes go to it.
+        public let disabled: Bool
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(deviceId, forKey: .deviceId)
+            try c.encode(name, forKey: .name)
+            try c.encode(model, forKey: .model)
+            try c.encode(key, forKey: .key)
+            try c.encode(created_at, forKey: .created_at)
+            try c.encode(last_used_at, forKey: .last_used_at)
+            try c.encode(disabled, forKey: .disabled)
+        }
+    }
     public let credentials: [Credential]
     /// Null when no Apple ID is linked (or Sign in with Apple is off).
     public var apple: Apple?
+    public var push_devices: [PushDevice] = []
 
-    enum CodingKeys: String, CodingKey { case user_name, display_name, credentials, apple }
+    enum CodingKeys: String, CodingKey { case user_name, display_name, credentials, apple, push_devices }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -117,7 +141,48 @@ public struct MeResponse: Codable, Sendable {
         try c.encode(display_name, forKey: .display_name)
         try c.encode(credentials, forKey: .credentials)
         try c.encode(apple, forKey: .apple)
+        try c.encode(push_devices, forKey: .push_devices)
     }
+}
+
+/// `POST /push/devices/discovery`: what the QR code carries, and the code as SVG.
+public struct PushDiscoveryResponse: Codable, Sendable {
+    public let deviceId: String
+    public let username: String
+    /// The server's public origin.
+    public let host: String
+    /// The RP ID.
+    public let tenantDomain: String
+    public let challenge: String
+    /// Left out of the QR code itself.
+    public var qr_svg: String?
+}
+
+/// `POST /push/authentication_initialize`.
+public struct PushInitializeResponse: Codable, Sendable {
+    public let pushAuthId: String
+    /// The secret that reads the request's state (`/push/authentication_status?watch=`).
+    public let watch: String
+    /// 1–100, null when number matching is off.
+    public let numberChallenge: Int?
+    public let expires_at: String
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(pushAuthId, forKey: .pushAuthId)
+        try c.encode(watch, forKey: .watch)
+        try c.encode(numberChallenge, forKey: .numberChallenge)
+        try c.encode(expires_at, forKey: .expires_at)
+    }
+}
+
+/// `GET /push/authentication_status`.
+public struct PushStatusResponse: Codable, Sendable {
+    /// `pending`, `approved`, `denied`, `expired`, `number_mismatch`.
+    public let status: String
+    /// Only on the first call that sees the request approved.
+    public var session: String?
+    public var user_name: String?
 }
 
 /// `GET /siwa/initialize`.

@@ -1,0 +1,91 @@
+public import Foundation
+public import PasskeyCrypto
+internal import AsyncHTTPClient
+internal import NIOCore
+internal import NIOHTTP1
+internal import PasskeyCore
+
+/// A phone in a terminal (`passkey-server push-device`): enrols from the QR code's JSON and
+/// answers pushes, exactly as the app would, over HTTP.
+public enum DeviceSimulator {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// What the server answered.
+    public struct Reply: Sendable {
+        public let status: Int
+        public let body: [UInt8]
+    }
+
+    /// The key in `path` (PKCS#8 PEM), or a new RSA-2048 key written there (mode 0600).
+    public static func key(at path: String) throws -> PrivateKey {
+        if let data = FileManager.default.contents(atPath: path) {
+            return try PrivateKey(pem: String(decoding: data, as: UTF8.self))
+        }
+        let key = try PrivateKey.generateRSA(bits: 2048)
+        guard FileManager.default.createFile(atPath: path, contents: Data(try key.pem().utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(description: "cannot write the key to \(path)")
+        }
+        return key
+    }
+
+    /// The registration body for a discovery (the QR code's JSON): the key, a device token, the
+    /// signature over `challenge.deviceToken`.
+    public static func registration(discovery: [UInt8], key: PrivateKey, name: String, deviceToken: String) throws -> (server: String, body: [UInt8]) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(discovery)) as? [String: Any],
+              let deviceID = object["deviceId"] as? String, let challenge = object["challenge"] as? String
+        else {
+            throw Failure(description: "the discovery JSON needs deviceId and challenge (and host)")
+        }
+        let signature = try key.signature(for: Array((challenge + "." + deviceToken).utf8), algorithm: .rsaPKCS1v15(.sha256))
+        let body: [String: String] = [
+            "deviceId": deviceID, "name": name, "model": "passkey-server push-device", "deviceToken": deviceToken,
+            "publicKey": Data(key.publicKey.subjectPublicKeyInfo).base64EncodedString(),
+            "signature": Data(signature).base64EncodedString(),
+        ]
+        return (object["host"] as? String ?? "", Array(try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
+    }
+
+    /// The answer JWT for a push: `push` is the push's data object, or a webhook body that holds
+    /// it under `data`. `number` overrides the push's number (the type-in mode, or a test of a
+    /// wrong one).
+    public static func answer(push: [UInt8], key: PrivateKey, approve: Bool, number: String?, now: Date = Date()) throws -> String {
+        guard var data = try? JSONSerialization.jsonObject(with: Data(push)) as? [String: Any] else {
+            throw Failure(description: "the push is not a JSON object")
+        }
+        if let inner = data["data"] as? [String: Any] { data = inner }
+        guard let deviceID = data["deviceId"] as? String, let pushID = data["pushId"] as? String,
+              let challenge = data["challenge"] as? String
+        else {
+            throw Failure(description: "the push needs deviceId, pushId and challenge")
+        }
+        let header = ["alg": "RS256", "typ": "JWT", "deviceId": deviceID]
+        var claims: [String: Any] = [
+            "pushAuthId": pushID, "challenge": challenge, "response": approve ? "APPROVED" : "DENIED",
+            "exp": Int(now.timeIntervalSince1970) + 300,
+        ]
+        if let chosen = number ?? data["numberChallenge"] as? String { claims["numberChallenge"] = chosen }
+        func part(_ object: Any) throws -> String {
+            Base64URL.encode(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+        }
+        let input = try part(header) + "." + part(claims)
+        let signature = try key.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))
+        return input + "." + Base64URL.encode(signature)
+    }
+
+    /// POSTs JSON to `server` + `path`.
+    public static func post(server: String, path: String, body: [UInt8], timeout: TimeInterval = 30) async throws -> Reply {
+        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+            throw Failure(description: "the server must be an http(s) URL, not \(server)")
+        }
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(max(1, min(timeout, 300)))))
+        let buffer = try await response.body.collect(upTo: 1 << 20)
+        return Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
+    }
+}

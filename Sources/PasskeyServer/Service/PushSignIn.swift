@@ -1,0 +1,317 @@
+public import Foundation
+public import PasskeyPush
+public import PasskeyStore
+internal import PasskeyCore
+internal import PasskeyCrypto
+internal import PasskeyQR
+internal import PasskeyTelemetry
+public import Logging
+
+/// The push-notification authenticator (push.md) on the passkey accounts, free of HTTP:
+/// enrolment by QR code, pushes with a number to match, the phone's signed answer, and the
+/// browser's wait for it.
+public final class PushSignIn: Sendable {
+    let passkeys: PasskeyService
+    public let provider: any PushProvider
+    let mode: NumberChallenge.Mode
+    var configuration: ServerConfiguration { passkeys.configuration }
+    var store: any PasskeyStore { passkeys.store }
+    var logger: Logger { passkeys.logger }
+
+    init(passkeys: PasskeyService, provider: any PushProvider) throws {
+        self.passkeys = passkeys
+        self.provider = provider
+        guard let mode = NumberChallenge.Mode(rawValue: passkeys.configuration.pushNumberChallenge) else {
+            throw PasskeyApplication.StartupError(message: "--push-number-challenge must be off, seed or type-in")
+        }
+        self.mode = mode
+    }
+
+    // MARK: Enrolment
+
+    /// `POST /push/devices/discovery`: a new device id and single-use challenge for the
+    /// signed-in account, and the QR code that carries them to the phone.
+    public func discovery(_ session: SignedInUser) async throws -> PushDiscoveryResponse {
+        let deviceID = UUID().uuidString.lowercased()
+        let challenge = UUID().uuidString.lowercased()
+        try await store.insertPushDiscovery(PushDiscoveryRecord(
+            deviceID: deviceID, userHandle: session.user.handle, challenge: challenge,
+            expiresAt: passkeys.now().addingTimeInterval(configuration.pushDiscoveryTTL)))
+        var response = PushDiscoveryResponse(
+            deviceId: deviceID, username: session.user.name, host: passkeys.rp.origins.first ?? "", tenantDomain: passkeys.rp.id,
+            challenge: challenge, qr_svg: nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: try encoder.encode(response), as: UTF8.self)
+        do {
+            response.qr_svg = try QRCode(text).svg(title: "Scan with the authenticator app")
+        } catch {
+            throw APIError.invalidRequest("The enrolment data does not fit in a QR code (the user name is too long).")
+        }
+        return response
+    }
+
+    /// The body of `POST /push/devices`.
+    struct Registration: Decodable {
+        let deviceId: String
+        let name: String
+        let model: String
+        let deviceToken: String
+        let publicKey: String
+        let signature: String
+    }
+
+    /// `POST /push/devices`: the phone registers its key; the QR data is the capability. Checks
+    /// in order — the body, the pending discovery, the key, the signature — and spends the
+    /// discovery only when the device is stored.
+    public func register(body: [UInt8]) async throws -> String {
+        let registration = try JSONBody.decode(Registration.self, body)
+        try Self.checkText(registration.name, "name", limit: 64)
+        try Self.checkText(registration.model, "model", limit: 64)
+        try Self.checkText(registration.deviceToken, "deviceToken", limit: 4096)
+        guard registration.deviceId.utf8.count <= 64 else { throw APIError.invalidRequest("deviceId is too long.") }
+        let now = passkeys.now()
+        guard let discovery = try await store.pushDiscovery(deviceID: registration.deviceId, now: now) else {
+            throw APIError(code: "unknown_challenge", status: 400, message: "deviceId is not a pending enrolment (or it expired).")
+        }
+        let key: PublicKey
+        do {
+            key = try DeviceKey.parse(registration.publicKey)
+            try Enrolment.checkSignature(registration.signature, challenge: discovery.challenge, deviceToken: registration.deviceToken, key: key)
+        } catch {
+            throw APIError(push: error)
+        }
+        let device = PushDeviceRecord(
+            id: discovery.deviceID, userHandle: discovery.userHandle, name: registration.name, model: registration.model,
+            deviceToken: registration.deviceToken, publicKey: key.subjectPublicKeyInfo, createdAt: now)
+        let event = passkeys.event(discovery.userHandle, "push_device_enrolled", at: now, ["device": device.id, "name": device.name])
+        switch try await store.registerPushDevice(device, now: now, maxDevices: configuration.pushMaxDevices, event: event) {
+        case .registered:
+            return device.id
+        case .discoveryGone:
+            throw APIError(code: "unknown_challenge", status: 400, message: "deviceId is not a pending enrolment (or it expired).")
+        case .tooManyDevices:
+            throw APIError(
+                code: "too_many_devices", status: 409,
+                message: "This account has \(configuration.pushMaxDevices) devices already; remove one first.")
+        }
+    }
+
+    /// Names, models and tokens: no control characters (PostgreSQL cannot hold NUL), bounded.
+    static func checkText(_ text: String, _ field: String, limit: Int) throws {
+        guard !text.isEmpty, text.utf8.count <= limit else {
+            throw APIError.invalidRequest("\(field) must be 1 to \(limit) bytes.")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError.invalidRequest("\(field) must not contain control characters.")
+        }
+    }
+
+    public func deleteDevice(_ session: SignedInUser, id: String) async throws {
+        let event = passkeys.event(session.user.handle, "push_device_deleted", at: passkeys.now(), ["device": id])
+        guard id.utf8.count <= 64, try await store.deletePushDevice(id: id, userHandle: session.user.handle, event: event) else {
+            throw APIError.notFound
+        }
+    }
+
+    /// `GET /me`'s `push_devices`.
+    func meDevices(_ userHandle: [UInt8]) async throws -> [MeResponse.PushDevice] {
+        try await store.pushDevices(userHandle: userHandle).map { device in
+            let key = (try? PublicKey(subjectPublicKeyInfo: device.publicKey)).map(DeviceKey.label) ?? "unknown"
+            return MeResponse.PushDevice(
+                deviceId: device.id, name: device.name, model: device.model, key: key,
+                created_at: PasskeyService.timestamp(device.createdAt), last_used_at: device.lastUsedAt.map(PasskeyService.timestamp),
+                disabled: device.disabled)
+        }
+    }
+
+    // MARK: Authentication
+
+    /// `POST /push/authentication_initialize`: a request for the named account, and a push to
+    /// each of its devices. A name without devices, or unknown, gets the same answer and no push.
+    public func initialize(userName rawName: String?) async throws -> PushInitializeResponse {
+        guard let rawName else { throw APIError.invalidRequest("user_name is required.") }
+        let name = try UserName(rawName)
+        let user = try await store.user(nameKey: name.key)
+        try passkeys.limitUser(handle: user?.handle, nameKey: name.key)
+        var devices: [PushDeviceRecord] = []
+        if let user { devices = try await store.pushDevices(userHandle: user.handle).filter { !$0.disabled } }
+        let now = passkeys.now()
+        let watch = SecureRandom.bytes(32)
+        let number = mode == .off ? nil : NumberChallenge.draw()
+        let request = PushRequestRecord(
+            id: UUID().uuidString.lowercased(), userHandle: devices.isEmpty ? nil : user?.handle, watchHash: Digest.sha256.hash(watch),
+            challenge: UUID().uuidString.lowercased(), number: number, createdAt: now, expiresAt: now.addingTimeInterval(configuration.pushTTL))
+        try await store.insertPushRequest(request)
+        if let user, !devices.isEmpty {
+            send(request, to: devices, user: user, client: RequestClient.current)
+        }
+        return PushInitializeResponse(
+            pushAuthId: request.id, watch: Base64URL.encode(watch), numberChallenge: number,
+            expires_at: PasskeyService.timestamp(request.expiresAt))
+    }
+
+    /// Hands the pushes to the provider without holding up the answer; counts each, disables
+    /// a device the provider reports gone.
+    func send(_ request: PushRequestRecord, to devices: [PushDeviceRecord], user: UserRecord, client: RequestClient?) {
+        let messages = devices.map { device in
+            PushMessage(
+                deviceID: device.id, deviceToken: device.deviceToken,
+                data: pushData(request, device: device, user: user, client: client),
+                alertTitle: "Sign-in request", alertBody: "Approve the sign-in to \(passkeys.rp.name) on this phone.")
+        }
+        let provider = provider
+        let store = store
+        let metrics = passkeys.metrics
+        let logger = logger
+        Task.detached {
+            await withTaskGroup(of: Void.self) { group in
+                for message in messages {
+                    group.addTask {
+                        let result = await provider.send(message)
+                        metrics.pushDelivered(provider: provider.name, result: result.label)
+                        switch result {
+                        case .delivered:
+                            break
+                        case .deviceGone:
+                            logger.notice("push device gone; disabled", metadata: ["device": "\(message.deviceID)"])
+                            try? await store.disablePushDevice(id: message.deviceID)
+                        case .failed(let reason):
+                            logger.warning("push delivery failed", metadata: [
+                                "device": "\(message.deviceID)", "provider": "\(provider.name)", "reason": "\(LogText.escaped(reason))",
+                            ])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The seed's push data, every value a string. Pushes through Apple or Google carry neither
+    /// the user name nor the client's address: those stay between this server and its own
+    /// gateway (`log`, `webhook`).
+    func pushData(_ request: PushRequestRecord, device: PushDeviceRecord, user: UserRecord, client: RequestClient?) -> [String: String] {
+        let userAgent = client?.userAgent ?? ""
+        var data = [
+            "tenantDomain": passkeys.rp.id, "deviceId": device.id, "applicationName": passkeys.rp.name,
+            "notificationScenario": "AUTHENTICATION", "pushId": request.id, "challenge": request.challenge,
+            "deviceOS": Self.operatingSystem(userAgent), "browser": Self.browser(userAgent),
+        ]
+        if mode == .seed, let number = request.number { data["numberChallenge"] = String(number) }
+        if !["apns", "fcm"].contains(provider.name) {
+            data["username"] = user.name
+            data["ipAddress"] = client?.address ?? ""
+        }
+        return data
+    }
+
+    static func operatingSystem(_ userAgent: String) -> String {
+        for (marker, name) in [("iPhone", "iOS"), ("iPad", "iPadOS"), ("Android", "Android"), ("Mac OS X", "macOS"), ("Windows", "Windows"),
+                               ("CrOS", "ChromeOS"), ("Linux", "Linux")] where userAgent.contains(marker) {
+            return name
+        }
+        return "Unknown"
+    }
+
+    static func browser(_ userAgent: String) -> String {
+        for (marker, name) in [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari")]
+        where userAgent.contains(marker) {
+            return name
+        }
+        return "Unknown"
+    }
+
+    /// `POST /push/authenticate`: the phone's answer. Counted as `push`: an approval is `ok`,
+    /// a denial is refused with `denied`.
+    public func authenticate(body: [UInt8]) async throws {
+        let status: PushRequestStatus
+        do {
+            status = try await answer(body: body)
+        } catch {
+            passkeys.metrics.ceremony("push", .refused, error: APIError.code(for: error))
+            throw error
+        }
+        if status == .approved {
+            passkeys.metrics.ceremony("push", .ok)
+        } else {
+            passkeys.metrics.ceremony("push", .refused, error: status.rawValue)
+        }
+    }
+
+    /// The checks of push.md in order; the state the answer moved its request to (approved or
+    /// denied; a number mismatch is stored, then thrown).
+    private func answer(body: [UInt8]) async throws -> PushRequestStatus {
+        struct Answer: Decodable { let authResponse: String }
+        let token = try JSONBody.decode(Answer.self, body).authResponse
+        let now = passkeys.now()
+        let answer: PushAnswer
+        let device: PushDeviceRecord
+        do {
+            let deviceID = try AnswerToken.deviceID(of: token)
+            guard let found = try await store.pushDevice(id: deviceID), !found.disabled,
+                  let key = try? PublicKey(subjectPublicKeyInfo: found.publicKey)
+            else {
+                throw PushError(code: "invalid_token", message: "The token's deviceId is not an enrolled device.")
+            }
+            device = found
+            answer = try AnswerToken.verify(token, key: key, now: now)
+        } catch let error as PushError {
+            throw APIError(push: error)
+        }
+        guard let request = try await store.pushRequest(id: answer.pushAuthID), request.userHandle == device.userHandle else {
+            throw APIError(code: "unknown_challenge", status: 400, message: "No request with that pushAuthId is waiting for this device.")
+        }
+        guard request.status == PushRequestStatus.pending.rawValue, now < request.expiresAt else {
+            throw Self.alreadyAnswered
+        }
+        let status: PushRequestStatus
+        do {
+            status = try PushDecision.decide(answer, challenge: request.challenge, number: request.number, mode: mode)
+        } catch {
+            throw APIError(push: error)
+        }
+        let event: AuditEvent? = switch status {
+        case .denied: passkeys.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
+        case .numberMismatch: passkeys.event(device.userHandle, "push_number_mismatch", at: now, ["device": device.id, "request": request.id])
+        default: nil
+        }
+        guard try await store.answerPushRequest(id: request.id, deviceID: device.id, status: status.rawValue, now: now, event: event) else {
+            throw Self.alreadyAnswered
+        }
+        if status == .numberMismatch {
+            throw APIError(code: "number_mismatch", status: 400, message: "The number chosen on the phone is not the one shown.")
+        }
+        return status
+    }
+
+    static let alreadyAnswered = APIError(code: "already_answered", status: 409, message: "The request was answered already, or expired.")
+
+    /// `GET /push/authentication_status?watch=`: the request's state; the first call that sees
+    /// it approved opens the session.
+    public func status(watch: String?) async throws -> (PushStatusResponse, token: String?) {
+        guard let watch, let secret = Base64URL.decodeStrict(watch), secret.count == 32,
+              let request = try await store.pushRequest(watchHash: Digest.sha256.hash(secret))
+        else {
+            throw APIError.notFound
+        }
+        var status = request.status
+        if status == PushRequestStatus.pending.rawValue, passkeys.now() >= request.expiresAt {
+            status = PushRequestStatus.expired.rawValue
+        }
+        guard status == PushRequestStatus.approved.rawValue, !request.sessionIssued, let handle = request.userHandle else {
+            return (PushStatusResponse(status: status), nil)
+        }
+        let (token, session) = passkeys.newSession(userHandle: handle, credentialID: nil, via: request.deviceID.map { "push:" + $0 })
+        let event = passkeys.event(handle, "sign_in", at: passkeys.now(), ["method": "push", "device": request.deviceID ?? ""])
+        guard let userName = try await store.issuePushSession(id: request.id, session: session, event: event) else {
+            return (PushStatusResponse(status: status), nil)
+        }
+        return (PushStatusResponse(status: status, session: token, user_name: userName), token)
+    }
+}
+
+extension APIError {
+    init(push error: PushError) {
+        self.init(code: error.code, status: error.status, message: error.message)
+    }
+}
