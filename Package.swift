@@ -139,6 +139,8 @@ let package = Package(
             name: "PasskeyTestSupport",
             dependencies: [
                 "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -5,6 +5,7 @@ import HummingbirdHTTP2
 import Logging
 import NIOCore
 import NIOSSL
+import PasskeyTestSupport
 import Synchronization
 
 /// The request context of the stand-ins: Hummingbird's basic one plus the channel the request
@@ -28,16 +29,15 @@ struct StandInContext: RequestContext {
 /// A Hummingbird server on 127.0.0.1 with a port picked by the kernel, speaking the real
 /// protocol over the network (plain HTTP/1.1, or HTTP/2 over TLS), for the providers to talk to.
 final class StandInServer: Sendable {
-    let port: Int
     let scheme: String
-    private let task: Task<Void, any Error>
+    private let server: LocalServer
 
+    var port: Int { server.port }
     var base: String { "\(scheme)://127.0.0.1:\(port)" }
 
-    private init(port: Int, scheme: String, task: Task<Void, any Error>) {
-        self.port = port
+    private init(server: LocalServer, scheme: String) {
+        self.server = server
         self.scheme = scheme
-        self.task = task
     }
 
     /// Plain HTTP/1.1.
@@ -55,24 +55,11 @@ final class StandInServer: Sendable {
     }
 
     private static func start(router: Router<StandInContext>, server: HTTPServerBuilder, scheme: String) async throws -> StandInServer {
-        let listening = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "push-stand-in")
-        logger.logLevel = .critical
-        let application = Application(
-            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in listening.continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let task = Task { try await application.runService() }
-        var port = 0
-        for await p in listening.stream {
-            port = p
-            break
-        }
-        return StandInServer(port: port, scheme: scheme, task: task)
+        StandInServer(server: await LocalServer.start(router: router, server: server), scheme: scheme)
     }
 
     func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
     }
 
     /// Runs `body`, then stops the server whether `body` threw or not.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import PasskeyTestSupport
 import NIOCore
 import Synchronization
 
@@ -25,18 +26,17 @@ final class AppleStandIn: Sendable {
     }
 
     let shared: Shared
-    let port: Int
-    private let task: Task<Void, any Error>
+    private let server: LocalServer
+    var port: Int { server.port }
 
     var base: String { "http://127.0.0.1:\(port)" }
     var keysURL: String { base + "/auth/keys" }
     var tokenURL: String { base + "/auth/token" }
     var revokeURL: String { base + "/auth/revoke" }
 
-    private init(shared: Shared, port: Int, task: Task<Void, any Error>) {
+    private init(shared: Shared, server: LocalServer) {
         self.shared = shared
-        self.port = port
-        self.task = task
+        self.server = server
     }
 
     static func start() async throws -> AppleStandIn {
@@ -66,19 +66,7 @@ final class AppleStandIn: Sendable {
             shared.mutex.withLock { $0.revokeForms.append(form) }
             return Response(status: .ok)
         }
-        let listening = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "apple-stand-in")
-        logger.logLevel = .critical
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in listening.continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let task = Task { try await application.runService() }
-        var port = 0
-        for await p in listening.stream {
-            port = p
-            break
-        }
-        return AppleStandIn(shared: shared, port: port, task: task)
+        return AppleStandIn(shared: shared, server: await LocalServer.start(router: router))
     }
 
     func update(_ change: (inout State) -> Void) {
@@ -90,8 +78,7 @@ final class AppleStandIn: Sendable {
     }
 
     func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
     }
 
     static func form(_ request: Request) async throws -> [String: String] {

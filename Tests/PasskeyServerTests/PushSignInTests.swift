@@ -7,6 +7,7 @@ import PasskeyCrypto
 import PasskeyPush
 import PasskeyServer
 import PasskeyStore
+import PasskeyTestSupport
 import Synchronization
 import Testing
 
@@ -20,13 +21,11 @@ final class PushGatewayStandIn: Sendable {
     }
 
     let shared: Shared
-    let port: Int
-    private let task: Task<Void, any Error>
-    var url: String { "http://127.0.0.1:\(port)/push" }
+    private let server: LocalServer
+    var url: String { "http://127.0.0.1:\(server.port)/push" }
 
-    private init(port: Int, task: Task<Void, any Error>, shared: Shared) {
-        self.port = port
-        self.task = task
+    private init(server: LocalServer, shared: Shared) {
+        self.server = server
         self.shared = shared
     }
 
@@ -40,19 +39,7 @@ final class PushGatewayStandIn: Sendable {
             let code = shared.status.withLock { $0 }
             return Response(status: .init(code: code))
         }
-        let listening = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "push-gateway")
-        logger.logLevel = .critical
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in listening.continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let task = Task { try await application.runService() }
-        var port = 0
-        for await p in listening.stream {
-            port = p
-            break
-        }
-        return PushGatewayStandIn(port: port, task: task, shared: shared)
+        return PushGatewayStandIn(server: await LocalServer.start(router: router), shared: shared)
     }
 
     var pushes: [[String: Any]] {
@@ -71,8 +58,7 @@ final class PushGatewayStandIn: Sendable {
     }
 
     func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await server.stop()
     }
 }
 
