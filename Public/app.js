@@ -25,6 +25,15 @@ const el = {
   passkeys: document.querySelector("#passkeys"),
   addPasskey: document.querySelector("#add-passkey"),
   logout: document.querySelector("#logout"),
+  pushLogin: document.querySelector("#push-login"),
+  pushWait: document.querySelector("#push-wait"),
+  pushNumber: document.querySelector("#push-number"),
+  pushCancel: document.querySelector("#push-cancel"),
+  phones: document.querySelector("#phones"),
+  addPhone: document.querySelector("#add-phone"),
+  enrol: document.querySelector("#enrol"),
+  enrolQR: document.querySelector("#enrol-qr"),
+  enrolJSON: document.querySelector("#enrol-json"),
   siwa: document.querySelector("#siwa"),
   siwaLink: document.querySelector("#siwa-link"),
   siwaUnlink: document.querySelector("#siwa-unlink"),
@@ -41,6 +50,7 @@ const state = {
   lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
   activityCursor: null,   // next_before of the last /me/events page, null on the last page
   apple: false,           // Sign in with Apple is on (GET /healthz)
+  pushWatch: null,        // {cancelled} while the page waits for a phone's answer
 };
 
 // ---------------------------------------------------------------- base64url
@@ -217,7 +227,9 @@ function setStatus(kind, text, error) {
 function setBusy(busy) {
   state.busy = busy;
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
-  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink]) button.disabled = busy;
+  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink, el.pushLogin, el.addPhone]) {
+    button.disabled = busy;
+  }
 }
 
 function formatTime(iso) {
@@ -321,6 +333,14 @@ function showSignedIn(account) {
     empty.textContent = "No passkeys.";
     el.passkeys.append(empty);
   }
+  const phones = (account.push_devices ?? []).map(phoneItem);
+  el.phones.replaceChildren(...phones);
+  if (phones.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No phones.";
+    el.phones.append(empty);
+  }
   const apple = account.apple ?? null;
   el.appleLink.hidden = !apple;
   el.appleLink.textContent = apple
@@ -407,8 +427,31 @@ async function refreshActivity() {
   }
 }
 
+function phoneItem(device) {
+  const li = document.createElement("li");
+  li.className = "phone";
+  li.dataset.deviceId = device.deviceId;
+  const label = document.createElement("span");
+  const used = device.last_used_at ? `last used ${formatTime(device.last_used_at)}` : "never used";
+  label.textContent = `${device.name} (${device.model}, ${device.key}), ${used}${device.disabled ? " — disabled by the push service" : ""}`;
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "remove-phone";
+  remove.textContent = "Remove";
+  remove.addEventListener("click", () => {
+    runCeremony("Removing the phone…", async () => {
+      await api("DELETE", `/push/devices/${encodeURIComponent(device.deviceId)}`);
+      await refreshAccount();
+      setStatus("ok", "Phone removed");
+    });
+  });
+  li.append(label, remove);
+  return li;
+}
+
 function showSignedOut() {
   state.account = null;
+  el.enrol.hidden = true;
   state.lastCredentialId = null;
   state.activityCursor = null;
   el.passkeys.replaceChildren();
@@ -601,6 +644,91 @@ el.logout.addEventListener("click", () => {
     setStatus("ok", "Signed out");
   });
 });
+
+// ------------------------------------------------------------ push sign-in
+
+const pushMessages = {
+  denied: "The sign-in was denied on your phone.",
+  expired: "The request expired before your phone answered.",
+  number_mismatch: "The number chosen on your phone did not match; the request was cancelled.",
+};
+
+// Sends a push to the user's phones and waits for the answer, showing the number to match.
+async function pushSignIn(userName) {
+  const started = await api("POST", "/push/authentication_initialize", { user_name: userName });
+  const watch = { cancelled: false };
+  state.pushWatch = watch;
+  el.pushNumber.textContent = started.numberChallenge ?? "";
+  el.pushWait.hidden = false;
+  el.pushWait.querySelector("p").hidden = started.numberChallenge === null;
+  try {
+    while (!watch.cancelled) {
+      const answer = await api("GET", `/push/authentication_status?watch=${encodeURIComponent(started.watch)}`);
+      if (answer.status === "approved") {
+        await refreshAccount();
+        setStatus("ok", `Signed in as ${answer.user_name ?? state.account?.user_name ?? userName} with your phone`);
+        return;
+      }
+      if (answer.status !== "pending") {
+        throw new ServerError(400, answer.status, pushMessages[answer.status] ?? answer.status);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    setStatus("idle", "");
+  } finally {
+    state.pushWatch = null;
+    el.pushWait.hidden = true;
+  }
+}
+
+el.pushLogin.addEventListener("click", () => {
+  const userName = el.username.value.trim();
+  if (!userName) {
+    setStatus("error", "Type your user name to get a push on your phone.");
+    el.username.focus();
+    return;
+  }
+  runCeremony(`Sending a push to ${userName}'s phones…`, () => pushSignIn(userName));
+});
+
+el.pushCancel.addEventListener("click", () => {
+  if (state.pushWatch) state.pushWatch.cancelled = true;
+});
+
+el.addPhone.addEventListener("click", () => {
+  runCeremony("Preparing the QR code…", async () => {
+    const discovery = await api("POST", "/push/devices/discovery");
+    const { qr_svg: svg, ...data } = discovery;
+    el.enrolQR.innerHTML = svg;
+    el.enrolJSON.textContent = JSON.stringify(data);
+    el.enrol.dataset.deviceId = data.deviceId;
+    el.enrol.hidden = false;
+    setStatus("ok", "Scan the QR code with the authenticator app");
+    watchEnrolment(data.deviceId);
+  });
+});
+
+// Polls /me while the QR code shows, until the phone has registered (or the code expired).
+async function watchEnrolment(deviceId) {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline && !el.enrol.hidden && el.enrol.dataset.deviceId === deviceId) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    let account;
+    try {
+      account = await api("GET", "/me");
+    } catch {
+      return;
+    }
+    if ((account.push_devices ?? []).some((device) => device.deviceId === deviceId)) {
+      el.enrol.hidden = true;
+      showSignedIn(account);
+      await refreshActivity();
+      setStatus("ok", "Phone added");
+      return;
+    }
+  }
+  if (el.enrol.dataset.deviceId === deviceId) el.enrol.hidden = true;
+}
 
 // Sign in with Apple, web flow: Apple's page posts the token back to /siwa/callback, which
 // redirects here (with ?error=CODE when it was refused). Signed in, the state links the Apple ID.

@@ -186,6 +186,8 @@ class AppleStandIn:
         modulus = bytes.fromhex(text.strip().split("=", 1)[1])
         self.jwks = json.dumps({"keys": [{"kty": "RSA", "kid": "browser-test", "use": "sig", "alg": "RS256",
                                           "n": b64url(modulus), "e": "AQAB"}]}).encode()
+        # An operator's push gateway too (--push-provider webhook): the pushes it received.
+        self.pushes = []
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -199,6 +201,15 @@ class AppleStandIn:
                 elif url.path == "/auth/authorize":
                     query = dict(urllib.parse.parse_qsl(url.query))
                     self.answer(200, "text/html; charset=utf-8", stand_in.authorize_page(query))
+                else:
+                    self.answer(404, "text/plain", b"not found")
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                if urllib.parse.urlsplit(self.path).path == "/push":
+                    stand_in.pushes.append(json.loads(body))
+                    self.answer(200, "application/json", b"{}")
                 else:
                     self.answer(404, "text/plain", b"not found")
 
@@ -443,7 +454,7 @@ class Page:
 
 # ---------------------------------------------------------------------- steps
 
-def run_checks(results, driver, page, server_port):
+def run_checks(results, driver, page, server_port, context):
     origin = page.origin
     check = results.check
     state = {}
@@ -731,6 +742,66 @@ def run_checks(results, driver, page, server_port):
     if apple:
         check("an Apple-only account cannot unlink its Apple ID (last_sign_in_method)", apple_last_way_in)
 
+    # The push authenticator: the QR code, the simulator as the phone, number matching.
+    stand_in = context["apple"]
+    key_file = os.path.join(context["workdir"], "device.pem")
+    simulator_server = f"http://127.0.0.1:{server_port}"
+
+    def simulator(*arguments):
+        run = subprocess.run([context["binary"], "push-device", *arguments, "--key", key_file, "--server", simulator_server],
+                             capture_output=True, text=True, timeout=60)
+        expect(run.returncode == 0, f"push-device {arguments[0]} exited {run.returncode}: {run.stderr.strip()} {run.stdout.strip()}")
+
+    def add_phone():
+        snap = page.open("?autofill=off")
+        expect(snap["signedIn"], "not signed in before adding a phone")
+        page.run("#add-phone", "ok")
+        qr = driver.script("return document.querySelector('#enrol-qr svg') ? document.querySelector('#enrol-qr svg').outerHTML : '';")
+        expect(qr.startswith("<svg") and "<path" in qr, "no QR code is shown")
+        discovery = driver.script("return document.querySelector('#enrol-json').textContent;")
+        simulator("enroll", discovery)
+        page.wait_for(lambda s: s["text"] == "Phone added", "the page to notice the new phone")
+        phones = driver.script("return document.querySelectorAll('#phones li[data-device-id]').length;")
+        expect(phones == 1, f"#phones lists {phones} phones")
+    phone = apple and check("Add a phone: the page shows a QR code, the simulator enrols from it, the page lists the phone",
+                            add_phone)
+
+    def push_round(deny):
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        driver.type_into("#username", AppleStandIn.EMAIL)
+        before = len(stand_in.pushes)
+        driver.script(STATUS_LOG_JS)
+        driver.click("#push-login")
+        deadline = time.monotonic() + STATE_TIMEOUT
+        while len(stand_in.pushes) <= before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        expect(len(stand_in.pushes) > before, "no push reached the gateway")
+        pushed = stand_in.pushes[-1]
+        shown = page.wait_for(lambda s: driver.script("return document.querySelector('#push-number').textContent;"),
+                              "the number on the page")
+        number = driver.script("return document.querySelector('#push-number').textContent;")
+        expect(number == pushed["data"].get("numberChallenge"),
+               f"the page shows {number!r}, the push carries {pushed['data'].get('numberChallenge')!r}")
+        simulator("answer", json.dumps(pushed), *(["--deny"] if deny else []))
+        return page.wait_for(lambda s: s["state"] in ("ok", "error"), "the page to hear the phone's answer")
+
+    def push_approve():
+        snap = push_round(deny=False)
+        expect(snap["state"] == "ok" and snap["signedIn"], f"status {snap['state']!r}: {snap['text']!r}")
+        expect("with your phone" in snap["text"], f"status text is {snap['text']!r}")
+    if phone:
+        check("Approve on my phone: the page shows the number, the phone approves, the page signs in", push_approve)
+
+    def push_deny():
+        snap = push_round(deny=True)
+        expect(snap["state"] == "error" and snap["error"] == "denied", f"status {snap['state']!r} {snap['error']!r}: {snap['text']!r}")
+        expect("denied" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedOut"], "a denied request signed in")
+    if phone:
+        check("a denial on the phone shows a clear message and does not sign in", push_deny)
+
 
 def pad(text):
     return text + "=" * (-len(text) % 4)
@@ -764,6 +835,7 @@ def run(results, args, workdir, live):
                         "--apple-client-id", AppleStandIn.CLIENT_ID,
                         "--apple-jwks-url", apple.base + "/auth/keys",
                         "--apple-authorize-url", apple.base + "/auth/authorize",
+                        "--push-provider", "webhook", "--push-webhook-url", apple.base + "/push",
                     ])
     live["server"] = server
     stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",
@@ -789,7 +861,8 @@ def run(results, args, workdir, live):
     if not results.check("chromedriver starts a headless Chromium session", start_browser):
         return
     # The RP ID is localhost and the allowed origin is http://localhost:PORT (not 127.0.0.1).
-    run_checks(results, driver, Page(driver, f"http://localhost:{port}"), port)
+    run_checks(results, driver, Page(driver, f"http://localhost:{port}"), port,
+               {"binary": binary, "apple": apple, "workdir": workdir})
 
 
 def main():
