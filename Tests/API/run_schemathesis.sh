@@ -205,7 +205,7 @@ run_pass anonymous --checks "$checks,unsupported_method"
 run_pass signed-in --checks "$checks" \
     --header "Authorization: Bearer $token" \
     --generation-with-security-parameters false \
-    --include-path-regex '^/(me|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link)$'
+    --include-path-regex '^/(me|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link|push/devices/discovery|push/devices/\{deviceId\})$'
 # Last, as it may end the session: a browser's cookie from a site that is not allowed.
 export PASSKEY_TEST_FOREIGN_ORIGIN=https://attacker.example
 run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_refused" \

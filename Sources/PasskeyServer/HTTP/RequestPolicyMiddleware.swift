@@ -26,8 +26,9 @@ struct RequestPolicyMiddleware: RouterMiddleware {
             if RoutePaths.formPaths.contains(path) {
                 try Self.checkFormMediaType(request)
             } else {
-                try Self.checkMediaType(request)
+                // A foreign origin first: a cross-site request learns nothing from a 415.
                 try checkOrigin(request)
+                try Self.checkMediaType(request)
             }
             if RoutePaths.ceremonyPaths.contains(path) {
                 if let retryAfter = addressLimiter.take(client, now: service.now()) {
