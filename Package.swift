@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
         .library(name: "PasskeyPush", targets: ["PasskeyPush"]),
         .library(name: "PasskeyQR", targets: ["PasskeyQR"]),
+        .library(name: "PasskeyMfB", targets: ["PasskeyMfB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -111,12 +112,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Messages for Business (mfb.md): the ECIES token decryption (OpenSSL through
+        // PasskeyCrypto) and the request's message. No HTTP framework.
+        .target(name: "PasskeyMfB", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+
         // HTTP: translates requests to core calls and back.
         .target(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
-                "PasskeyApple", "PasskeyPush", "PasskeyQR",
+                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -129,7 +134,7 @@ let package = Package(
             name: "passkey-server",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry", "PasskeyApple",
-                "PasskeyPush", "PasskeyCrypto",
+                "PasskeyPush", "PasskeyCrypto", "PasskeyMfB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -168,6 +173,8 @@ let package = Package(
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         .testTarget(
+            name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore"], resources: [.copy("Vectors")]),
+        .testTarget(
             name: "PasskeyPushTests",
             dependencies: [
                 "PasskeyPush", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
@@ -183,7 +190,7 @@ let package = Package(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
-                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR",
+                "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -1,0 +1,9 @@
+import PasskeyMfB
+import Testing
+
+@Suite struct MfBErrorTests {
+    @Test func decryptionFailuresShareOneCode() {
+        #expect(MfBError.decryptFailed.code == "mfb_decrypt_failed")
+        #expect(MfBError.decryptFailed.status == 400)
+    }
+}
