@@ -27,6 +27,8 @@ let package = Package(
                 .product(name: "PasskeyCrypto", package: root),
                 .product(name: "PasskeyStore", package: root),
                 .product(name: "PasskeyApple", package: root),
+                .product(name: "PasskeyPush", package: root),
+                .product(name: "PasskeyQR", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

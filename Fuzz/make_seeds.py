@@ -25,6 +25,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
+    "apple-jws", "push-answer", "qr",
 ]
 
 
@@ -319,6 +320,43 @@ def main():
         seeds.add("cbor", "item-" + hex_item[:24], binascii.unhexlify(hex_item))
     nested = b"".join(cbor_head(4, 1) for _ in range(16)) + b"\x00"
     seeds.add("cbor", "nested-16", nested)
+
+    def jwt(header, claims):
+        return (b64url_encode(json.dumps(header).encode()) + "." + b64url_encode(json.dumps(claims).encode()) + ".AAAA").encode()
+
+    # Sign in with Apple: an identity token's header and claims as Apple writes them (the
+    # signature cannot verify), and a key set.
+    seeds.add("apple-jws", "identity-token", jwt(
+        {"kid": "W6WcOKB", "alg": "RS256"},
+        {"iss": "https://appleid.apple.com", "aud": "com.example.app", "exp": 1800086400, "iat": 1800000000,
+         "sub": "001234.abc.0987", "nonce": "n", "email": "a@privaterelay.appleid.com", "email_verified": "true",
+         "is_private_email": "true", "auth_time": 1800000000, "nonce_supported": True}))
+    seeds.add("apple-jws", "jwks", json.dumps({"keys": [{"kty": "RSA", "kid": "W6WcOKB", "use": "sig", "alg": "RS256",
+              "n": "AQAB" * 86, "e": "AQAB"}]}))
+    seeds.add("apple-jws", "cache-control", "public, max-age=86400, must-revalidate")
+
+    # Push authenticator: answer tokens (header and claims as the app writes them; the signature
+    # cannot verify), a device key, an enrolment signature; QR text as enrolment writes it.
+    seeds.add("push-answer", "approved", jwt(
+        {"alg": "RS256", "deviceId": "5a1a3c1e-0000-4000-8000-000000000001"},
+        {"pushAuthId": "p1", "challenge": "c1", "response": "APPROVED", "numberChallenge": "42", "exp": 1800000300}))
+    seeds.add("push-answer", "denied-number", jwt(
+        {"alg": "RS256", "deviceId": "d"}, {"pushAuthId": "p1", "challenge": "c1", "response": "DENIED", "numberChallenge": 7, "exp": 1.8e9}))
+    seeds.add("push-answer", "alg-none", jwt({"alg": "none", "deviceId": "d"}, {"exp": 1}))
+    for path in sorted(CRYPTO_FIXTURES.rglob("*.pem")):
+        text = path.read_text()
+        if "PUBLIC KEY" in text and "PRIVATE" not in text:
+            body = "".join(line for line in text.splitlines() if not line.startswith("-----"))
+            seeds.add("push-answer", f"key-{path.stem}", body)
+    seeds.add("push-answer", "signature", b"AAAA\0token")
+    wycheproof = ROOT / "Tests" / "PasskeyPushTests" / "Vectors" / "wycheproof-rsa-pkcs1-2048-sha256.json"
+    for index, group in enumerate(json.loads(wycheproof.read_text())["testGroups"]):
+        body = "\n".join(line for line in group["publicKeyPem"].splitlines() if not line.startswith("-----"))
+        seeds.add("push-answer", f"wycheproof-key{index}", body)
+    seeds.add("qr", "enrolment", json.dumps({"challenge": "3c9d1f0e-1111-4222-8333-444455556666", "deviceId":
+              "5a1a3c1e-0000-4000-8000-000000000001", "host": "https://example.com", "tenantDomain": "example.com",
+              "username": "alice"}, separators=(",", ":")))
+    seeds.add("qr", "markup", "<title>&\"x\"</title>")
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

@@ -25,6 +25,8 @@ enum FuzzTargets {
         FuzzTarget(name: "strict-json", run: StrictJSONTarget.run),
         FuzzTarget(name: "postgres-url", run: PostgresURLTarget.run),
         FuzzTarget(name: "apple-jws", run: AppleJWSTarget.run),
+        FuzzTarget(name: "push-answer", run: PushAnswerTarget.run),
+        FuzzTarget(name: "qr", run: QRTarget.run),
     ]
 }
 
