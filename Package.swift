@@ -89,22 +89,19 @@ let package = Package(
 
         // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
         // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
-        .target(
-            name: "PasskeyApple",
-            dependencies: [
-                "PasskeyCore", "PasskeyCrypto",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]),
+        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
 
         // The push-notification authenticator (push.md): device keys, enrolment, the answer JWT,
-        // the request's states, and the delivery providers (log, webhook, APNs, FCM) over
-        // async-http-client. No HTTP framework.
+        // the request's states, the provider protocol, the device simulator's messages.
+        .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+
+        // The server's calls to other services, over async-http-client: Apple's key set and token
+        // endpoints, the push providers (log, webhook, APNs over HTTP/2, FCM), the simulator's
+        // requests. Kept apart so that the parsers above build (and fuzz) without NIO.
         .target(
-            name: "PasskeyPush",
+            name: "PasskeyOutbound",
             dependencies: [
-                "PasskeyCore", "PasskeyCrypto",
+                "PasskeyCore", "PasskeyCrypto", "PasskeyApple", "PasskeyPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,7 +118,7 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
-                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
+                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyOutbound",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -134,7 +131,7 @@ let package = Package(
             name: "passkey-server",
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry", "PasskeyApple",
-                "PasskeyPush", "PasskeyCrypto", "PasskeyMfB",
+                "PasskeyPush", "PasskeyCrypto", "PasskeyMfB", "PasskeyOutbound",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -177,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyPushTests",
             dependencies: [
-                "PasskeyPush", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
+                "PasskeyPush", "PasskeyOutbound", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -191,6 +188,7 @@ let package = Package(
             dependencies: [
                 "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
+                "PasskeyOutbound",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

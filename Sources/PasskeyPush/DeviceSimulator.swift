@@ -1,8 +1,5 @@
 public import Foundation
 public import PasskeyCrypto
-internal import AsyncHTTPClient
-internal import NIOCore
-internal import NIOHTTP1
 internal import PasskeyCore
 
 /// A phone in a terminal (`passkey-server push-device`): enrols from the QR code's JSON and
@@ -10,12 +7,21 @@ internal import PasskeyCore
 public enum DeviceSimulator {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// What the server answered.
     public struct Reply: Sendable {
         public let status: Int
         public let body: [UInt8]
+
+        public init(status: Int, body: [UInt8]) {
+            self.status = status
+            self.body = body
+        }
     }
 
     /// The key in `path` (PKCS#8 PEM), or a new RSA-2048 key written there (mode 0600).
@@ -72,20 +78,5 @@ public enum DeviceSimulator {
         let input = try part(header) + "." + part(claims)
         let signature = try key.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))
         return input + "." + Base64URL.encode(signature)
-    }
-
-    /// POSTs JSON to `server` + `path`.
-    public static func post(server: String, path: String, body: [UInt8], timeout: TimeInterval = 30) async throws -> Reply {
-        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
-            throw Failure(description: "the server must be an http(s) URL, not \(server)")
-        }
-        var request = HTTPClientRequest(url: base + path)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(max(1, min(timeout, 300)))))
-        let buffer = try await response.body.collect(upTo: 1 << 20)
-        return Reply(status: Int(response.status.code), body: Array(buffer.readableBytesView))
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PasskeyCrypto
 import PasskeyPush
+import PasskeyOutbound
 
 /// `passkey-server push-device`: a phone in a terminal, for trying the push authenticator.
 struct PushDeviceCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PasskeyApple
+import PasskeyOutbound
 
 /// `passkey-server siwa verify`: the server's identity-token checks, offline.
 struct SIWACommand: ParsableCommand {

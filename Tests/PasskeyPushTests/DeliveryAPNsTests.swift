@@ -4,6 +4,7 @@ import Hummingbird
 import NIOSSL
 import PasskeyCrypto
 import PasskeyPush
+import PasskeyOutbound
 import Testing
 
 /// A local stand-in of APNs' provider API: HTTP/2 over TLS with a certificate for 127.0.0.1,

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PasskeyCrypto
 import PasskeyPush
+import PasskeyOutbound
 import Testing
 
 /// A local stand-in of Google's OAuth token endpoint and FCM's HTTP v1 send endpoint. The

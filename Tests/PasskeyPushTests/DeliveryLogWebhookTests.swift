@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PasskeyPush
+import PasskeyOutbound
 import PasskeyTestSupport
 import Testing
 

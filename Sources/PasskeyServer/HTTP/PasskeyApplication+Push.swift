@@ -2,6 +2,7 @@ internal import Foundation
 internal import Logging
 internal import PasskeyCrypto
 internal import PasskeyPush
+internal import PasskeyOutbound
 
 extension PasskeyApplication {
     /// The push provider of `--push-provider`, built from its flags; a missing or unreadable

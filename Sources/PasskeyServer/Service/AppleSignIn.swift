@@ -3,6 +3,7 @@ public import PasskeyApple
 public import PasskeyStore
 internal import PasskeyCore
 internal import PasskeyCrypto
+internal import PasskeyOutbound
 internal import PasskeyTelemetry
 public import Logging
 

@@ -1,3 +1,4 @@
+public import PasskeyPush
 public import Logging
 internal import Foundation
 

@@ -1,3 +1,4 @@
+public import PasskeyPush
 public import AsyncHTTPClient
 public import Foundation
 internal import NIOCore

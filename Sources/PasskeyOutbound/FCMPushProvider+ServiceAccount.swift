@@ -1,3 +1,4 @@
+public import PasskeyPush
 internal import Foundation
 
 extension FCMPushProvider {

@@ -1,4 +1,5 @@
 public import Foundation
+public import PasskeyApple
 internal import AsyncHTTPClient
 internal import NIOCore
 internal import NIOHTTP1
