@@ -22,6 +22,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/objects.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
@@ -188,6 +189,34 @@ done:
     BN_clear_free(d);
     EC_GROUP_free(group);
     return key;
+}
+
+/// ANSI X9.63 KDF (OpenSSL's X963KDF EVP_KDF) with the named digest ("SHA256"): `out_length`
+/// bytes from the shared secret Z and SharedInfo (`info`, may be empty). Returns 1 on success.
+static inline int passkey_x963kdf(const char *digest_name,
+                                  const unsigned char *secret, size_t secret_length,
+                                  const unsigned char *info, size_t info_length,
+                                  unsigned char *out, size_t out_length) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, OSSL_KDF_NAME_X963KDF, NULL);
+    if (kdf == NULL) {
+        return 0;
+    }
+    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (context == NULL) {
+        return 0;
+    }
+    OSSL_PARAM params[4];
+    size_t count = 0;
+    params[count++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)digest_name, 0);
+    params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, secret_length);
+    if (info_length > 0) {
+        params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, info_length);
+    }
+    params[count] = OSSL_PARAM_construct_end();
+    int result = EVP_KDF_derive(context, out, out_length, params) == 1 ? 1 : 0;
+    EVP_KDF_CTX_free(context);
+    return result;
 }
 
 /// ASN1_TIME (UTCTime or GeneralizedTime) to seconds since 1970-01-01T00:00:00Z.
