@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "PasskeyCrypto", package: root),
                 .product(name: "PasskeyStore", package: root),
                 .product(name: "PasskeyApple", package: root),
+                .product(name: "PasskeyMfB", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

@@ -25,6 +25,7 @@ enum FuzzTargets {
         FuzzTarget(name: "strict-json", run: StrictJSONTarget.run),
         FuzzTarget(name: "postgres-url", run: PostgresURLTarget.run),
         FuzzTarget(name: "apple-jws", run: AppleJWSTarget.run),
+        FuzzTarget(name: "mfb-token", run: MfBTokenTarget.run),
     ]
 }
 
