@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "PasskeyApple", package: root),
                 .product(name: "PasskeyPush", package: root),
                 .product(name: "PasskeyQR", package: root),
+                .product(name: "PasskeyMfB", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

@@ -25,7 +25,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
-    "apple-jws", "push-answer", "qr",
+    "apple-jws", "push-answer", "qr", "mfb-token",
 ]
 
 
@@ -357,6 +357,12 @@ def main():
               "5a1a3c1e-0000-4000-8000-000000000001", "host": "https://example.com", "tenantDomain": "example.com",
               "username": "alice"}, separators=(",", ":")))
     seeds.add("qr", "markup", "<title>&\"x\"</title>")
+
+    # Messages for Business: the seed's token, and the Apple-made ciphertexts.
+    mfb_vectors = ROOT / "Tests" / "PasskeyMfBTests" / "Vectors"
+    seeds.add("mfb-token", "seed", base64.b64decode(json.loads((mfb_vectors / "mfb-seed.json").read_text())["token"]))
+    for case in json.loads((mfb_vectors / "ecies-apple.json").read_text())["vectors"]:
+        seeds.add("mfb-token", "apple-" + case["name"], base64.b64decode(case["ciphertext"]))
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

@@ -22,6 +22,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/objects.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
@@ -36,6 +37,21 @@ static inline void passkey_openssl_free(void *pointer) {
     OPENSSL_free(pointer);
 }
 
+/// A key of `type` ("EC", "RSA") from import parameters (EVP_PKEY_fromdata); NULL on failure.
+static inline EVP_PKEY *passkey_pkey_fromdata(const char *type, int selection, OSSL_PARAM *params) {
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+    if (context == NULL) {
+        return NULL;
+    }
+    EVP_PKEY *key = NULL;
+    if (EVP_PKEY_fromdata_init(context) != 1
+        || EVP_PKEY_fromdata(context, &key, selection, params) != 1) {
+        key = NULL;
+    }
+    EVP_PKEY_CTX_free(context);
+    return key;
+}
+
 /// An EC public key from a SEC1 encoded point on a named group ("P-256", "P-384", "P-521").
 /// Returns NULL (with the reason on the error queue) when the point does not decode or is not
 /// on the curve: OpenSSL 3's EC import decodes the point with EC_POINT_oct2point, which checks
@@ -48,25 +64,13 @@ static inline EVP_PKEY *passkey_ec_public_key(const char *group_name,
     params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
                                                   (void *)point, point_length);
     params[2] = OSSL_PARAM_construct_end();
-
-    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-    if (context == NULL) {
-        return NULL;
-    }
-    EVP_PKEY *key = NULL;
-    if (EVP_PKEY_fromdata_init(context) != 1
-        || EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
-        key = NULL;
-    }
-    EVP_PKEY_CTX_free(context);
-    return key;
+    return passkey_pkey_fromdata("EC", EVP_PKEY_PUBLIC_KEY, params);
 }
 
 /// An RSA public key from big-endian unsigned modulus and exponent.
 static inline EVP_PKEY *passkey_rsa_public_key(const unsigned char *modulus, size_t modulus_length,
                                                const unsigned char *exponent, size_t exponent_length) {
     EVP_PKEY *key = NULL;
-    EVP_PKEY_CTX *context = NULL;
     OSSL_PARAM *params = NULL;
     OSSL_PARAM_BLD *builder = NULL;
     BIGNUM *n = BN_bin2bn(modulus, (int)modulus_length, NULL);
@@ -81,17 +85,10 @@ static inline EVP_PKEY *passkey_rsa_public_key(const unsigned char *modulus, siz
         goto done;
     }
     params = OSSL_PARAM_BLD_to_param(builder);  // copies the BIGNUM values
-    if (params == NULL) {
-        goto done;
-    }
-    context = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
-    if (context == NULL
-        || EVP_PKEY_fromdata_init(context) != 1
-        || EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
-        key = NULL;
+    if (params != NULL) {
+        key = passkey_pkey_fromdata("RSA", EVP_PKEY_PUBLIC_KEY, params);
     }
 done:
-    EVP_PKEY_CTX_free(context);
     OSSL_PARAM_free(params);
     OSSL_PARAM_BLD_free(builder);
     BN_free(n);
@@ -135,6 +132,90 @@ static inline int passkey_curve_order(int curve_nid, unsigned char *out, int out
         result = BN_bn2bin(order, out);
     }
     EC_GROUP_free(group);
+    return result;
+}
+
+/// An EC key pair from an unsigned big-endian private scalar on a named curve (`curve_nid`,
+/// `group_name` the same curve). Refuses a scalar outside 1 ≤ d < n. Computes Q = d·G and
+/// writes it uncompressed (0x04 || X || Y) to `point_out` (`*point_length` receives its length).
+/// Returns NULL (with the reason on the error queue, if OpenSSL gave one) on any failure.
+static inline EVP_PKEY *passkey_ec_private_key(int curve_nid, const char *group_name,
+                                               const unsigned char *scalar, size_t scalar_length,
+                                               unsigned char *point_out, size_t point_capacity,
+                                               size_t *point_length) {
+    EVP_PKEY *key = NULL;
+    OSSL_PARAM *params = NULL;
+    OSSL_PARAM_BLD *builder = NULL;
+    EC_POINT *point = NULL;
+    BIGNUM *d = NULL;
+    size_t length = 0;
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(curve_nid);
+    *point_length = 0;
+    if (group == NULL || scalar_length == 0 || scalar_length > 256) {
+        goto done;
+    }
+    d = BN_secure_new();
+    if (d == NULL || BN_bin2bn(scalar, (int)scalar_length, d) == NULL
+        || BN_is_zero(d) || BN_cmp(d, EC_GROUP_get0_order(group)) >= 0) {
+        goto done;
+    }
+    point = EC_POINT_new(group);
+    if (point == NULL || EC_POINT_mul(group, point, d, NULL, NULL, NULL) != 1) {
+        goto done;
+    }
+    length = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED,
+                                point_out, point_capacity, NULL);
+    if (length == 0 || length > point_capacity) {
+        goto done;
+    }
+    builder = OSSL_PARAM_BLD_new();
+    if (builder == NULL
+        || OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) != 1
+        || OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, d) != 1
+        || OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point_out, length) != 1) {
+        goto done;
+    }
+    params = OSSL_PARAM_BLD_to_param(builder);  // copies the values
+    if (params != NULL) {
+        key = passkey_pkey_fromdata("EC", EVP_PKEY_KEYPAIR, params);
+    }
+    if (key != NULL) {
+        *point_length = length;
+    }
+done:
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(builder);
+    EC_POINT_free(point);
+    BN_clear_free(d);
+    EC_GROUP_free(group);
+    return key;
+}
+
+/// ANSI X9.63 KDF (OpenSSL's X963KDF EVP_KDF) with the named digest ("SHA256"): `out_length`
+/// bytes from the shared secret Z and SharedInfo (`info`, may be empty). Returns 1 on success.
+static inline int passkey_x963kdf(const char *digest_name,
+                                  const unsigned char *secret, size_t secret_length,
+                                  const unsigned char *info, size_t info_length,
+                                  unsigned char *out, size_t out_length) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, OSSL_KDF_NAME_X963KDF, NULL);
+    if (kdf == NULL) {
+        return 0;
+    }
+    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (context == NULL) {
+        return 0;
+    }
+    OSSL_PARAM params[4];
+    size_t count = 0;
+    params[count++] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)digest_name, 0);
+    params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, secret_length);
+    if (info_length > 0) {
+        params[count++] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, info_length);
+    }
+    params[count] = OSSL_PARAM_construct_end();
+    int result = EVP_KDF_derive(context, out, out_length, params) == 1 ? 1 : 0;
+    EVP_KDF_CTX_free(context);
     return result;
 }
 

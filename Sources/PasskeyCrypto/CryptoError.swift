@@ -6,6 +6,8 @@ public struct CryptoError: Error, Sendable, CustomStringConvertible {
         case invalidSignatureEncoding
         case invalidCertificate
         case unsupported
+        /// An AEAD tag did not verify (wrong key, IV, AAD, or altered ciphertext or tag).
+        case authenticationFailed
         case internalFailure
     }
 

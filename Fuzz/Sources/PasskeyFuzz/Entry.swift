@@ -27,6 +27,7 @@ enum FuzzTargets {
         FuzzTarget(name: "apple-jws", run: AppleJWSTarget.run),
         FuzzTarget(name: "push-answer", run: PushAnswerTarget.run),
         FuzzTarget(name: "qr", run: QRTarget.run),
+        FuzzTarget(name: "mfb-token", run: MfBTokenTarget.run),
     ]
 }
 
