@@ -9,16 +9,30 @@ import PasskeyQR
 /// An input is taken whole as the answer token and as the public key text; split at the first
 /// NUL it is also `signature NUL deviceToken` for the enrolment check.
 enum PushAnswerTarget {
-    /// A fixed device key: the only signatures that verify are ones the fuzzer cannot make, so
-    /// what runs is every check before and around the signature.
-    static let deviceKey: PrivateKey? = try? PrivateKey.generateRSA(bits: 2048)
+    /// A fixed device key (Wycheproof's first RSA-2048 key): the only signatures that verify are
+    /// ones the fuzzer cannot make, so what runs is every check before and around the signature.
+    /// Its DER, not a key object: a key made once and kept would count as a leak.
+    /// (A single literal: stored in the binary, never allocated.)
+    static let deviceKeyDER = "30820122300d06092a864886f70d01010105000382010f003082010a0282010100a2b451a07d0aa5f96e455671513550514a8a5b462ebef717094fa1fee82224e637f9746d3f7cafd31878d80325b6ef5a1700f65903b469429e89d6eac8845097b5ab393189db92512ed8a7711a1253facd20f79c15e8247f3d3e42e46e48c98e254a2fe9765313a03eff8f17e1a029397a1fa26a8dce26f490ed81299615d9814c22da610428e09c7d9658594266f5c021d0fceca08d945a12be82de4d1ece6b4c03145b5d3495d4ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f85e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283f742b9d50203010001"
+
+    static func deviceKey() -> PublicKey? {
+        var der: [UInt8] = []
+        var index = deviceKeyDER.startIndex
+        while index < deviceKeyDER.endIndex {
+            let next = deviceKeyDER.index(index, offsetBy: 2)
+            guard let byte = UInt8(deviceKeyDER[index..<next], radix: 16) else { return nil }
+            der.append(byte)
+            index = next
+        }
+        return try? PublicKey(subjectPublicKeyInfo: der)
+    }
 
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         if let deviceID = attempt("answer deviceId", { try AnswerToken.deviceID(of: text) }) {
             expect(!deviceID.isEmpty && deviceID.utf8.count <= 64, "a deviceId outside 1…64 bytes passed")
         }
-        if let key = deviceKey?.publicKey {
+        if let key = Self.deviceKey() {
             _ = attempt("answer verify") { try AnswerToken.verify(text, key: key, now: Date(timeIntervalSince1970: 1_800_000_000)) }
             if let separator = bytes.firstIndex(of: 0) {
                 let signature = String(decoding: bytes[..<separator], as: UTF8.self)
