@@ -40,16 +40,7 @@ public enum AppleClientSecret {
         let payload = try encoder.encode(claims)
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
         let der = try privateKey.signature(for: Array(signingInput.utf8), algorithm: .ecdsa(.sha256))
-        return signingInput + "." + Base64URL.encode(try rawSignature(der: der))
-    }
-
-    /// r ‖ s, each left-padded to 32 bytes, from a DER ECDSA-Sig-Value.
-    static func rawSignature(der: [UInt8]) throws -> [UInt8] {
-        let (r, s) = try ECDSASignature.components(der: der)
-        guard r.count <= 32, s.count <= 32 else {
-            throw Failure(description: "the ECDSA signature does not fit P-256")
-        }
-        return [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
+        return signingInput + "." + Base64URL.encode(try ECDSASignature.concatenated(der: der, size: 32))
     }
 
     private struct Header: Encodable {

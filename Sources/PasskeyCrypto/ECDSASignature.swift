@@ -30,6 +30,17 @@ public enum ECDSASignature {
         return [0x30] + lengthOctets(body.count) + body
     }
 
+    /// r ‖ s, each left-padded to `size` bytes (32 for P-256), from a DER ECDSA-Sig-Value: the
+    /// form JWS wants (RFC 7518 §3.4), the inverse of `der(concatenated:)`. Throws
+    /// `.invalidSignatureEncoding` when the DER is not strict or r or s is longer than `size`.
+    public static func concatenated(der: [UInt8], size: Int) throws -> [UInt8] {
+        let (r, s) = try components(der: der)
+        guard r.count <= size, s.count <= size else {
+            throw CryptoError(.invalidSignatureEncoding, "ECDSA signature: r or s is longer than \(size) bytes")
+        }
+        return [UInt8](repeating: 0, count: size - r.count) + r + [UInt8](repeating: 0, count: size - s.count) + s
+    }
+
     /// INTEGER holding a non-negative big-endian magnitude, minimally encoded.
     private static func integerTLV(_ magnitude: [UInt8]) -> [UInt8] {
         var content = BigEndian.minimal(magnitude)

@@ -30,7 +30,7 @@ enum PushJWT {
             guard key.publicKey.kind == .ec(.p256) else {
                 throw PushProviderError("ES256 needs a P-256 key, not \(key.publicKey.kind)")
             }
-            signature = try rawECDSA(der: try key.signature(for: data, algorithm: .ecdsa(.sha256)))
+            signature = try ECDSASignature.concatenated(der: try key.signature(for: data, algorithm: .ecdsa(.sha256)), size: 32)
         case .rs256:
             guard case .rsa = key.publicKey.kind else {
                 throw PushProviderError("RS256 needs an RSA key, not \(key.publicKey.kind)")
@@ -47,14 +47,5 @@ enum PushJWT {
             throw PushProviderError("the clock reads \(date), outside 1970…9999")
         }
         return Int64(seconds)
-    }
-
-    /// r ‖ s, each left-padded to 32 bytes, from OpenSSL's DER ECDSA-Sig-Value.
-    static func rawECDSA(der: [UInt8]) throws -> [UInt8] {
-        let (r, s) = try ECDSASignature.components(der: der)
-        guard r.count <= 32, s.count <= 32 else {
-            throw PushProviderError("the ECDSA signature does not fit P-256")
-        }
-        return [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
     }
 }

@@ -66,4 +66,14 @@ struct ECDSAConcatenatedSignatureTests {
     func refusesInputThatDoesNotSplit(_ raw: [UInt8]) {
         #expect(throws: CryptoError.self) { try ECDSASignature.der(concatenated: raw) }
     }
+
+    /// DER back to r ‖ s: left-padded halves, the inverse of `der(concatenated:)`.
+    @Test func concatenatedIsTheInverse() throws {
+        let raw: [UInt8] = [0x00, 0x00, 0x7F, 0x01] + [UInt8](repeating: 0xAB, count: 28) + [0x80] + [UInt8](repeating: 0x02, count: 31)
+        let der = try ECDSASignature.der(concatenated: raw)
+        #expect(try ECDSASignature.concatenated(der: der, size: 32) == raw)
+        // A half longer than the size is refused, not cut.
+        #expect(throws: CryptoError.self) { try ECDSASignature.concatenated(der: der, size: 31) }
+        #expect(throws: CryptoError.self) { try ECDSASignature.concatenated(der: [0x30, 0x00], size: 32) }
+    }
 }

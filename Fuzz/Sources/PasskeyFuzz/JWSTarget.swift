@@ -45,12 +45,11 @@ enum JWSTarget {
 
         // ES256 by the signer, r ‖ s of 32 bytes each (RFC 7518 §3.4).
         guard let der = try? Fixtures.metadataSignerKey.signature(for: Array(signingInput.utf8), algorithm: .ecdsa(.sha256)),
-              let parts = try? ECDSASignature.components(der: der), parts.r.count <= 32, parts.s.count <= 32
+              let raw = try? ECDSASignature.concatenated(der: der, size: 32)
         else {
             expect(false, "the test signer could not sign")
             return
         }
-        let raw = [UInt8](repeating: 0, count: 32 - parts.r.count) + parts.r + [UInt8](repeating: 0, count: 32 - parts.s.count) + parts.s
         let jws = Array((signingInput + "." + Base64URL.encode(raw)).utf8)
         metadataBLOB("metadata BLOB (re-signed)", jws, root: Fixtures.metadataSigner)
     }
