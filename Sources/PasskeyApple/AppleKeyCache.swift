@@ -1,3 +1,4 @@
+public import PasskeyCore
 public import Foundation
 
 /// What one fetch of Apple's JWKS returned.

@@ -1,4 +1,4 @@
-internal import PasskeyCore
+public import PasskeyCore
 
 /// A JWS in compact serialization (RFC 7515 §7.1) split and decoded; nothing is verified here.
 ///

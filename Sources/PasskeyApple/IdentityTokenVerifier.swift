@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyCrypto
-internal import PasskeyCore
+public import PasskeyCore
 
 /// Verifies Sign in with Apple identity tokens: the checks of siwa.md's table, in its order,
 /// each one function named after what it checks, each refusal with the contract's code.

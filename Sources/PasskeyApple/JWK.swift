@@ -1,5 +1,5 @@
 public import PasskeyCrypto
-internal import PasskeyCore
+public import PasskeyCore
 
 /// One RSA key of a JWKS (RFC 7517 §4, RFC 7518 §6.3.1), as Apple publishes them at
 /// `https://appleid.apple.com/auth/keys`. Holds the numbers only; `rsaPublicKey()` checks them.

@@ -1,3 +1,4 @@
+public import PasskeyCore
 public import PasskeyCrypto
 
 /// The token a Messages for Business device returns, encrypted to the request's P-384 key with

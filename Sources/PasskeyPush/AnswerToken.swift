@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyCrypto
-internal import PasskeyCore
+public import PasskeyCore
 
 /// The phone's answer to a push (push.md): a compact JWS, header `alg: RS256` and `deviceId`,
 /// claims `pushAuthId`, `challenge`, `response` (`APPROVED` | `DENIED`), `numberChallenge`

@@ -1,3 +1,4 @@
+public import PasskeyCore
 public import Foundation
 public import PasskeyCrypto
 

@@ -1,3 +1,4 @@
+import PasskeyCore
 import ArgumentParser
 import Foundation
 import PasskeyApple

@@ -1,3 +1,4 @@
+import PasskeyCore
 import Foundation
 import PasskeyApple
 import PasskeyTestSupport

@@ -1,3 +1,4 @@
+import PasskeyCore
 import PasskeyMfB
 import Testing
 

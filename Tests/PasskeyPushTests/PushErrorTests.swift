@@ -1,3 +1,4 @@
+import PasskeyCore
 import PasskeyPush
 import Testing
 

@@ -20,6 +20,12 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(httpStatus) \(code): \(message)" }
 
+    /// A refusal of Sign in with Apple, the push authenticator or Messages for Business, as it
+    /// is; a 503 (Apple's keys cannot be fetched) asks the client to retry in 5 seconds.
+    init(_ error: CodedError) {
+        self.init(code: error.code, status: error.status, message: error.message, retryAfter: error.status == 503 ? 5 : nil)
+    }
+
     public static func invalidRequest(_ message: String) -> APIError { .init(code: "invalid_request", status: 400, message: message) }
     public static let unknownChallenge = APIError(
         code: "unknown_challenge", status: 400, message: "The challenge was never issued, was already used, or has expired.")

@@ -113,12 +113,12 @@ public final class AppleSignIn: Sendable {
         var handle: [UInt8]?
         if parts.count == 2 {
             guard let decoded = Base64URL.decodeStrict(String(parts[1])), decoded.count == 32 else {
-                throw APIError(siwa: .nonceMismatch("The state is malformed."))
+                throw APIError(.nonceMismatch("The state is malformed."))
             }
             handle = decoded
         }
         guard constantTimeEquals(Array(Self.state(for: nonce, linking: handle, secret: secret).utf8), Array(state.utf8)) else {
-            throw APIError(siwa: .nonceMismatch("The state does not belong to the token's nonce."))
+            throw APIError(.nonceMismatch("The state does not belong to the token's nonce."))
         }
         return handle
     }
@@ -164,7 +164,7 @@ public final class AppleSignIn: Sendable {
         var session = requestSession
         if let linking {
             guard let user = try await store.user(handle: linking) else {
-                throw APIError(siwa: .nonceMismatch("The account this sign-in was to link is gone."))
+                throw APIError(.nonceMismatch("The account this sign-in was to link is gone."))
             }
             session = SignedInUser(user: user, tokenHash: [])
         }
@@ -209,7 +209,7 @@ public final class AppleSignIn: Sendable {
                 if let code = request.authorizationCode { await exchange(code: code, claims: claims, redirectURI: request.redirectURI) }
                 return done
             case .nonceGone:
-                throw APIError(siwa: .nonceMismatch("The nonce was not issued here, is spent or has expired."))
+                throw APIError(.nonceMismatch("The nonce was not issued here, is spent or has expired."))
             case .accountLinked:
                 throw APIError(code: "apple_already_linked", status: 409, message: "This account is linked to another Apple ID; unlink it first.")
             case .appleIDLinked, .userExists:
@@ -226,7 +226,7 @@ public final class AppleSignIn: Sendable {
             return claims
         } catch {
             logger.info("siwa refused", metadata: ["code": "\(error.code)", "reason": "\(LogText.escaped(error.message))"])
-            throw APIError(siwa: error)
+            throw APIError(error)
         }
     }
 
@@ -240,18 +240,18 @@ public final class AppleSignIn: Sendable {
     ) throws -> (nonce: [UInt8]?, linking: [UInt8]?) {
         if let state {
             guard let claim = claims.nonce, let nonce = Base64URL.decodeStrict(claim), nonce.count == 32 else {
-                throw APIError(siwa: .nonceMismatch("The web flow's token must carry the nonce of /siwa/initialize."))
+                throw APIError(.nonceMismatch("The web flow's token must carry the nonce of /siwa/initialize."))
             }
             return (nonce, try checkState(state, nonce: nonce, secret: secret))
         }
         guard let raw = request.nonce else {
             if claims.nonce != nil {
-                throw APIError(siwa: .nonceMismatch("The token carries a nonce: send it in nonce."))
+                throw APIError(.nonceMismatch("The token carries a nonce: send it in nonce."))
             }
             return (nil, nil)
         }
         guard let nonce = Base64URL.decodeStrict(raw), nonce.count == 32 else {
-            throw APIError(siwa: .nonceMismatch("The nonce was not issued here."))
+            throw APIError(.nonceMismatch("The nonce was not issued here."))
         }
         return (nonce, nil)
     }
@@ -316,7 +316,7 @@ public final class AppleSignIn: Sendable {
         guard notification.jti.utf8.count <= 255, !notification.jti.unicodeScalars.contains(where: { $0.value < 0x20 }),
               notification.subject.utf8.count <= 255, !notification.subject.unicodeScalars.contains(where: { $0.value < 0x20 })
         else {
-            throw APIError(siwa: .invalidToken("jti or sub holds control characters or is too long."))
+            throw APIError(.invalidToken("jti or sub holds control characters or is too long."))
         }
         let link = try await store.appleLink(issuer: notification.issuer, subject: notification.subject)
         let change: AppleLinkChange
@@ -343,7 +343,7 @@ public final class AppleSignIn: Sendable {
             return try await verifier.verifyNotification(payload, now: now)
         } catch {
             logger.info("siwa notification refused", metadata: ["code": "\(error.code)", "reason": "\(LogText.escaped(error.message))"])
-            throw APIError(siwa: error)
+            throw APIError(error)
         }
     }
 
@@ -404,8 +404,3 @@ public struct AppleSignInResult: Sendable {
     }
 }
 
-extension APIError {
-    init(siwa error: SIWAError) {
-        self.init(code: error.code, status: error.status, message: error.message, retryAfter: error.status == 503 ? 5 : nil)
-    }
-}

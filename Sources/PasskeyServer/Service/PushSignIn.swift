@@ -79,7 +79,7 @@ public final class PushSignIn: Sendable {
             key = try DeviceKey.parse(registration.publicKey)
             try Enrolment.checkSignature(registration.signature, challenge: discovery.challenge, deviceToken: registration.deviceToken, key: key)
         } catch {
-            throw APIError(push: error)
+            throw APIError(error)
         }
         let device = PushDeviceRecord(
             id: discovery.deviceID, userHandle: discovery.userHandle, name: registration.name, model: registration.model,
@@ -256,7 +256,7 @@ public final class PushSignIn: Sendable {
             device = found
             answer = try AnswerToken.verify(token, key: key, now: now)
         } catch let error as PushError {
-            throw APIError(push: error)
+            throw APIError(error)
         }
         guard let request = try await store.pushRequest(id: answer.pushAuthID), request.userHandle == device.userHandle else {
             throw APIError(code: "unknown_challenge", status: 400, message: "No request with that pushAuthId is waiting for this device.")
@@ -268,7 +268,7 @@ public final class PushSignIn: Sendable {
         do {
             status = try PushDecision.decide(answer, challenge: request.challenge, number: request.number, mode: mode)
         } catch {
-            throw APIError(push: error)
+            throw APIError(error)
         }
         let event: AuditEvent? = switch status {
         case .denied: passkeys.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
@@ -310,8 +310,3 @@ public final class PushSignIn: Sendable {
     }
 }
 
-extension APIError {
-    init(push error: PushError) {
-        self.init(code: error.code, status: error.status, message: error.message)
-    }
-}
