@@ -8,3 +8,10 @@ extension CodedError {
     /// Every decryption failure, whatever the step: one error, no detail an attacker could use.
     public static let decryptFailed = MfBError(code: "mfb_decrypt_failed", message: "The token cannot be decrypted with this request's key.")
 }
+
+extension CodedError {
+    /// A reply or parameter that is not what the contract says.
+    static func invalidRequest(_ message: String) -> MfBError {
+        MfBError(code: "invalid_request", message: message)
+    }
+}
