@@ -677,6 +677,11 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 "DELETE FROM push_discoveries WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             let dayAgo = cutoff - 86_400_000
             try await db.query("DELETE FROM push_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
+            // Messages for Business: an expired request's key goes at once, the request a day later.
+            try await db.query(
+                "UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= \(cutoff) AND private_key IS NOT NULL", logger: Self.quiet)
+            try await db.query("DELETE FROM mfb_grants WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            try await db.query("DELETE FROM mfb_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
             let sessions = try await Self.count(db.query(
                 "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             return [ceremonies + nonces + discoveries, sessions]

@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2, migration3, migration4]
+    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,38 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 5: Messages for Business requests, codes and access tokens (SQLite's migration 6).
+    static let migration5 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE mfb_requests (
+            id                 text   NOT NULL PRIMARY KEY,
+            private_key        bytea,
+            public_point       bytea  NOT NULL,
+            point_hash         bytea  NOT NULL UNIQUE,
+            device_user_handle text,
+            status             text   NOT NULL CHECK (status IN ('pending', 'authenticated', 'failed')),
+            user_handle        bytea  REFERENCES users(handle) ON DELETE SET NULL,
+            errors             text,
+            created_at         bigint NOT NULL,
+            expires_at         bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX mfb_requests_by_expiry ON mfb_requests (expires_at)",
+        """
+        CREATE TABLE mfb_grants (
+            hash         bytea  NOT NULL PRIMARY KEY,
+            kind         text   NOT NULL CHECK (kind IN ('code', 'access_token')),
+            request_id   text   NOT NULL REFERENCES mfb_requests(id) ON DELETE CASCADE,
+            user_handle  bytea  NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            client_id    text   NOT NULL,
+            redirect_uri text   NOT NULL,
+            expires_at   bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX mfb_grants_by_request ON mfb_grants (request_id)",
+        "CREATE INDEX mfb_grants_by_expiry ON mfb_grants (expires_at)",
+    ])
 
     /// Version 4: the push authenticator (SQLite's migration 5).
     static let migration4 = Migration(additive: true, statements: [

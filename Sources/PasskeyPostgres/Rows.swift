@@ -359,3 +359,62 @@ enum PushDiscoveryRow {
         return PushDiscoveryRecord(deviceID: try c.next(), userHandle: try c.bytes(), challenge: try c.next(), expiresAt: try c.date())
     }
 }
+
+struct MfBRequestRow {
+    static let columns =
+        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at"
+
+    let id: String
+    let privateKey: ByteBuffer?
+    let publicPoint: ByteBuffer
+    let pointHash: ByteBuffer
+    let deviceUserHandle: String?
+    let status: String
+    let userHandle: ByteBuffer?
+    let errors: String?
+    let createdAt: Int64
+    let expiresAt: Int64
+
+    init(_ r: MfBRequestRecord) throws {
+        id = r.id
+        privateKey = r.privateKey.map { ByteBuffer(bytes: $0) }
+        publicPoint = ByteBuffer(bytes: r.publicPoint)
+        pointHash = ByteBuffer(bytes: r.pointHash)
+        deviceUserHandle = r.deviceUserHandle
+        status = r.status
+        userHandle = r.userHandle.map { ByteBuffer(bytes: $0) }
+        errors = r.errors
+        createdAt = try r.createdAt.storeMilliseconds()
+        expiresAt = try r.expiresAt.storeMilliseconds()
+    }
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> MfBRequestRecord {
+        var c = Cursor(row)
+        return MfBRequestRecord(
+            id: try c.next(), privateKey: try c.optionalBytes(), publicPoint: try c.bytes(), pointHash: try c.bytes(),
+            deviceUserHandle: try c.next(String?.self), status: try c.next(), userHandle: try c.optionalBytes(),
+            errors: try c.next(String?.self), createdAt: try c.date(), expiresAt: try c.date())
+    }
+}
+
+struct MfBGrantRow {
+    static let columns = "hash, kind, request_id, user_handle, client_id, redirect_uri, expires_at"
+
+    let hash: ByteBuffer
+    let kind: String
+    let requestID: String
+    let userHandle: ByteBuffer
+    let clientID: String
+    let redirectURI: String
+    let expiresAt: Int64
+
+    init(_ g: MfBGrantRecord) throws {
+        hash = ByteBuffer(bytes: g.hash)
+        kind = g.kind.rawValue
+        requestID = g.requestID
+        userHandle = ByteBuffer(bytes: g.userHandle)
+        clientID = g.clientID
+        redirectURI = g.redirectURI
+        expiresAt = try g.expiresAt.storeMilliseconds()
+    }
+}

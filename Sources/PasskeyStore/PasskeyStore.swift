@@ -134,7 +134,8 @@ public protocol PasskeyStore: Sendable {
 
     /// Deletes expired ceremonies (and Sign in with Apple nonces, push discoveries) and
     /// sessions; returns how many of each. Notification ids older than 30 days and push requests
-    /// a day past their expiry go too. Several processes may sweep at once
+    /// a day past their expiry go too, as do Messages for Business requests (whose private keys
+    /// are deleted at expiry) and their codes and tokens. Several processes may sweep at once
     /// without colliding.
     func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int)
 
@@ -199,6 +200,32 @@ public protocol PasskeyStore: Sendable {
     /// the account's name then, nil when the session was issued before (or not approved).
     func issuePushSession(id: String, session: SessionRecord, event: AuditEvent?) async throws -> String?
 
+    // MARK: Messages for Business
+    func insertMfBRequest(_ request: MfBRequestRecord) async throws
+    func mfbRequest(id: String) async throws -> MfBRequestRecord?
+    /// The request whose public point hashes to `pointHash` (any state).
+    func mfbRequest(pointHash: [UInt8]) async throws -> MfBRequestRecord?
+    /// The key audit's second half: binds `deviceUserHandle` to the request (pending and
+    /// unexpired at `now`) the first time, and says whether it is the bound one. On false
+    /// `mismatch` is stored; with no `requestID` (no request has the key) it is stored too.
+    func auditMfBDevice(requestID: String?, deviceUserHandle: String, now: Date, mismatch: AuditEvent) async throws -> Bool
+    /// Stores an authorization code (of a request pending and unexpired at `now`); false
+    /// (nothing stored) when the request is not.
+    func insertMfBGrant(_ grant: MfBGrantRecord, now: Date) async throws -> Bool
+    /// The token endpoint: spends the code (unexpired at `now`, of `clientID` and
+    /// `redirectURI`, its request pending and unexpired) and stores an access token with
+    /// `accessTokenHash` until `accessTokenExpiresAt`, of the code's request, account, client and
+    /// redirect URI, in one write. False (nothing changed) otherwise.
+    func exchangeMfBCode(
+        hash: [UInt8], clientID: String, redirectURI: String, now: Date, accessTokenHash: [UInt8], accessTokenExpiresAt: Date
+    ) async throws -> Bool
+    /// An authenticated reply, in one write: the request (pending, unexpired at `now`) and an
+    /// unspent, unexpired grant of it with `grantHash`; spends the grant, marks the request
+    /// authenticated by the grant's account, deletes the private key and stores `signedIn`
+    /// (its user handle set to the account's).
+    func completeMfBRequest(id: String, grantHash: [UInt8], now: Date, signedIn: AuditEvent) async throws -> MfBReplyOutcome
+    /// A failed reply: records `errors` (JSON text) and deletes the key, once.
+    func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome
     // MARK: Cached documents
 
     func cachedDocument(named name: String) async throws -> CachedDocument?

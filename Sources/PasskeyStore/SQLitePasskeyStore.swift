@@ -423,7 +423,12 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute("DELETE FROM apple_notifications WHERE received_at <= ?", [try .time(now.addingTimeInterval(-30 * 86400))])
             try db.execute("DELETE FROM push_discoveries WHERE expires_at <= ?", [cutoff])
             let discoveries = try db.changes()
-            try db.execute("DELETE FROM push_requests WHERE expires_at <= ?", [try .time(now.addingTimeInterval(-86400))])
+            let dayAgo = try SQLiteValue.time(now.addingTimeInterval(-86400))
+            try db.execute("DELETE FROM push_requests WHERE expires_at <= ?", [dayAgo])
+            // Messages for Business: an expired request's key goes at once, the request a day later.
+            try db.execute("UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= ? AND private_key IS NOT NULL", [cutoff])
+            try db.execute("DELETE FROM mfb_grants WHERE expires_at <= ?", [cutoff])
+            try db.execute("DELETE FROM mfb_requests WHERE expires_at <= ?", [dayAgo])
             try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
             return [ceremonies + nonces + discoveries, try db.changes()]
         }

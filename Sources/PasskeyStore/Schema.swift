@@ -6,7 +6,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4, migration5,
+        migration1, migration2, migration3, migration4, migration5, migration6,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -61,6 +61,39 @@ enum Schema {
             }
         }
     }
+
+    /// Version 6: Messages for Business requests with their keys, and the codes and access
+    /// tokens issued for them. Only adds.
+    static let migration6: [String] = [
+        """
+        CREATE TABLE mfb_requests (
+            id                 TEXT    NOT NULL PRIMARY KEY,
+            private_key        BLOB,
+            public_point       BLOB    NOT NULL,
+            point_hash         BLOB    NOT NULL UNIQUE,
+            device_user_handle TEXT,
+            status             TEXT    NOT NULL CHECK (status IN ('pending', 'authenticated', 'failed')),
+            user_handle        BLOB    REFERENCES users(handle) ON DELETE SET NULL,
+            errors             TEXT,
+            created_at         INTEGER NOT NULL,
+            expires_at         INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX mfb_requests_by_expiry ON mfb_requests (expires_at)",
+        """
+        CREATE TABLE mfb_grants (
+            hash         BLOB    NOT NULL PRIMARY KEY,
+            kind         TEXT    NOT NULL CHECK (kind IN ('code', 'access_token')),
+            request_id   TEXT    NOT NULL REFERENCES mfb_requests(id) ON DELETE CASCADE,
+            user_handle  BLOB    NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            client_id    TEXT    NOT NULL,
+            redirect_uri TEXT    NOT NULL,
+            expires_at   INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX mfb_grants_by_request ON mfb_grants (request_id)",
+        "CREATE INDEX mfb_grants_by_expiry ON mfb_grants (expires_at)",
+    ]
 
     /// Version 5: the push authenticator's devices, enrolments and requests. Only adds.
     static let migration5: [String] = [
