@@ -105,6 +105,18 @@ public struct ServerConfiguration: Sendable {
     /// How long an enrolment's QR code is good for.
     public var pushDiscoveryTTL: TimeInterval = 180
 
+    // Messages for Business (mfb.md): on when `mfbClientID` is given.
+    public var mfbClientID: String?
+    public var mfbClientSecret: String?
+    /// Redirect URIs the authorization endpoint accepts, compared exactly.
+    public var mfbRedirectURIs: [String] = []
+    /// Bearer token of the business's own calls.
+    public var mfbAPIToken: String?
+    /// How long a request (and its private key) lives.
+    public var mfbRequestTTL: TimeInterval = 600
+
+    public var messagesForBusinessEnabled: Bool { mfbClientID != nil }
+
     public init() {}
 
     /// The attestation policy in force.

@@ -122,6 +122,28 @@ struct ConfigurationResolver {
         }
         c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 10...3600) ?? Int(c.pushTTL))
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
+        c.mfbClientID = try string(flags.mfbClientID, "MFB_CLIENT_ID")
+        c.mfbClientSecret = try string(flags.mfbClientSecret, "MFB_CLIENT_SECRET")
+        c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { uri in
+            guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false, url.fragment == nil,
+                  scheme == "https" || (scheme == "http" && ["localhost", "127.0.0.1", "::1"].contains(url.host ?? ""))
+            else {
+                throw ValidationError("--mfb-redirect-uri must be an https URL without a fragment (http only for localhost), not \(uri)")
+            }
+            return uri
+        }
+        c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
+        c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 60...86400) ?? Int(c.mfbRequestTTL))
+        let mfbSettings = [c.mfbClientSecret, c.mfbAPIToken].compactMap { $0 }.count + (c.mfbRedirectURIs.isEmpty ? 0 : 1)
+        if c.mfbClientID != nil, mfbSettings != 3 {
+            throw ValidationError("--mfb-client-id needs --mfb-client-secret, --mfb-api-token and at least one --mfb-redirect-uri")
+        }
+        if c.mfbClientID == nil, mfbSettings != 0 {
+            throw ValidationError("--mfb-client-secret, --mfb-api-token and --mfb-redirect-uri need --mfb-client-id (Messages for Business is off without one)")
+        }
+        if let token = c.mfbAPIToken, token.utf8.count < 16 {
+            throw ValidationError("--mfb-api-token must be at least 16 characters (it is the business's only credential)")
+        }
         if c.metadataRootPath != nil, c.metadataBLOBPath == nil {
             throw ValidationError("--mds-root replaces the root of the --mds-blob chain; give --mds-blob too")
         }

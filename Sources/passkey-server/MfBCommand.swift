@@ -4,10 +4,39 @@ import Foundation
 import PasskeyCrypto
 import PasskeyMfB
 
-/// `passkey-server mfb decrypt`: the seed's decryption exercise for Messages for Business.
+/// `passkey-server mfb decrypt`: the seed's decryption exercise for Messages for Business;
+/// `mfb encrypt`: what the customer's device does with its token, to try an MSP's set-up.
 struct MfBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mfb", abstract: "Messages for Business tools.", subcommands: [MfBDecrypt.self])
+        commandName: "mfb", abstract: "Messages for Business tools.", subcommands: [MfBDecrypt.self, MfBEncrypt.self])
+}
+
+struct MfBEncrypt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encrypt",
+        abstract: "Encrypt a token to a request's responseEncryptionKey, as the customer's device does.",
+        discussion: """
+            Prints the base64 token (a fresh ephemeral P-384 key, X9.63 SHA-256 with the ephemeral \
+            key as shared info, AES-256-GCM with the variable IV) for POST /mfb/responses. \
+            Exit 0 encrypted, 2 usage error.
+            """)
+
+    @Option(name: .customLong("public-key"), parsing: .unconditional, help: "The request's responseEncryptionKey: base64 of the 97-byte point.")
+    var publicKey: String
+
+    @Option(parsing: .unconditional, help: "The plaintext: the access token or authorization code the device got.")
+    var plaintext: String
+
+    func run() throws {
+        guard let point = MfBKeyAudit.point(fromParameter: publicKey) else {
+            throw ValidationError("--public-key is not the base64 of a 97-byte uncompressed point")
+        }
+        let token: [UInt8]
+        do { token = try MfBToken.encrypt(plaintext: Array(plaintext.utf8), recipientPublicPoint: point) } catch {
+            throw ValidationError("cannot encrypt to --public-key (a point on P-384, at most 65 423 bytes of plaintext): \(error)")
+        }
+        FileHandle.standardOutput.write(Data((Data(token).base64EncodedString() + "\n").utf8))
+    }
 }
 
 struct MfBDecrypt: ParsableCommand {

@@ -207,6 +207,21 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("push-max-devices"), help: ArgumentHelp("Push devices an account may enrol. (env: PASSKEY_PUSH_MAX_DEVICES, default 5)", valueName: "N"))
     var pushMaxDevices: Int?
 
+    @Option(name: .customLong("mfb-client-id"), help: ArgumentHelp("Messages for Business: the OAuth client registered with Apple Business Register; turns MfB sign-in on. (env: PASSKEY_MFB_CLIENT_ID)", valueName: "ID"))
+    var mfbClientID: String?
+
+    @Option(name: .customLong("mfb-client-secret"), help: ArgumentHelp("The client's secret: the token endpoint checks it, and each message carries it as clientSecret. (env: PASSKEY_MFB_CLIENT_SECRET)", valueName: "SECRET"))
+    var mfbClientSecret: String?
+
+    @Option(name: .customLong("mfb-redirect-uri"), help: ArgumentHelp("A redirect URI the authorization endpoint accepts, compared exactly; repeatable. (env: PASSKEY_MFB_REDIRECT_URI, comma-separated)", valueName: "URL"))
+    var mfbRedirectURI: [String] = []
+
+    @Option(name: .customLong("mfb-api-token"), help: ArgumentHelp("Bearer token of the business's calls (/mfb/requests, /mfb/responses). (env: PASSKEY_MFB_API_TOKEN)", valueName: "TOKEN"))
+    var mfbAPIToken: String?
+
+    @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
+    var mfbRequestTTL: Int?
+
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?
 

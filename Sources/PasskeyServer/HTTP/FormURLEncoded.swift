@@ -14,6 +14,23 @@ enum FormURLEncoded {
         return nil
     }
 
+    /// Every parameter (RFC 6749 §3.1), each at most once; one without a value counts as
+    /// omitted. `invalid_request` for bad percent-encoding or a repeated name.
+    static func parameters(_ text: String) throws -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "" else {
+                throw APIError.invalidRequest("The parameters are not valid percent-encoded UTF-8.")
+            }
+            guard !value.isEmpty else { continue }
+            guard parameters.updateValue(value, forKey: name) == nil else {
+                throw APIError.invalidRequest("The parameter \(name) is given more than once.")
+            }
+        }
+        return parameters
+    }
+
     static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

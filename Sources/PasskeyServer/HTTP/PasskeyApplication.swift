@@ -20,6 +20,8 @@ public struct PasskeyApplication: Sendable {
     public let apple: AppleSignIn?
     /// The push authenticator.
     public let push: PushSignIn
+    /// Messages for Business, when configured.
+    public let mfb: MessagesForBusiness?
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
@@ -69,9 +71,11 @@ public struct PasskeyApplication: Sendable {
         service.reportMetadataStaleness()
         let apple: AppleSignIn?
         let push: PushSignIn
+        let mfb: MessagesForBusiness?
         do {
             apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service) : nil
             push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
+            mfb = configuration.messagesForBusinessEnabled ? try MessagesForBusiness(passkeys: service) : nil
         } catch {
             await store.close()
             throw error
@@ -87,7 +91,7 @@ public struct PasskeyApplication: Sendable {
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        Routes(service: service, apple: apple, push: push, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
+        Routes(service: service, apple: apple, push: push, mfb: mfb, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
                sessionTTL: configuration.sessionTTL)
             .register(on: router)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
@@ -114,7 +118,7 @@ public struct PasskeyApplication: Sendable {
             },
             logger: logger)
         return PasskeyApplication(
-            service: service, apple: apple, push: push, store: store, application: application,
+            service: service, apple: apple, push: push, mfb: mfb, store: store, application: application,
             sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
             metricsApplication: metricsApplication, metrics: registry)
     }

@@ -24,7 +24,7 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         let client = clientAddress(request, context: context)
         if let methods = RoutePaths.methods(for: path), methods.contains(request.method) {
             if RoutePaths.formPaths.contains(path) {
-                try Self.checkFormMediaType(request)
+                if request.method == .post { try Self.checkFormMediaType(request) }
             } else {
                 // A foreign origin first: a cross-site request learns nothing from a 415.
                 try checkOrigin(request)
@@ -58,9 +58,9 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         if declared > 0 || chunked { throw APIError.unsupportedMediaType }
     }
 
-    /// Apple's form post: `application/x-www-form-urlencoded`, nothing else. It comes from Apple's
-    /// page (another origin), so no Origin check: the token, its nonce and the state bound to
-    /// it are what the callback trusts.
+    /// A form post: `application/x-www-form-urlencoded`, nothing else. It comes from another
+    /// origin (Apple's page, a device), so no Origin check: the callback trusts the token, its
+    /// nonce and the state bound to it; the OAuth endpoints their client, code and key audit.
     static func checkFormMediaType(_ request: Request) throws {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/x-www-form-urlencoded" else { throw APIError.unsupportedMediaType }

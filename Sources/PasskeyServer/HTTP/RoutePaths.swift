@@ -28,12 +28,17 @@ public enum RoutePaths {
         "/push/authentication_initialize": [.post],
         "/push/authenticate": [.post],
         "/push/authentication_status": [.get],
+        "/mfb/requests": [.post],
+        "/mfb/responses": [.post],
+        "/mfb/authorize": [.get, .post],
+        "/mfb/token": [.post],
     ]
 
     /// Templates with one parameter segment.
     static let parameterised: [(prefix: String, template: String, methods: Set<HTTPRequest.Method>)] = [
         ("/credentials/", "/credentials/{id}", [.patch, .delete]),
         ("/push/devices/", "/push/devices/{deviceId}", [.delete]),
+        ("/mfb/requests/", "/mfb/requests/{requestIdentifier}", [.get]),
     ]
 
     /// Endpoints that run or start a ceremony: rate-limited per client address.
@@ -41,10 +46,13 @@ public enum RoutePaths {
         "/registration_initialize", "/registration_finalize", "/authentication_initialize", "/authentication_finalize",
         "/siwa/initialize", "/siwa/finalize", "/siwa/callback",
         "/push/devices/discovery", "/push/devices", "/push/authentication_initialize", "/push/authenticate",
+        "/mfb/authorize", "/mfb/token",
     ]
 
-    /// Apple's web flow posts a form (`response_mode=form_post`), cross-site, from Apple's page.
-    static let formPaths: Set<String> = ["/siwa/callback"]
+    /// Form posts from other origins: Apple's web flow (`response_mode=form_post`, from Apple's
+    /// page), and the OAuth endpoints of Messages for Business (the device's browser, the
+    /// device itself).
+    static let formPaths: Set<String> = ["/siwa/callback", "/mfb/authorize", "/mfb/token"]
 
     /// The route template a path belongs to, or nil for a path the API does not have.
     public static func template(for path: String) -> String? {

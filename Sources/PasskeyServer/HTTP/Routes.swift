@@ -3,6 +3,7 @@ internal import PasskeyCore
 internal import PasskeyStore
 internal import Hummingbird
 internal import NIOCore
+internal import HTTPTypes
 
 /// The contract's endpoints. Each handler only translates HTTP to a `PasskeyService` call and
 /// the result back to HTTP.
@@ -13,6 +14,8 @@ struct Routes: Sendable {
     /// Sign in with Apple, when `--apple-client-id` is given.
     let apple: AppleSignIn?
     let push: PushSignIn
+    /// Messages for Business, when `--mfb-client-id` is given.
+    let mfb: MessagesForBusiness?
     let association: AppleAppSiteAssociation?
     /// /.well-known/assetlinks.json, when Android apps are configured.
     let assetLinks: [UInt8]?
@@ -88,6 +91,7 @@ struct Routes: Sendable {
         }
         if let apple { registerAppleRoutes(apple, on: router) }
         registerPushRoutes(on: router)
+        if let mfb { registerMfBRoutes(mfb, on: router) }
         // Association files, when configured: 200 with exactly `application/json`, no redirect,
         // no Content-Encoding whatever the client accepts (nothing here compresses).
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
@@ -169,7 +173,7 @@ struct Routes: Sendable {
         }
         router.post("/push/devices") { request, _ in
             let deviceID = try await push.register(body: try await Self.body(request))
-            var response = try Self.json(["deviceId": deviceID])
+            var response = Self.json(["deviceId": deviceID])
             response.status = .created
             return response
         }
@@ -196,6 +200,89 @@ struct Routes: Sendable {
             }
             return response
         }
+    }
+
+    /// Messages for Business (mfb.md): the business's calls with its api token, and the OAuth
+    /// endpoints the device uses.
+    func registerMfBRoutes(_ mfb: MessagesForBusiness, on router: Router<Context>) {
+        router.post("/mfb/requests") { request, _ in
+            try mfb.checkAPIToken(Self.bearer(request))
+            var response = try Self.json(try await mfb.create(body: try await Self.body(request)))
+            response.status = .created
+            return response
+        }
+        router.get("/mfb/requests/:requestIdentifier") { request, context in
+            try mfb.checkAPIToken(Self.bearer(request))
+            return try Self.json(try await mfb.status(id: context.parameters.get("requestIdentifier") ?? ""))
+        }
+        router.post("/mfb/responses") { request, _ in
+            try mfb.checkAPIToken(Self.bearer(request))
+            return try Self.json(try await mfb.respond(body: try await Self.body(request)))
+        }
+        router.get("/mfb/authorize") { request, _ in
+            try await authorize(mfb, parameters: try FormURLEncoded.parameters(request.uri.query ?? ""), request: request)
+        }
+        router.post("/mfb/authorize") { request, _ in
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)
+            return try await authorize(mfb, parameters: try FormURLEncoded.parameters(form), request: request)
+        }
+        router.post("/mfb/token") { request, _ in
+            // RFC 6749 §5.1: tokens and their errors are never cached.
+            var response = try await token(mfb, request: request)
+            response.headers[.cacheControl] = "no-store"
+            response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+            return response
+        }
+    }
+
+    func token(_ mfb: MessagesForBusiness, request: Request) async throws -> Response {
+        do {
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)
+            let parameters: [String: String]
+            do {
+                parameters = try FormURLEncoded.parameters(form)
+            } catch let error as APIError {
+                throw OAuthError(code: "invalid_request", error.message)
+            }
+            return try Self.json(try await mfb.token(parameters, basic: Self.basicCredentials(request)))
+        } catch let error as OAuthError {
+            // RFC 6749 §5.2.
+            var response = Self.json(["error": error.code, "error_description": error.description])
+            response.status = HTTPResponse.Status(code: error.status)
+            if error.status == 401 { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
+            return response
+        }
+    }
+
+    func authorize(_ mfb: MessagesForBusiness, parameters: [String: String], request: Request) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        switch try await mfb.authorize(parameters, session: try await session(request)) {
+        case .signIn(let returnPath):
+            headers[.location] = "/?return=" + MessagesForBusiness.escape(returnPath)
+        case .redirect(let location):
+            headers[.location] = location
+        }
+        return Response(status: .found, headers: headers)
+    }
+
+    /// `Authorization: Bearer …` only (the business's api token; never the session cookie).
+    static func bearer(_ request: Request) -> String? {
+        guard let authorization = request.headers[.authorization] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// HTTP Basic client credentials (RFC 6749 §2.3.1: each form-encoded before base64).
+    static func basicCredentials(_ request: Request) -> (id: String, secret: String)? {
+        guard let authorization = request.headers[.authorization] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic", let data = Data(base64Encoded: String(parts[1])),
+              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+              let id = FormURLEncoded.decode(text[..<colon]), let secret = FormURLEncoded.decode(text[text.index(after: colon)...])
+        else { return nil }
+        return (id, secret)
     }
 
     /// The web flow's redirect_uri: the RP's first origin's /siwa/callback.
@@ -227,13 +314,7 @@ struct Routes: Sendable {
     }
 
     func token(_ request: Request) -> String? {
-        if let authorization = request.headers[.authorization] {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return String(parts[1]).trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return SessionCookie.token(in: request, secure: isSecure(request))
+        Self.bearer(request) ?? SessionCookie.token(in: request, secure: isSecure(request))
     }
 
     func isSecure(_ request: Request) -> Bool {
