@@ -13,6 +13,27 @@
 const pageOptions = new URLSearchParams(location.search);
 const useBrowserJSON = pageOptions.get("json") !== "manual";
 const autofillEnabled = pageOptions.get("autofill") !== "off";
+// Where to go once signed in: only the OAuth authorization endpoint of Messages
+// for Business on this origin (it sends a browser without a session here with
+// ?return=…); anything else would make the page an open redirect.
+const returnTo = (() => {
+  const value = pageOptions.get("return");
+  if (!value) return null;
+  try {
+    const url = new URL(value, location.origin);
+    return url.origin === location.origin && url.pathname === "/mfb/authorize" ? url.href : null;
+  } catch {
+    return null;
+  }
+})();
+
+// After a sign-in: back to where the sign-in was asked for, when there is such a place.
+function followReturn() {
+  if (!returnTo) return false;
+  setStatus("busy", "Signed in; returning to Messages…");
+  location.assign(returnTo);
+  return true;
+}
 
 const el = {
   signedOut: document.querySelector("#signed-out"),
@@ -567,6 +588,7 @@ async function finishSignIn(credential, publicKey) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
+  if (followReturn()) return;
   await refreshAccount();
   setStatus("ok", `Signed in as ${result?.user_name ?? state.account?.user_name ?? "you"}`);
 }
@@ -587,6 +609,7 @@ async function register(userName) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
+  if (followReturn()) return;
   await refreshAccount();
   setStatus("ok", `Passkey created for ${result?.user_name ?? userName}`);
 }
@@ -665,6 +688,7 @@ async function pushSignIn(userName) {
     while (!watch.cancelled) {
       const answer = await api("GET", `/push/authentication_status?watch=${encodeURIComponent(started.watch)}`);
       if (answer.status === "approved") {
+        if (followReturn()) return;
         await refreshAccount();
         setStatus("ok", `Signed in as ${answer.user_name ?? state.account?.user_name ?? userName} with your phone`);
         return;
@@ -789,6 +813,7 @@ async function start() {
     setStatus("error", `Sign in with Apple was refused: ${appleError}`, new ServerError(400, appleError, appleError));
     history.replaceState(null, "", location.pathname);
   }
+  if (returnTo && !state.account) setStatus("idle", "Sign in to continue in Messages.");
   if (!state.account) startConditional();
 }
 

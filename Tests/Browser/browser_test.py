@@ -188,6 +188,8 @@ class AppleStandIn:
                                           "n": b64url(modulus), "e": "AQAB"}]}).encode()
         # An operator's push gateway too (--push-provider webhook): the pushes it received.
         self.pushes = []
+        # And a Messages for Business redirect_uri: the query strings the browser arrived with.
+        self.mfb_callbacks = []
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -201,6 +203,9 @@ class AppleStandIn:
                 elif url.path == "/auth/authorize":
                     query = dict(urllib.parse.parse_qsl(url.query))
                     self.answer(200, "text/html; charset=utf-8", stand_in.authorize_page(query))
+                elif url.path == "/mfb/callback":
+                    stand_in.mfb_callbacks.append(dict(urllib.parse.parse_qsl(url.query)))
+                    self.answer(200, "text/html; charset=utf-8", b"<!doctype html><title>Signed in</title>")
                 else:
                     self.answer(404, "text/plain", b"not found")
 
@@ -718,6 +723,94 @@ def run_checks(results, driver, page, server_port, context):
     if manual:
         check("without the JSON helpers: sign in as 'bob' -> ok", manual_sign_in)
 
+    # Messages for Business: the device's browser at the authorization endpoint has no session,
+    # is sent to the page, makes a passkey there and comes back, and is redirected with a code;
+    # the device trades it for an access token and returns it encrypted to the request's key.
+    mfb = context["mfb"]
+    base = f"http://127.0.0.1:{server_port}"
+    business = {"Authorization": f"Bearer {mfb['token']}"}
+
+    def mfb_request(state_value):
+        status, created, _ = http("POST", base + "/mfb/requests", {"scope": ["profile"], "state": state_value}, headers=business)
+        expect(status == 201, f"POST /mfb/requests answered {status}: {created}")
+        query = urllib.parse.urlencode({
+            "response_type": "code", "client_id": mfb["client"], "redirect_uri": mfb["redirect"], "scope": "profile",
+            "state": state_value, "responseEncryptionKey": created["responseEncryptionKey"], "userHandle": "browser-device-1"})
+        return created, "/mfb/authorize?" + query
+
+    def mfb_callback(before, state_value):
+        callbacks = context["apple"].mfb_callbacks
+        deadline = time.monotonic() + STATE_TIMEOUT
+        while len(callbacks) <= before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        expect(len(callbacks) > before, f"the browser never reached redirect_uri (at {driver.script('return location.href;')!r})")
+        expect(callbacks[-1].get("state") == state_value and callbacks[-1].get("code"), f"redirect_uri got {callbacks[-1]}")
+        return callbacks[-1]["code"]
+
+    def mfb_device(created, code):
+        """The device: the code for an access token, encrypted to the request's key; the MSP posts it."""
+        form = urllib.parse.urlencode({
+            "grant_type": "authorization_code", "code": code, "redirect_uri": mfb["redirect"],
+            "client_id": mfb["client"], "client_secret": mfb["secret"]}).encode()
+        request = urllib.request.Request(base + "/mfb/token", data=form, method="POST",
+                                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            granted = json.loads(response.read())
+        expect(granted.get("token_type") == "Bearer" and granted.get("access_token"), f"/mfb/token answered {granted}")
+        sealed = subprocess.run([context["binary"], "mfb", "encrypt", "--public-key", created["responseEncryptionKey"],
+                                 "--plaintext", granted["access_token"]], capture_output=True, text=True, timeout=60)
+        expect(sealed.returncode == 0, f"mfb encrypt exited {sealed.returncode}: {sealed.stderr.strip()}")
+        reply = {"data": {"version": "1.0", "requestIdentifier": created["requestIdentifier"],
+                          "authenticate": {"status": "authenticated", "token": sealed.stdout.strip()}}}
+        status, answered, _ = http("POST", base + "/mfb/responses", reply, headers=business)
+        expect(status == 200, f"/mfb/responses answered {status}: {answered}")
+        status, outcome, _ = http("GET", base + f"/mfb/requests/{created['requestIdentifier']}", headers=business)
+        expect(outcome.get("status") == "authenticated" and outcome.get("user_name") == answered.get("user_name"),
+               f"the request reads {outcome}")
+        return answered.get("user_name")
+
+    def mfb_autofill():
+        # Signed out, the server sends the browser to the page, whose autofill request the
+        # virtual authenticator answers at once with one of its passkeys: back with a code.
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        created, path = mfb_request("st-8")
+        before = len(context["apple"].mfb_callbacks)
+        driver.navigate(origin + path)
+        code = mfb_callback(before, "st-8")
+        name = mfb_device(created, code)
+        expect(name in ("alice", "bob"), f"the request was answered for {name!r}")
+    check("Messages for Business: authorize without a session, signed in on the page by autofill, back with a code, "
+          "the encrypted token answers the request", mfb_autofill)
+
+    def mfb_register():
+        # The page with its return address (autofill off): a new passkey, then back.
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        created, path = mfb_request("st-9")
+        snap = page.open("?autofill=off&return=" + urllib.parse.quote(path, safe=""))
+        expect("continue in Messages" in snap["text"], f"status text is {snap['text']!r}")
+        before = len(context["apple"].mfb_callbacks)
+        driver.type_into("#username", "mfb-dana")
+        driver.click("#register")
+        name = mfb_device(created, mfb_callback(before, "st-9"))
+        expect(name == "mfb-dana", f"the request was answered for {name!r}")
+    check("Messages for Business: a passkey made on the page returns to the authorization endpoint", mfb_register)
+
+    def mfb_no_open_redirect():
+        page.open("?autofill=off")
+        page.run("#logout", "ok")
+        snap = page.open("?autofill=off&return=" + urllib.parse.quote("https://evil.example/mfb/authorize", safe=""))
+        expect("continue in Messages" not in snap["text"], "an off-site return address was taken")
+        # (A sign-in, not a new passkey: the virtual authenticator holds only three.)
+        driver.type_into("#username", "mfb-dana")
+        snap = page.run("#login", "ok")
+        where = driver.script("return location.origin + location.pathname;")
+        expect(snap["signedIn"] and where == origin + "/", f"the page went to {where!r}")
+    check("the page's return address is only ever this server's /mfb/authorize", mfb_no_open_redirect)
+
     # Sign in with Apple, web flow: the button, Apple's (stand-in) page posting the token back to
     # /siwa/callback, and the signed-in view of the new account.
     def apple_sign_in():
@@ -818,6 +911,10 @@ def same_id(a, b):
 
 # ----------------------------------------------------------------------- main
 
+# The Messages for Business client the server is started with.
+MFB = {"client": "browser-mfb", "secret": "browser-mfb-secret", "token": "browser-test-business-token"}
+
+
 class OutOfTime(BaseException):
     """Raised by SIGALRM; a BaseException so no check swallows it."""
 
@@ -836,6 +933,8 @@ def run(results, args, workdir, live):
                         "--apple-jwks-url", apple.base + "/auth/keys",
                         "--apple-authorize-url", apple.base + "/auth/authorize",
                         "--push-provider", "webhook", "--push-webhook-url", apple.base + "/push",
+                        "--mfb-client-id", MFB["client"], "--mfb-client-secret", MFB["secret"],
+                        "--mfb-redirect-uri", apple.base + "/mfb/callback", "--mfb-api-token", MFB["token"],
                     ])
     live["server"] = server
     stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",
@@ -862,7 +961,8 @@ def run(results, args, workdir, live):
         return
     # The RP ID is localhost and the allowed origin is http://localhost:PORT (not 127.0.0.1).
     run_checks(results, driver, Page(driver, f"http://localhost:{port}"), port,
-               {"binary": binary, "apple": apple, "workdir": workdir})
+               {"binary": binary, "apple": apple, "workdir": workdir,
+                "mfb": {**MFB, "redirect": apple.base + "/mfb/callback"}})
 
 
 def main():
