@@ -25,7 +25,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
-    "apple-jws", "push-answer", "qr", "mfb-token",
+    "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply",
 ]
 
 
@@ -363,6 +363,16 @@ def main():
     seeds.add("mfb-token", "seed", base64.b64decode(json.loads((mfb_vectors / "mfb-seed.json").read_text())["token"]))
     for case in json.loads((mfb_vectors / "ecies-apple.json").read_text())["vectors"]:
         seeds.add("mfb-token", "apple-" + case["name"], base64.b64decode(case["ciphertext"]))
+
+    # The device's replies as seed 000 shows them, both envelopes, and request keys.
+    seed = json.loads((mfb_vectors / "mfb-seed.json").read_text())
+    seeds.add("mfb-reply", "authenticated", json.dumps({"data": {"version": "1.0", "requestIdentifier":
+              "4C5B9B10-BD43-4F2B-B0F7-AB5E3D1E1A42", "authenticate": {"status": "authenticated", "token": seed["token"]}}}))
+    seeds.add("mfb-reply", "failed", json.dumps({"interactiveData": {"data": {"requestIdentifier": "r-1", "authenticate": {
+              "status": "failed", "errors": [{"code": 2, "domain": "com.apple.icloud.messages.business.cryptor",
+                                              "message": "Key is not UTF8"}]}}}}))
+    seeds.add("mfb-reply", "key", seed["publicKey"])
+    seeds.add("mfb-reply", "key-form-decoded", seed["publicKey"].replace("+", " "))
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

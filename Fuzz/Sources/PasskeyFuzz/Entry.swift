@@ -28,6 +28,7 @@ enum FuzzTargets {
         FuzzTarget(name: "push-answer", run: PushAnswerTarget.run),
         FuzzTarget(name: "qr", run: QRTarget.run),
         FuzzTarget(name: "mfb-token", run: MfBTokenTarget.run),
+        FuzzTarget(name: "mfb-reply", run: MfBReplyTarget.run),
     ]
 }
 
