@@ -10,6 +10,8 @@
 #   4. pass "anonymous": every operation, with random (invalid) session tokens;
 #      pass "signed-in": the operations that take a session, with alice's Bearer token
 #      (/logout is left out there: it would end the session the pass relies on);
+#      pass "business" (when Messages for Business is built in): the business's /mfb calls
+#      with its api token;
 #      pass "cross-origin": every POST, PATCH and DELETE with alice's session cookie and an
 #      `Origin` the server does not allow (all of them must be 403 forbidden_origin);
 #   5. stops the server; exits non-zero on any failure.
@@ -103,6 +105,13 @@ if grep -q -- '--related-origin' <<<"$help"; then serve_args+=(--related-origin 
 if grep -q -- '--apple-client-id' <<<"$help"; then
     echo '{"keys":[]}' >"$work/apple-keys.json"
     serve_args+=(--apple-client-id com.example.app --apple-jwks-url "file://$work/apple-keys.json")
+fi
+# Messages for Business on, so its paths answer; the "business" pass uses the api token.
+mfb_token=""
+if grep -q -- '--mfb-client-id' <<<"$help"; then
+    mfb_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+    serve_args+=(--mfb-client-id schemathesis-client --mfb-client-secret schemathesis-secret
+        --mfb-redirect-uri http://localhost/callback --mfb-api-token "$mfb_token")
 fi
 
 : >"$work/server.log"
@@ -206,6 +215,12 @@ run_pass signed-in --checks "$checks" \
     --header "Authorization: Bearer $token" \
     --generation-with-security-parameters false \
     --include-path-regex '^/(me|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link|push/devices/discovery|push/devices/\{deviceId\})$'
+if [ -n "$mfb_token" ]; then
+    run_pass business --checks "$checks" \
+        --header "Authorization: Bearer $mfb_token" \
+        --generation-with-security-parameters false \
+        --include-path-regex '^/mfb/(requests|requests/\{requestIdentifier\}|responses)$'
+fi
 # Last, as it may end the session: a browser's cookie from a site that is not allowed.
 export PASSKEY_TEST_FOREIGN_ORIGIN=https://attacker.example
 run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_refused" \
@@ -213,7 +228,7 @@ run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_ref
     --header "Origin: $PASSKEY_TEST_FOREIGN_ORIGIN" \
     --generation-with-security-parameters false \
     --include-method-regex '^(POST|PATCH|DELETE)$' \
-    --exclude-path /siwa/callback
+    --exclude-path /siwa/callback --exclude-path /mfb/authorize --exclude-path /mfb/token
 
 if ! "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
     "$base_url/healthz" 2>/dev/null; then

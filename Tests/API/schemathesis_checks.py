@@ -12,8 +12,9 @@ import schemathesis
 # unknown id, a body over the limit, a rate limit. None of them reads the body.
 _EARLIER_REFUSALS = {401, 403, 404, 413, 429}
 
-# Apple's web flow posts a form there (siwa.md); its body is form-encoded by contract.
-_FORM_PATHS = {"/siwa/callback"}
+# Apple's web flow posts a form there (siwa.md), the device's OAuth calls to the other two
+# (mfb.md); their bodies are form-encoded by contract.
+_FORM_PATHS = {"/siwa/callback", "/mfb/authorize", "/mfb/token"}
 
 
 def _media_type(value: str | bytes | None) -> str:
