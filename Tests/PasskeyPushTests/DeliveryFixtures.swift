@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyTestSupport
 
 /// A self-signed certificate for 127.0.0.1 (P-256), made by the `openssl` command at test time.
 struct TestCertificate: Sendable {
@@ -44,17 +45,10 @@ enum OpenSSLFixtures {
     }
 
     private static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failed(description: "openssl \(arguments.first ?? "") failed: \(String(decoding: message, as: UTF8.self))")
+        let run = try ChildProcess.runBlocking(
+            "/usr/bin/env", ["openssl"] + arguments, environment: ProcessInfo.processInfo.environment, stdout: .null)
+        guard run.status == 0 else {
+            throw Failed(description: "openssl \(arguments.first ?? "") failed: \(String(decoding: run.stderr, as: UTF8.self))")
         }
     }
 }

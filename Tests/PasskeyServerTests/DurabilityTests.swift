@@ -22,7 +22,7 @@ import Testing
         let database = directory.appendingPathComponent("db.sqlite").path
         let origin = "http://localhost:1"
         let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0"]
-        let server = try ServerProcess(arguments: arguments)
+        let server = try await ServerProcess.start(arguments: arguments)
         let client = Client(base: server.base)
         let answered = Gathered<Registered>()
 
@@ -71,7 +71,7 @@ import Testing
         #expect(records.count > 20, "too few ceremonies before the kill to mean anything: \(records.count)")
 
         // Every registration and sign-in answered 200 is there after a restart.
-        let restarted = try ServerProcess(arguments: arguments)
+        let restarted = try await ServerProcess.start(arguments: arguments)
         let again = Client(base: restarted.base)
         for record in records {
             let me = try await again.get("/me", bearer: record.token)

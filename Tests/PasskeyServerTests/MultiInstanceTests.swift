@@ -12,12 +12,12 @@ struct MultiInstanceTests {
 
     /// Both instances on `database`, rate limits off (the tests are one client address), a
     /// generous database timeout (every test runs at once on two cores) unless `extra` sets one.
-    static func instances(_ database: String, extra: [String] = ["--database-timeout", "60"]) throws -> (ServerProcess, ServerProcess) {
+    static func instances(_ database: String, extra: [String] = ["--database-timeout", "60"]) async throws -> (ServerProcess, ServerProcess) {
         let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0",
                          "--database-pool-size", "4"] + extra
-        let first = try ServerProcess(arguments: arguments)
+        let first = try await ServerProcess.start(arguments: arguments)
         do {
-            return (first, try ServerProcess(arguments: arguments))
+            return (first, try await ServerProcess.start(arguments: arguments))
         } catch {
             first.kill9()
             throw error
@@ -44,7 +44,7 @@ struct MultiInstanceTests {
     @Test("a ceremony started on one instance finishes on the other; sessions and logout are shared")
     func crossInstanceCeremonies() async throws {
         try await TestPostgres.withDatabase { database in
-            let (a, b) = try Self.instances(database)
+            let (a, b) = try await Self.instances(database)
             defer { _ = a.terminate(); _ = b.terminate() }
             let (ca, cb) = (Client(base: a.base), Client(base: b.base))
 
@@ -74,7 +74,7 @@ struct MultiInstanceTests {
     @Test("20 racing finalizes of one assertion spread over both instances: exactly one 200")
     func racingFinalizes() async throws {
         try await TestPostgres.withDatabase { database in
-            let (a, b) = try Self.instances(database)
+            let (a, b) = try await Self.instances(database)
             defer { _ = a.terminate(); _ = b.terminate() }
             let clients = [Client(base: a.base), Client(base: b.base)]
             let (credential, _) = try await Self.register("frank", start: clients[0], finish: clients[1])
@@ -97,7 +97,7 @@ struct MultiInstanceTests {
     @Test("concurrent registrations of one name on both instances: one account, the rest 409")
     func concurrentRegistrationsOfOneName() async throws {
         try await TestPostgres.withDatabase { database in
-            let (a, b) = try Self.instances(database)
+            let (a, b) = try await Self.instances(database)
             defer { _ = a.terminate(); _ = b.terminate() }
             let clients = [Client(base: a.base), Client(base: b.base)]
             // Every ceremony is started before any finishes: all see a free name.
@@ -125,7 +125,7 @@ struct MultiInstanceTests {
     @Test("kill -9 of one instance in a burst: every 200 survives, the other keeps serving")
     func killOneInstance() async throws {
         try await TestPostgres.withDatabase { database in
-            let (a, b) = try Self.instances(database)
+            let (a, b) = try await Self.instances(database)
             defer { _ = b.terminate() }
             let clients = [Client(base: a.base), Client(base: b.base)]
             let answered = Gathered<(name: String, token: String)>()
@@ -168,9 +168,9 @@ struct MultiInstanceTests {
     @Test("PostgreSQL stopped under load: 503 unavailable within the timeout, no hang; started again: serving again")
     func databaseDownAndUp() async throws {
         let cluster = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pg-\(UUID().uuidString)")
-        let url = try Self.cluster("init", cluster)
-        defer { _ = try? Self.cluster("destroy", cluster) }
-        let (a, b) = try Self.instances(url, extra: ["--database-timeout", "2"])
+        let url = try await Self.cluster("init", cluster)
+        defer { _ = try? Self.clusterBlocking("destroy", cluster) }
+        let (a, b) = try await Self.instances(url, extra: ["--database-timeout", "2"])
         defer { _ = a.terminate(); _ = b.terminate() }
         let clients = [Client(base: a.base), Client(base: b.base)]
         let (credential, token) = try await Self.register("heidi", start: clients[0], finish: clients[1])
@@ -194,14 +194,14 @@ struct MultiInstanceTests {
             }
         }
         try await Task.sleep(for: .milliseconds(500))
-        _ = try Self.cluster("stop", cluster)
+        _ = try await Self.cluster("stop", cluster)
         try await Task.sleep(for: .seconds(4))
         let whileDown = statuses.items
         let health = try await clients[0].get("/healthz")
         #expect(health.status == 503)
         #expect(health.error == "unavailable")
 
-        _ = try Self.cluster("start", cluster)
+        _ = try await Self.cluster("start", cluster)
         // Recovery by itself: within a few seconds both instances answer 200 again.
         var recovered = false
         let deadline = Date().addingTimeInterval(30)
@@ -237,14 +237,20 @@ struct MultiInstanceTests {
     /// scripts/postgres-cluster COMMAND DIR; for init, the cluster's URL. Read from DIR/url, not
     /// from a pipe: the server started inherits descriptors and would hold a pipe open.
     @discardableResult
-    static func cluster(_ command: String, _ directory: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestPostgres.clusterScript.path, command, directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "postgres-cluster \(command) failed")
+    static func cluster(_ command: String, _ directory: URL) async throws -> String {
+        try await onOwnThread { try clusterBlocking(command, directory) }
+    }
+
+    struct ClusterFailed: Error, CustomStringConvertible {
+        let command: String
+        var description: String { "postgres-cluster \(command) failed" }
+    }
+
+    static func clusterBlocking(_ command: String, _ directory: URL) throws -> String {
+        let run = try ChildProcess.runBlocking(
+            "/bin/bash", [TestPostgres.clusterScript.path, command, directory.path], environment: ChildProcess.environment(),
+            stdout: .null, stderr: .inherit)
+        guard run.status == 0 else { throw ClusterFailed(command: command) }
         guard command == "init" else { return "" }
         return try String(contentsOf: directory.appendingPathComponent("url"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -7,11 +7,9 @@ import PasskeyTestSupport
 import Testing
 
 /// The real `passkey-server` binary as a child process.
-final class ServerProcess: @unchecked Sendable {
-    // @unchecked: `process` and `output` are set once in init and only read afterwards.
-    let process: Process
+final class ServerProcess: Sendable {
+    let child: ChildProcess
     let port: Int
-    private let output: Pipe
 
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var origin: String { "http://localhost:\(port)" }
@@ -34,23 +32,20 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    init(arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = try Self.binary
-        process.arguments = ["serve"] + arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
-        env.merge(environment) { $1 }
-        process.environment = env
-        output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    /// Starts the binary and waits for its `listening on` line on a thread of its own (see
+    /// `onOwnThread`).
+    static func start(arguments: [String], environment: [String: String] = [:]) async throws -> ServerProcess {
+        try await onOwnThread { try ServerProcess(arguments: arguments, environment: environment) }
+    }
+
+    private init(arguments: [String], environment: [String: String]) throws {
+        child = try ChildProcess(try Self.binary.path, ["serve"] + arguments, environment: ChildProcess.environment(environment), stderr: .null)
         // Read stdout until the `listening on` line.
         var buffer = Data()
         var found: Int?
         let deadline = Date().addingTimeInterval(30)
         while found == nil, Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = child.readStdout()
             if chunk.isEmpty { break }
             buffer += chunk
             let text = String(decoding: buffer, as: UTF8.self)
@@ -59,21 +54,21 @@ final class ServerProcess: @unchecked Sendable {
             }
         }
         guard let found else {
-            process.terminate()
+            child.signal(SIGKILL)
+            child.waitForExit()
             throw POSIXError(.ETIMEDOUT)
         }
         port = found
     }
 
     func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        child.signal(SIGKILL)
+        child.waitForExit()
     }
 
     func terminate() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.signal(SIGTERM)
+        return child.waitForExit()
     }
 }
 
@@ -88,7 +83,7 @@ final class ServerProcess: @unchecked Sendable {
     @Test func survivesKillDashNine() async throws {
         let database = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
-        let first = try ServerProcess(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
+        let first = try await ServerProcess.start(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
         let client = Client(base: first.base)
         let initialize = try await client.get("/registration_initialize?user_name=kim")
         let options = initialize.json["publicKey"] as! [String: Any]
@@ -102,7 +97,7 @@ final class ServerProcess: @unchecked Sendable {
         let token = try #require(registered.json["session"] as? String)
         first.kill9()
 
-        let second = try ServerProcess(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
+        let second = try await ServerProcess.start(arguments: ["--port", "0", "--database", database.path, "--origin", "http://localhost:1"])
         let again = Client(base: second.base)
         #expect(try await again.get("/me", bearer: token).status == 200)   // the session survived too
         let start = try await again.get("/authentication_initialize?user_name=KIM")
@@ -119,7 +114,7 @@ final class ServerProcess: @unchecked Sendable {
     @Test func terminatesCleanlyAndReadsTheEnvironment() async throws {
         let database = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
-        let server = try ServerProcess(arguments: [], environment: [
+        let server = try await ServerProcess.start(arguments: [], environment: [
             "PASSKEY_PORT": "0", "PASSKEY_DATABASE": database.path, "PASSKEY_RP_ID": "example.test",
             "PASSKEY_RP_NAME": "Env Name", "PASSKEY_ORIGIN": "https://example.test, https://www.example.test",
             "PASSKEY_USER_VERIFICATION": "required", "PASSKEY_IOS_APP_ID": "ABCDE12345.com.example.env",
@@ -135,31 +130,16 @@ final class ServerProcess: @unchecked Sendable {
         #expect(FileManager.default.fileExists(atPath: database.path))
     }
 
-    @Test func refusesBadConfigurationWithAMessage() throws {
+    @Test func refusesBadConfigurationWithAMessage() async throws {
         for arguments in [["--aasa", "/nonexistent/aasa"], ["--user-verification", "sometimes"], ["--origin", "ftp://x"], ["--port", "70000"]] {
-            let process = Process()
-            process.executableURL = try ServerProcess.binary
-            process.arguments = ["serve", "--port", "0", "--database", "/tmp/never-created-\(UUID().uuidString).sqlite"] + arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus != 0, "\(arguments)")
-            #expect(!message.isEmpty, "\(arguments)")
+            let run = try await CommandRun.run(["serve", "--port", "0", "--database", "/tmp/never-created-\(UUID().uuidString).sqlite"] + arguments)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(!run.errors.isEmpty, "\(arguments)")
         }
     }
 
-    @Test func helpExplainsEveryFlag() throws {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary
-        process.arguments = ["serve", "--help"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    @Test func helpExplainsEveryFlag() async throws {
+        let help = try await CommandRun.run(["serve", "--help"]).output
         for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
                      "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "PASSKEY_"] {
             #expect(help.contains(flag), "\(flag)")

@@ -5,25 +5,15 @@ import Testing
 
 /// The flags of `passkey-server serve` for trust, through the real binary.
 @Suite struct TrustFlagTests {
-    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String, stdout: String) {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
-        environment["PASSKEY_DATABASE"] = "/tmp/never-created-\(UUID().uuidString).sqlite"
-        process.environment = environment
-        let errors = Pipe(), output = Pipe()
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: err, as: UTF8.self), String(decoding: out, as: UTF8.self))
+    /// Runs the binary on a thread of its own (see `onOwnThread`).
+    func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String, stdout: String) {
+        let environment = ChildProcess.environment(["PASSKEY_DATABASE": "/tmp/never-created-\(UUID().uuidString).sqlite"])
+        let run = try await ChildProcess.run(try ServerProcess.binary.path, arguments, environment: environment)
+        return (run.status, String(decoding: run.stderr, as: UTF8.self), String(decoding: run.stdout, as: UTF8.self))
     }
 
-    @Test func helpListsTheTrustFlagsWithTheirEnvironmentVariables() throws {
-        let help = try run(["serve", "--help"]).stdout
+    @Test func helpListsTheTrustFlagsWithTheirEnvironmentVariables() async throws {
+        let help = try await run(["serve", "--help"]).stdout
         for (flag, variable) in [
             ("--attestation ", "PASSKEY_ATTESTATION,"), ("--attestation-policy", "PASSKEY_ATTESTATION_POLICY"),
             ("--allow-aaguid", "PASSKEY_ALLOW_AAGUID"), ("--deny-aaguid", "PASSKEY_DENY_AAGUID"),
@@ -36,7 +26,7 @@ import Testing
         }
     }
 
-    @Test func refusesBadTrustFlagsWithAMessage() throws {
+    @Test func refusesBadTrustFlagsWithAMessage() async throws {
         let cases: [([String], String)] = [
             (["--attestation", "always"], "--attestation"),
             (["--attestation-policy", "strict"], "--attestation-policy"),
@@ -47,7 +37,7 @@ import Testing
             (["--trust-anchors", "/nonexistent/anchors"], "/nonexistent/anchors"),
         ]
         for (arguments, named) in cases {
-            let result = try run(["serve", "--port", "0"] + arguments)
+            let result = try await run(["serve", "--port", "0"] + arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.stderr.contains(named), "\(arguments): \(result.stderr)")
         }
@@ -58,7 +48,7 @@ import Testing
         try FileManager.default.createDirectory(at: database.deletingLastPathComponent(), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let expected = try MDSFixtures.expected()
-        let server = try ServerProcess(arguments: [], environment: [
+        let server = try await ServerProcess.start(arguments: [], environment: [
             "PASSKEY_PORT": "0", "PASSKEY_DATABASE": database.path,
             "PASSKEY_ATTESTATION": "direct", "PASSKEY_ATTESTATION_POLICY": "trusted",
             "PASSKEY_DENY_AAGUID": "\(expected.aaguids["plain"]!), \(expected.aaguids["brokenRoot"]!)",

@@ -12,22 +12,12 @@ import Testing
         let stderr: String
     }
 
-    func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary
-        process.arguments = ["verify"] + arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let json = (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] ?? [:]
-        return Run(status: process.terminationStatus, json: json, stderr: String(decoding: stderr, as: UTF8.self))
+    /// Runs the binary on a thread of its own (see `onOwnThread`); stdin empty unless given.
+    func run(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> Run {
+        let run = try await ChildProcess.run(
+            try ServerProcess.binary.path, ["verify"] + arguments, environment: ChildProcess.environment(), stdin: Data(stdin ?? []))
+        let json = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any] ?? [:]
+        return Run(status: run.status, json: json, stderr: String(decoding: run.stderr, as: UTF8.self))
     }
 
     func write(_ bytes: [UInt8]) throws -> String {
@@ -39,13 +29,13 @@ import Testing
     let challenge = SecureRandom.bytes(32)
     var common: [String] { ["--rp-id", "example.org", "--origin", "https://example.org", "--challenge", Base64URL.encode(challenge)] }
 
-    @Test func acceptsARegistrationAndExplainsEveryStep() throws {
+    @Test func acceptsARegistrationAndExplainsEveryStep() async throws {
         let credential = try TestCredential(algorithm: .es256)
         var builder = RegistrationBuilder(credential: credential, rpID: "example.org", origin: "https://example.org", challenge: challenge)
         builder.format = "packed"
         let file = try write(try builder.json())
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let result = try run(["registration"] + common + ["--explain", file])
+        let result = try await run(["registration"] + common + ["--explain", file])
         #expect(result.status == 0)
         #expect(result.json["result"] as? String == "accept")
         #expect(result.json["credential_id"] as? String == Base64URL.encode(credential.id))
@@ -63,10 +53,10 @@ import Testing
         #expect(!result.stderr.contains("✘"))
     }
 
-    @Test func rejectsWithTheContractsCodeAndExitOne() throws {
+    @Test func rejectsWithTheContractsCodeAndExitOne() async throws {
         var builder = RegistrationBuilder(credential: try TestCredential(), rpID: "example.org", origin: "https://evil.example.org", challenge: challenge)
         builder.format = "none"
-        let result = try run(["registration"] + common + ["--explain"], stdin: try builder.json())
+        let result = try await run(["registration"] + common + ["--explain"], stdin: try builder.json())
         #expect(result.status == 1)
         #expect(result.json["result"] as? String == "reject")
         #expect(result.json["error"] as? String == "origin_mismatch")
@@ -75,52 +65,52 @@ import Testing
         #expect(result.stderr.contains("✘ 7.1.9"))
     }
 
-    @Test func optionsShapeTheCeremony() throws {
+    @Test func optionsShapeTheCeremony() async throws {
         var unverified = RegistrationBuilder(credential: try TestCredential(algorithm: .rs256), rpID: "example.org", origin: "https://example.org", challenge: challenge)
         unverified.authData.flags &= ~AuthDataBuilder.uv
         let body = try unverified.json()
-        #expect(try run(["registration"] + common, stdin: body).status == 0)
-        #expect(try run(["registration"] + common + ["--require-user-verification"], stdin: body).json["error"] as? String == "user_verification_required")
-        #expect(try run(["registration"] + common + ["--algorithm", "-7"], stdin: body).json["error"] as? String == "unsupported_algorithm")
-        #expect(try run(["registration"] + common + ["--algorithm", "-257"], stdin: body).status == 0)
+        #expect(try await run(["registration"] + common, stdin: body).status == 0)
+        #expect(try await run(["registration"] + common + ["--require-user-verification"], stdin: body).json["error"] as? String == "user_verification_required")
+        #expect(try await run(["registration"] + common + ["--algorithm", "-7"], stdin: body).json["error"] as? String == "unsupported_algorithm")
+        #expect(try await run(["registration"] + common + ["--algorithm", "-257"], stdin: body).status == 0)
         let other = ["--rp-id", "example.org", "--origin", "https://example.org", "--challenge", Base64URL.encode(SecureRandom.bytes(32))]
-        #expect(try run(["registration"] + other, stdin: body).json["error"] as? String == "unknown_challenge")
+        #expect(try await run(["registration"] + other, stdin: body).json["error"] as? String == "unknown_challenge")
 
         var framed = RegistrationBuilder(credential: try TestCredential(), rpID: "example.org", origin: "https://example.org", challenge: challenge)
         framed.clientData.crossOrigin = true
         framed.clientData.topOrigin = "https://shop.example"
         let framedBody = try framed.json()
-        #expect(try run(["registration"] + common, stdin: framedBody).json["error"] as? String == "origin_mismatch")
-        #expect(try run(["registration"] + common + ["--allow-cross-origin", "--top-origin", "https://shop.example"], stdin: framedBody).status == 0)
+        #expect(try await run(["registration"] + common, stdin: framedBody).json["error"] as? String == "origin_mismatch")
+        #expect(try await run(["registration"] + common + ["--allow-cross-origin", "--top-origin", "https://shop.example"], stdin: framedBody).status == 0)
     }
 
-    @Test func authenticationWithAndWithoutWhatTheServerHolds() throws {
+    @Test func authenticationWithAndWithoutWhatTheServerHolds() async throws {
         let credential = try TestCredential(algorithm: .ed25519)
         let body = try AssertionBuilder(credential: credential, rpID: "example.org", origin: "https://example.org", challenge: challenge, signCount: 8).json()
         let key = ["--public-key", Base64URL.encode(credential.coseKey)]
-        let bare = try run(["authentication"] + common + key + ["--explain"], stdin: body)
+        let bare = try await run(["authentication"] + common + key + ["--explain"], stdin: body)
         #expect(bare.status == 0)
         #expect(bare.json["sign_count"] as? Int == 8)
         #expect(bare.json["credential_id"] as? String == Base64URL.encode(credential.id))
         #expect(bare.stderr.contains("– 7.2.6"))
-        let full = try run(["authentication"] + common + key + [
+        let full = try await run(["authentication"] + common + key + [
             "--sign-count", "7", "--credential-id", Base64URL.encode(credential.id), "--user-handle", Base64URL.encode(credential.userHandle), "--explain",
         ], stdin: body)
         #expect(full.status == 0)
         #expect(full.stderr.contains("✔ 7.2.6"))
-        #expect(try run(["authentication"] + common + key + ["--sign-count", "8"], stdin: body).json["error"] as? String == "counter_regression")
-        #expect(try run(["authentication"] + common + key + ["--user-handle", Base64URL.encode(SecureRandom.bytes(32))], stdin: body).json["error"] as? String == "user_handle_mismatch")
-        #expect(try run(["authentication"] + common + key + ["--credential-id", Base64URL.encode(SecureRandom.bytes(16))], stdin: body).json["error"] as? String == "unknown_credential")
+        #expect(try await run(["authentication"] + common + key + ["--sign-count", "8"], stdin: body).json["error"] as? String == "counter_regression")
+        #expect(try await run(["authentication"] + common + key + ["--user-handle", Base64URL.encode(SecureRandom.bytes(32))], stdin: body).json["error"] as? String == "user_handle_mismatch")
+        #expect(try await run(["authentication"] + common + key + ["--credential-id", Base64URL.encode(SecureRandom.bytes(16))], stdin: body).json["error"] as? String == "unknown_credential")
         let otherKey = try TestCredential(algorithm: .ed25519)
-        #expect(try run(["authentication"] + common + ["--public-key", Base64URL.encode(otherKey.coseKey)], stdin: body).json["error"] as? String == "invalid_signature")
+        #expect(try await run(["authentication"] + common + ["--public-key", Base64URL.encode(otherKey.coseKey)], stdin: body).json["error"] as? String == "invalid_signature")
     }
 
-    @Test func usageErrorsExitTwo() throws {
-        #expect(try run(["registration", "--origin", "https://x"]).status == 2)
-        #expect(try run(["registration"] + common + ["--at", "yesterday"], stdin: []).status == 2)
-        #expect(try run(["authentication"] + common + ["--public-key", "!!"], stdin: []).status == 2)
+    @Test func usageErrorsExitTwo() async throws {
+        #expect(try await run(["registration", "--origin", "https://x"]).status == 2)
+        #expect(try await run(["registration"] + common + ["--at", "yesterday"], stdin: []).status == 2)
+        #expect(try await run(["authentication"] + common + ["--public-key", "!!"], stdin: []).status == 2)
         // A malformed response is not a usage error: it is rejected.
-        let malformed = try run(["registration"] + common, stdin: Array("{}".utf8))
+        let malformed = try await run(["registration"] + common, stdin: Array("{}".utf8))
         #expect(malformed.status == 1)
         #expect(malformed.json["error"] as? String == "invalid_request")
     }
