@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyAssociation
 import PasskeyServer
+import PasskeyTestSupport
 import Testing
 
 /// What a run of the `passkey-server` binary printed and how it ended.
@@ -16,23 +17,8 @@ struct CommandRun: Sendable {
     /// Runs the binary without blocking a Swift concurrency thread (the server under test
     /// answers on those), with no PASSKEY_* variables unless given.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandRun {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
-        env.merge(environment) { $1 }
-        process.environment = env
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return CommandRun(
-            status: status,
-            output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let run = try await ChildProcess.run(try ServerProcess.binary.path, arguments, environment: ChildProcess.environment(environment))
+        return CommandRun(status: run.status, output: String(decoding: run.stdout, as: UTF8.self), errors: String(decoding: run.stderr, as: UTF8.self))
     }
 }
 
@@ -48,10 +34,12 @@ struct CommandRun: Sendable {
         return url
     }
 
+    /// The checks below fetch from a server in this test process, which answers slowly while
+    /// every other test runs at once on two cores: each gets `--timeout 60`, not the 10 s default.
     @Test func aasaCheckAgainstTheRunningServer() async throws {
         try await withServer({ $0.iosAppIDs = [Self.appID] }) { server, _, _ in
             let site = "http://127.0.0.1:\(server.port)"
-            let good = try await CommandRun.run(["aasa", "check", "--url", site, "--app-id", Self.appID, "--rp-id", "127.0.0.1"])
+            let good = try await CommandRun.run(["aasa", "check", "--timeout", "60", "--url", site, "--app-id", Self.appID, "--rp-id", "127.0.0.1"])
             #expect(good.status == 0, "\(good.output)\(good.errors)")
             for line in ["✔ https:", "✔ fetch: GET \(site)/.well-known/apple-app-site-association", "✔ RP ID:", "✔ no redirect:",
                          "✔ status 200:", "✔ content type: application/json", "✔ size:", "✔ webcredentials.apps: 1 app",
@@ -62,7 +50,7 @@ struct CommandRun: Sendable {
             #expect(good.output.hasSuffix("passed, 0 failed: all good.\n"))
 
             // The same as JSON.
-            let json = try await CommandRun.run(["aasa", "check", "--url", site, "--app-id", Self.appID, "--json"])
+            let json = try await CommandRun.run(["aasa", "check", "--timeout", "60", "--url", site, "--app-id", Self.appID, "--json"])
             #expect(json.status == 0)
             #expect(json.json["failed"] as? Int == 0)
             #expect(json.json["passed"] as? Int == json.checks.count)
@@ -71,13 +59,13 @@ struct CommandRun: Sendable {
             #expect(json.check("app listed: \(Self.appID)")?["fix"] is NSNull)
 
             // An app that is not listed: exit 1, a ✘ with its fix, the summary.
-            let missing = try await CommandRun.run(["aasa", "check", "--url", site, "--app-id", "FGHIJ67890.com.example.other"])
+            let missing = try await CommandRun.run(["aasa", "check", "--timeout", "60", "--url", site, "--app-id", "FGHIJ67890.com.example.other"])
             #expect(missing.status == 1)
             #expect(missing.output.contains("✘ app listed: FGHIJ67890.com.example.other: not in webcredentials.apps\n    fix: "))
             #expect(missing.output.hasSuffix("passed, 1 failed.\n"))
 
             // An RP ID the host does not belong to.
-            let wrongRP = try await CommandRun.run(["aasa", "check", "--url", site, "--rp-id", "example.com", "--json"])
+            let wrongRP = try await CommandRun.run(["aasa", "check", "--timeout", "60", "--url", site, "--rp-id", "example.com", "--json"])
             #expect(wrongRP.status == 1)
             #expect(wrongRP.check("RP ID")?["ok"] as? Bool == false)
             #expect(wrongRP.json["failed"] as? Int == 1)
@@ -86,7 +74,7 @@ struct CommandRun: Sendable {
 
     @Test func aasaCheckOfAServerWithoutTheFile() async throws {
         try await withServer { server, _, _ in
-            let run = try await CommandRun.run(["aasa", "check", "--url", "http://127.0.0.1:\(server.port)", "--json"])
+            let run = try await CommandRun.run(["aasa", "check", "--timeout", "60", "--url", "http://127.0.0.1:\(server.port)", "--json"])
             #expect(run.status == 1)
             #expect(run.check("status 200")?["detail"] as? String == "/.well-known/apple-app-site-association answered 404")
         }
@@ -103,7 +91,7 @@ struct CommandRun: Sendable {
         #expect((failing.check("app ID format: abcde12345.com.example.shiny")?["fix"] as? String)?.contains("TEAMID.bundle.id") == true)
         // FILE and --url together: each check says which it is about.
         try await withServer({ $0.iosAppIDs = [Self.appID] }) { server, _, _ in
-            let both = try await CommandRun.run(["aasa", "check", good.path, "--url", "http://127.0.0.1:\(server.port)", "--json"])
+            let both = try await CommandRun.run(["aasa", "check", good.path, "--timeout", "60", "--url", "http://127.0.0.1:\(server.port)", "--json"])
             #expect(both.status == 0)
             #expect(both.check("file: JSON") != nil && both.check("url: status 200") != nil)
         }
@@ -129,7 +117,7 @@ struct CommandRun: Sendable {
     @Test func assetLinksCheckAgainstTheRunningServer() async throws {
         try await withServer({ $0.androidApps = [try! AndroidApp(argument: Self.android)] }) { server, _, _ in
             let site = "http://127.0.0.1:\(server.port)"
-            let good = try await CommandRun.run(["assetlinks", "check", "--url", site, "--android-app", Self.android])
+            let good = try await CommandRun.run(["assetlinks", "check", "--timeout", "60", "--url", site, "--android-app", Self.android])
             #expect(good.status == 0, "\(good.output)\(good.errors)")
             for line in ["✔ no redirect:", "✔ status 200:", "✔ content type: application/json", "✔ statement[0] relation: includes get_login_creds",
                          "✔ statement[0] namespace: android_app", "✔ statement[0] package_name: com.example.shiny",
@@ -137,18 +125,18 @@ struct CommandRun: Sendable {
                 #expect(good.output.contains(line), "\(line)\n\(good.output)")
             }
 
-            let json = try await CommandRun.run(["assetlinks", "check", "--url", site, "--android-app", Self.android, "--json"])
+            let json = try await CommandRun.run(["assetlinks", "check", "--timeout", "60", "--url", site, "--android-app", Self.android, "--json"])
             #expect(json.status == 0)
             #expect(json.json["failed"] as? Int == 0)
             #expect(json.check("statement[0] sha256_cert_fingerprints")?["ok"] as? Bool == true)
 
-            let otherKey = try await CommandRun.run(["assetlinks", "check", "--url", site, "--android-app", "com.example.shiny:\(otherExampleFingerprint)", "--json"])
+            let otherKey = try await CommandRun.run(["assetlinks", "check", "--timeout", "60", "--url", site, "--android-app", "com.example.shiny:\(otherExampleFingerprint)", "--json"])
             #expect(otherKey.status == 1)
             #expect((otherKey.check("app listed: com.example.shiny")?["detail"] as? String)?.contains("not with the fingerprint") == true)
         }
         // A server without Android apps answers 404.
         try await withServer { server, _, _ in
-            let run = try await CommandRun.run(["assetlinks", "check", "--url", "http://127.0.0.1:\(server.port)"])
+            let run = try await CommandRun.run(["assetlinks", "check", "--timeout", "60", "--url", "http://127.0.0.1:\(server.port)"])
             #expect(run.status == 1)
             #expect(run.output.contains("✘ status 200: /.well-known/assetlinks.json answered 404"))
         }
@@ -183,7 +171,7 @@ struct CommandRun: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-native-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ServerProcess(arguments: [], environment: [
+        let server = try await ServerProcess.start(arguments: [], environment: [
             "PASSKEY_PORT": "0", "PASSKEY_DATABASE": directory.appendingPathComponent("db.sqlite").path,
             "PASSKEY_ANDROID_APP": "com.example.one:\(exampleFingerprint), com.example.two:\(otherExampleFingerprint)",
             "PASSKEY_RELATED_ORIGIN": "https://shop.example.com, https://example.co.uk",

@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyServer
+import PasskeyTestSupport
 import Testing
 
 /// The HTTP surface: errors as JSON, limits, the association file, health.
@@ -121,22 +122,18 @@ enum RawHTTP {
         return (String(response[..<range.upperBound]), String(response[range.upperBound...]))
     }
 
-    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes (10 s timeout), on
-    /// a thread of its own: blocking reads on one of Swift concurrency's few threads would stall
-    /// the in-process server that is to answer them.
+    /// Sends `request` to 127.0.0.1:`port` and reads until the server closes, on a thread of
+    /// its own (see `onOwnThread`). The 60 s timeout is generous on purpose: every test runs at
+    /// once on two cores, and the in-process server answers late under that load.
     static func exchange(port: Int, request: [UInt8]) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try blockingExchange(port: port, request: request) })
-            }
-        }
+        try await onOwnThread { try blockingExchange(port: port, request: request) }
     }
 
     private static func blockingExchange(port: Int, request: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
