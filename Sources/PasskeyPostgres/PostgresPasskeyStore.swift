@@ -70,7 +70,10 @@ public final class PostgresPasskeyStore: PasskeyStore {
     public func close() async {
         closed.withLock { $0 = true }
         runner.cancel()
-        await runner.value
+        // Bounded like every call, so that a pool that does not wind down cannot keep the
+        // process from exiting.
+        let runner = runner
+        _ = try? await Self.firstOf({ await runner.value }, timeout: timeout)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
@@ -145,26 +148,74 @@ public final class PostgresPasskeyStore: PasskeyStore {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
+    /// Runs `operation` with the store's deadline. At the deadline the caller gets
+    /// `.unavailable` and the operation is cancelled, whether or not it has stopped yet: a
+    /// statement on a connection that died with the server can ignore cancellation, and waiting
+    /// for it (as a task group would) left the request unanswered and the server unable to shut
+    /// down.
     private func deadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
-        let timeout = timeout
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await operation() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw StoreError.unavailable("PostgreSQL did not answer within \(timeout)")
-                }
-                return value
-            }
+            return try await Self.firstOf(operation, timeout: timeout)
         } catch let error as any RollbackOutcome {
             throw error
         } catch {
             throw Self.storeError(error)
+        }
+    }
+
+    /// `operation`'s outcome, or `.unavailable` once `timeout` has passed (or the caller is
+    /// cancelled), whichever comes first; the loser is cancelled and not waited for.
+    static func firstOf<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T, timeout: Duration) async throws -> T {
+        let race = Race<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                race.start(continuation, tasks: [
+                    Task {
+                        do { race.answer(.success(try await operation())) } catch { race.answer(.failure(error)) }
+                    },
+                    Task {
+                        try? await Task.sleep(for: timeout)
+                        race.answer(.failure(StoreError.unavailable("PostgreSQL did not answer within \(timeout)")))
+                    },
+                ])
+            }
+        } onCancel: {
+            race.answer(.failure(CancellationError()))
+        }
+    }
+
+    /// The continuation of `firstOf`, resumed once, with the first answer (which may come
+    /// before `start` has the continuation); the tasks still running then are cancelled.
+    private final class Race<T: Sendable>: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<T, any Error>?
+            var tasks: [Task<Void, Never>] = []
+            var first: Result<T, any Error>?
+        }
+        private let state = Mutex(State())
+
+        func start(_ continuation: CheckedContinuation<T, any Error>, tasks: [Task<Void, Never>]) {
+            let first = state.withLock { state -> Result<T, any Error>? in
+                state.tasks = tasks
+                if state.first == nil { state.continuation = continuation }
+                return state.first
+            }
+            if let first {
+                tasks.forEach { $0.cancel() }
+                continuation.resume(with: first)
+            }
+        }
+
+        func answer(_ result: Result<T, any Error>) {
+            let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
+                guard state.first == nil else { return (nil, []) }
+                state.first = result
+                defer { state.continuation = nil }
+                return (state.continuation, state.tasks)
+            }
+            tasks.forEach { $0.cancel() }
+            continuation?.resume(with: result)
         }
     }
 

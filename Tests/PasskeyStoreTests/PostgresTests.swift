@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PasskeyPostgres
+@testable import PasskeyPostgres
 import PasskeyStore
 import PasskeyTestSupport
 import Testing
@@ -13,6 +13,30 @@ let postgresSchemaVersion = 5
 
 @Suite("PostgreSQL")
 struct PostgresTests {
+    /// A statement on a connection that died with the server can ignore cancellation. The
+    /// deadline must still answer on time; waiting for the statement left a request unanswered
+    /// and a server that would not stop on SIGTERM.
+    @Test("the deadline answers .unavailable on time even when the call ignores cancellation, and a quick call wins")
+    func deadlineDoesNotWaitForTheCall() async throws {
+        let start = ContinuousClock.now
+        do {
+            _ = try await PostgresPasskeyStore.firstOf({ () async -> Int in
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume() }
+                }
+                return 1
+            }, timeout: .milliseconds(200))
+            Issue.record("answered without the deadline")
+        } catch {
+            #expect((error as? StoreError)?.code == .unavailable, "\(error)")
+        }
+        #expect(ContinuousClock.now - start < .seconds(15))
+        #expect(try await PostgresPasskeyStore.firstOf({ 7 }, timeout: .seconds(60)) == 7)
+        await #expect(throws: StoreError.self) {
+            try await PostgresPasskeyStore.firstOf({ () async throws -> Int in throw StoreError(code: .userExists, reason: "") }, timeout: .seconds(60))
+        }
+    }
+
     @Test("URLs: user, password and database percent-decoded; port, sslmode and defaults")
     func locations() throws {
         let full = try PostgresLocation(url: "postgresql://app%40x:p%3As%2Fw@db.internal:6543/pass%20keys?sslmode=verify-full&sslrootcert=/etc/ca.pem")
