@@ -6,9 +6,9 @@ public import Foundation
 /// Not Foundation's `Process`: on Linux its `run()` walks /proc/self/fd with a 256-byte copy
 /// of each directory entry and faults now and then when an entry ends a page
 /// (swift-corelibs-foundation PR #5472, not in the Swift 6.3.1 here). The test process has
-/// many descriptors open (servers, connections): one run of the suite in eight crashed here
-/// that way. The child gets exactly stdin, stdout and stderr: every other descriptor is closed in
-/// it, so no child holds another's pipe open.
+/// many descriptors open (servers, connections): one of eleven runs of the suite here crashed
+/// that way. The child gets exactly stdin, stdout and stderr: every other descriptor is closed
+/// in it, so no child holds another's pipe open.
 public final class ChildProcess: @unchecked Sendable {
     // @unchecked: every stored property but `input` is set once in init; `input` is used by
     // `writeInput` alone, once, and `waitForExit` is called once.
