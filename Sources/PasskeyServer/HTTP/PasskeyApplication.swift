@@ -210,6 +210,8 @@ struct SweeperService: Service {
                         "ceremonies": "\(swept.ceremonies)", "sessions": "\(swept.sessions)", "events": "\(swept.events)",
                     ])
                 }
+            } catch where Task.isCancelled {
+                break  // shutting down: the sweep in flight was cancelled, nothing failed
             } catch {
                 logger.error("sweeping expired rows failed", metadata: ["error": "\(error)"])
             }
