@@ -15,9 +15,11 @@ struct CommandRun: Sendable {
     func check(_ name: String) -> [String: Any]? { checks.first { $0["name"] as? String == name } }
 
     /// Runs the binary without blocking a Swift concurrency thread (the server under test
-    /// answers on those), with no PASSKEY_* variables unless given.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandRun {
-        let run = try await ChildProcess.run(try ServerProcess.binary.path, arguments, environment: ChildProcess.environment(environment))
+    /// answers on those), with no PASSKEY_* variables unless given, and `stdin` (or nothing) on
+    /// its standard input.
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) async throws -> CommandRun {
+        let run = try await ChildProcess.run(
+            try ServerProcess.binary.path, arguments, environment: ChildProcess.environment(environment), stdin: stdin)
         return CommandRun(status: run.status, output: String(decoding: run.stdout, as: UTF8.self), errors: String(decoding: run.stderr, as: UTF8.self))
     }
 }

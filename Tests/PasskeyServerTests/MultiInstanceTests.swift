@@ -241,16 +241,11 @@ struct MultiInstanceTests {
         try await onOwnThread { try clusterBlocking(command, directory) }
     }
 
-    struct ClusterFailed: Error, CustomStringConvertible {
-        let command: String
-        var description: String { "postgres-cluster \(command) failed" }
-    }
-
     static func clusterBlocking(_ command: String, _ directory: URL) throws -> String {
         let run = try ChildProcess.runBlocking(
             "/bin/bash", [TestPostgres.clusterScript.path, command, directory.path], environment: ChildProcess.environment(),
             stdout: .null, stderr: .inherit)
-        guard run.status == 0 else { throw ClusterFailed(command: command) }
+        guard run.status == 0 else { throw ChildProcess.Failed(description: "postgres-cluster \(command) failed") }
         guard command == "init" else { return "" }
         return try String(contentsOf: directory.appendingPathComponent("url"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -5,11 +5,9 @@ import Testing
 
 /// The flags of `passkey-server serve` for trust, through the real binary.
 @Suite struct TrustFlagTests {
-    /// Runs the binary on a thread of its own (see `onOwnThread`).
     func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String, stdout: String) {
-        let environment = ChildProcess.environment(["PASSKEY_DATABASE": "/tmp/never-created-\(UUID().uuidString).sqlite"])
-        let run = try await ChildProcess.run(try ServerProcess.binary.path, arguments, environment: environment)
-        return (run.status, String(decoding: run.stderr, as: UTF8.self), String(decoding: run.stdout, as: UTF8.self))
+        let run = try await CommandRun.run(arguments, environment: ["PASSKEY_DATABASE": "/tmp/never-created-\(UUID().uuidString).sqlite"])
+        return (run.status, run.errors, run.output)
     }
 
     @Test func helpListsTheTrustFlagsWithTheirEnvironmentVariables() async throws {

@@ -12,12 +12,11 @@ import Testing
         let stderr: String
     }
 
-    /// Runs the binary on a thread of its own (see `onOwnThread`); stdin empty unless given.
+    /// `passkey-server verify`, with `stdin` (or nothing) on its standard input.
     func run(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> Run {
-        let run = try await ChildProcess.run(
-            try ServerProcess.binary.path, ["verify"] + arguments, environment: ChildProcess.environment(), stdin: Data(stdin ?? []))
-        let json = (try? JSONSerialization.jsonObject(with: run.stdout)) as? [String: Any] ?? [:]
-        return Run(status: run.status, json: json, stderr: String(decoding: run.stderr, as: UTF8.self))
+        let run = try await CommandRun.run(["verify"] + arguments, stdin: stdin.map { Data($0) })
+        let json = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] ?? [:]
+        return Run(status: run.status, json: json, stderr: run.errors)
     }
 
     func write(_ bytes: [UInt8]) throws -> String {

@@ -16,6 +16,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     public struct Failed: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// What a child that ran to its end printed, and how it ended: the exit status, or 128 plus
