@@ -1,4 +1,5 @@
 public import Logging
+internal import Synchronization
 
 /// The id of the request being served, carried by the task that serves it (a task-local, so
 /// every log line written on its behalf, in any module and in child tasks, carries it as
@@ -22,18 +23,44 @@ public enum RequestID {
         return header
     }
 
-    /// A new id: 16 random bytes, hex.
+    /// A new id: 32 hex digits, unique within the process and not guessable from the ids before
+    /// it (a random 64-bit process prefix, then a counter scrambled by SplitMix64 with a random
+    /// key). Not a secret, so it costs no system call: `SystemRandomNumberGenerator` asks the
+    /// kernel for every 8 bytes, and the 16 calls this made per request showed in the profile.
     public static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
+        let counter = sequence.add(1, ordering: .relaxed).newValue
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
-        for _ in 0..<16 {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
+        appendHex(processPrefix, to: &bytes)
+        appendHex(splitMix64(counter &+ counterKey), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let processPrefix: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let counterKey: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let sequence = Atomic<UInt64>(0)
+
+    /// SplitMix64's finaliser: a bijection on 64 bits, so distinct counters give distinct ids.
+    static func splitMix64(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            for shift in stride(from: 60, through: 0, by: -4) {
+                bytes.append(digits[Int((value >> UInt64(shift)) & 0x0F)])
+            }
+        }
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {

@@ -71,4 +71,13 @@ import Testing
         #expect(RequestID.accepted("a\nb") == nil)
         #expect(RequestID.make() != RequestID.make())
     }
+
+    @Test("request ids are 32 lowercase hex digits and do not repeat")
+    func requestIDsAreDistinct() {
+        let ids = (0..<10_000).map { _ in RequestID.make() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.utf8.count == 32 && $0.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } })
+        // Consecutive ids differ in more than the last digits: the counter is scrambled.
+        #expect(ids[0].suffix(16).prefix(8) != ids[1].suffix(16).prefix(8))
+    }
 }
