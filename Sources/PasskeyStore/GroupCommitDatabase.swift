@@ -11,6 +11,12 @@ internal import Synchronization
 /// returned: a job's success means its rows are on disk. While one group's fsync runs, the next
 /// group gathers, so under load one fsync carries many ceremonies.
 ///
+/// A write may be marked not durable (a pending ceremony: losing it costs the user a retry, and
+/// nothing that was answered depends on it). A group of only such writes commits with
+/// `synchronous=NORMAL`: its rows are in the WAL file, visible to every connection and process
+/// and kept if this process dies, but not fsynced; the next durable commit's fsync of the WAL
+/// carries them too. A group with any durable write commits with FULL, as always.
+///
 /// The writer is confined to its own serial DispatchQueue (GRDB's model), so its blocking calls
 /// (fsync, busy waits) never run on Swift's cooperative thread pool. Reads run where they are
 /// called, on a pooled connection: a WAL read never waits for the writer, and a hop to another
@@ -19,7 +25,9 @@ final class GroupCommitDatabase: Sendable {
     private let writer: ConfinedConnection
     private let readers: ReaderPool
     private let pending = Mutex(Pending())
-    /// Called after each group with (jobs in the group, seconds the COMMIT took).
+    /// The writer's `synchronous` setting; used only on the writer's queue.
+    private let synchronous = SynchronousMode()
+    /// Called after each durable group with (jobs in the group, seconds the COMMIT took).
     let onCommit: @Sendable (Int, Double) -> Void
 
     struct Pending: ~Copyable {
@@ -55,12 +63,14 @@ final class GroupCommitDatabase: Sendable {
     }
 
     /// Runs a write inside the next group's transaction, in its own savepoint; returns once the
-    /// group has committed. If `body` throws, its savepoint is rolled back (the rest of the group
-    /// commits) and the error is rethrown. If the COMMIT fails, every job of the group fails.
-    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    /// group has committed (with `durable`, the default, once it is fsynced). If `body` throws,
+    /// its savepoint is rolled back (the rest of the group commits) and the error is rethrown.
+    /// If the COMMIT fails, every job of the group fails.
+    func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let outcome = JobOutcome<T>()
             let job = WriteJob(
+                durable: durable,
                 execute: { connection in outcome.value = try body(connection) },
                 complete: { error in
                     if let error {
@@ -83,10 +93,18 @@ final class GroupCommitDatabase: Sendable {
         }
     }
 
+    /// Writes waiting for the next group.
+    var queuedWrites: Int {
+        pending.withLock { $0.jobs.count }
+    }
+
     /// Runs `body` on the writer outside any group (migrations, maintenance that manages its own
     /// transaction).
     func exclusive<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await writer.perform(body)
+        try await writer.perform { connection in
+            try self.synchronous.set(full: true, on: connection)
+            return try body(connection)
+        }
     }
 
     /// Closes every connection once the work already queued has run.
@@ -109,6 +127,14 @@ final class GroupCommitDatabase: Sendable {
             return
         }
         var failures: [(any Error)?] = Array(repeating: nil, count: jobs.count)
+        let durable = Self.needsSync(jobs)
+        do {
+            try synchronous.set(full: durable, on: connection)
+        } catch {
+            let storeError = (error as? SQLiteError)?.storeError ?? error
+            for job in jobs { job.complete(storeError) }
+            return
+        }
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
@@ -145,14 +171,38 @@ final class GroupCommitDatabase: Sendable {
             return
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        onCommit(jobs.count, seconds)
+        if durable { onCommit(jobs.count, seconds) }
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
+    }
+
+    /// Whether the group's COMMIT must fsync: when any of its writes is durable.
+    static func needsSync(_ jobs: [WriteJob]) -> Bool {
+        jobs.contains { $0.durable }
+    }
+}
+
+/// The writer connection's `PRAGMA synchronous`, changed only when a group needs the other
+/// setting. When the PRAGMA fails the setting is unknown, and it is set again before the next
+/// group: a durable group never commits unless FULL was set without error.
+//
+// @unchecked Sendable: used only on the writer's serial queue.
+final class SynchronousMode: @unchecked Sendable {
+    /// nil: unknown. The writer is opened with FULL (Schema.prepare).
+    private var full: Bool? = true
+
+    func set(full wanted: Bool, on connection: SQLiteConnection) throws {
+        guard full != wanted else { return }
+        full = nil
+        // Not a cached statement: this PRAGMA takes effect when it is prepared, not when stepped.
+        try connection.execute(wanted ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", cached: false)
+        full = wanted
     }
 }
 
 /// One queued write: `execute` runs on the writer inside the group's transaction; `complete`
 /// answers the caller after the COMMIT (nil: success).
 struct WriteJob: Sendable {
+    let durable: Bool
     let execute: @Sendable (SQLiteConnection) throws -> Void
     let complete: @Sendable ((any Error)?) -> Void
 }

@@ -34,9 +34,16 @@ public final class SQLitePasskeyStore: PasskeyStore {
 
     // MARK: Ceremonies
 
+    /// Not fsynced on its own (`durable: false`): a pending ceremony is in the WAL file, seen by
+    /// every connection and kept if the process dies, but a power cut may lose it, which costs
+    /// the user a retry; the next durable commit fsyncs it along.
     public func insertCeremony(_ c: CeremonyRecord) async throws {
+        try await insertCeremony(c, durable: false)
+    }
+
+    func insertCeremony(_ c: CeremonyRecord, durable: Bool) async throws {
         let arguments = try c.arguments()
-        try await database.write { db in
+        try await database.write(durable: durable) { db in
             try db.execute(
                 "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PasskeyStore
+@testable import PasskeyStore
 import Synchronization
 
 @Suite("Concurrency")
@@ -120,14 +120,15 @@ struct ConcurrencyTests {
                     userVerification: "preferred", allowCredentialIDs: [], algorithms: [], createdAt: now, expiresAt: now.addingTimeInterval(60))
             }
             let duplicate = [UInt8](repeating: 9, count: 32)
-            try await store.insertCeremony(ceremony(duplicate))
+            try await store.insertCeremony(ceremony(duplicate), durable: true)
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for index in 0..<200 {
                     group.addTask {
                         // Every tenth write repeats a primary key and must fail on its own.
                         let challenge = index % 10 == 0 ? duplicate : [UInt8](repeating: UInt8(index % 256), count: 31) + [UInt8(index / 256)]
                         do {
-                            try await store.insertCeremony(ceremony(challenge))
+                            // Durable writes: onCommit hears of these (a pending ceremony alone is not fsynced).
+                            try await store.insertCeremony(ceremony(challenge), durable: true)
                             return true
                         } catch {
                             return false
