@@ -25,7 +25,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
-    "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply",
+    "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
 ]
 
 
@@ -373,6 +373,12 @@ def main():
                                               "message": "Key is not UTF8"}]}}}}))
     seeds.add("mfb-reply", "key", seed["publicKey"])
     seeds.add("mfb-reply", "key-form-decoded", seed["publicKey"].replace("+", " "))
+
+    # The store's list and details columns, as this version and older ones wrote them.
+    for name, text in [("transports", '["hybrid","internal"]'), ("algorithms", "[-7,-257,-8]"), ("empty", "[]"),
+                       ("ids", '["AAEC","3q2+7w=="]'), ("ids-escaped", '["3q2+7w\\/=="]'), ("details", '{"credential":"AAEC","method":"passkey"}'),
+                       ("details-escaped", '{"a\\"b":"\\u0001"}'), ("spaced", '[ -7 , 1 ]')]:
+        seeds.add("stored-json", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

@@ -33,16 +33,11 @@ public struct AuditEvent: Sendable, Equatable {
 /// The details column: JSON text of a string map, keys sorted.
 package enum EventDetails {
     package static func encode(_ details: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do {
-            return String(decoding: try encoder.encode(details), as: UTF8.self)
-        } catch {
-            throw StoreError.database("cannot encode event details: \(error)")
-        }
+        StoredJSON.object(details)
     }
 
     package static func decode(_ text: String) throws -> [String: String] {
+        if let plain = StoredJSON.plainObject(text) { return plain }
         do {
             return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
         } catch {

@@ -4,40 +4,34 @@ import Foundation
 /// standard base64 strings (`["AAEC"]`). Readable with the sqlite3 shell and `json_each`.
 enum ListCoding {
     static func encode(strings: [String]) throws -> SQLiteValue {
-        try encodeJSON(strings)
+        .text(StoredJSON.array(strings: strings))
     }
 
     static func encode(integers: [Int]) throws -> SQLiteValue {
-        try encodeJSON(integers)
+        .text(StoredJSON.array(integers: integers))
     }
 
     static func encode(byteStrings: [[UInt8]]) throws -> SQLiteValue {
-        try encodeJSON(byteStrings.map { Data($0).base64EncodedString() })
+        .text(StoredJSON.array(strings: byteStrings.map { Data($0).base64EncodedString() }))
     }
 
     static func strings(_ text: String, column: String) throws -> [String] {
-        try decodeJSON(text, column: column)
+        if let plain = StoredJSON.plainStrings(text) { return plain }
+        return try decodeJSON(text, column: column)
     }
 
     static func integers(_ text: String, column: String) throws -> [Int] {
-        try decodeJSON(text, column: column)
+        if let plain = StoredJSON.plainIntegers(text) { return plain }
+        return try decodeJSON(text, column: column)
     }
 
     static func byteStrings(_ text: String, column: String) throws -> [[UInt8]] {
-        let encoded: [String] = try decodeJSON(text, column: column)
+        let encoded = try strings(text, column: column)
         return try encoded.map { item in
             guard let data = Data(base64Encoded: item) else {
                 throw StoreError.database("column \(column) holds a malformed base64 item")
             }
             return Array(data)
-        }
-    }
-
-    private static func encodeJSON(_ value: some Encodable) throws -> SQLiteValue {
-        do {
-            return .text(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
-        } catch {
-            throw StoreError.database("cannot encode a list as JSON: \(error)")
         }
     }
 

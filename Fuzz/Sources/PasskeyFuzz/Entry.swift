@@ -29,6 +29,7 @@ enum FuzzTargets {
         FuzzTarget(name: "qr", run: QRTarget.run),
         FuzzTarget(name: "mfb-token", run: MfBTokenTarget.run),
         FuzzTarget(name: "mfb-reply", run: MfBReplyTarget.run),
+        FuzzTarget(name: "stored-json", run: StoredJSONTarget.run),
     ]
 }
 

@@ -1,0 +1,157 @@
+/// The JSON text the store keeps in list and details columns (`["usb","internal"]`, `[-7,-257]`,
+/// `{"credential":"…","method":"passkey"}`), written and read without Foundation's coders.
+///
+/// Every finalize read three such lists and wrote one details object; Foundation's JSONEncoder
+/// and JSONDecoder cost about 4 % of the server's CPU there (a coder, a `Data`, a tree of
+/// values each time). What this writes is compact JSON that any JSON reader accepts. Reading
+/// takes the plain form this writer produces; anything else (an escape, a float, a nested value,
+/// rows written by an older version with Foundation's `\/`) returns nil, and the caller reads the
+/// text with Foundation instead, so every valid stored value is still read.
+public enum StoredJSON {
+    // MARK: Writing
+
+    public static func array(strings: [String]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendQuoted(string, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func array(integers: [Int]) -> String {
+        "[" + integers.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// An object of strings with its keys in byte order, as JSONEncoder's `.sortedKeys` wrote it.
+    public static func object(_ map: [String: String]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, key) in map.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendQuoted(map[key] ?? "", to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A JSON string: `"` and `\` escaped, control characters as `\u00XX`, the rest as UTF-8.
+    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
+            case 0x00..<0x20:
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    // MARK: Reading the plain form
+
+    /// `["a","b"]` with no escapes; nil for anything else.
+    public static func plainStrings(_ text: String) -> [String]? {
+        var reader = Reader(Array(text.utf8))
+        var items: [String] = []
+        guard reader.take(UInt8(ascii: "[")) else { return nil }
+        if reader.take(UInt8(ascii: "]")) { return reader.atEnd ? items : nil }
+        repeat {
+            guard let item = reader.plainString() else { return nil }
+            items.append(item)
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "]")), reader.atEnd else { return nil }
+        return items
+    }
+
+    /// `[-7,257]`: integers of at most 18 digits; nil for anything else.
+    public static func plainIntegers(_ text: String) -> [Int]? {
+        var reader = Reader(Array(text.utf8))
+        var items: [Int] = []
+        guard reader.take(UInt8(ascii: "[")) else { return nil }
+        if reader.take(UInt8(ascii: "]")) { return reader.atEnd ? items : nil }
+        repeat {
+            guard let item = reader.plainInteger() else { return nil }
+            items.append(item)
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "]")), reader.atEnd else { return nil }
+        return items
+    }
+
+    /// `{"k":"v",…}` with no escapes and no repeated key; nil for anything else.
+    public static func plainObject(_ text: String) -> [String: String]? {
+        var reader = Reader(Array(text.utf8))
+        var map: [String: String] = [:]
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        if reader.take(UInt8(ascii: "}")) { return reader.atEnd ? map : nil }
+        repeat {
+            guard let key = reader.plainString(), reader.take(UInt8(ascii: ":")), let value = reader.plainString(),
+                  map.updateValue(value, forKey: key) == nil
+            else { return nil }
+        } while reader.take(UInt8(ascii: ","))
+        guard reader.take(UInt8(ascii: "}")), reader.atEnd else { return nil }
+        return map
+    }
+
+    /// A cursor over the bytes; every read checks the bounds (the column may hold anything).
+    struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        /// A string without escapes or control characters, as valid UTF-8.
+        mutating func plainString() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let content = bytes[start..<index]
+                    index += 1
+                    // Invalid UTF-8 is left to the full reader (which refuses it).
+                    return String(validating: content, as: UTF8.self)
+                }
+                guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// An optional `-`, then 1 to 18 digits without a leading zero (or `0` alone).
+        mutating func plainInteger() -> Int? {
+            let negative = take(UInt8(ascii: "-"))
+            let start = index
+            var value = 0
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), index - start < 18 {
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            let digits = index - start
+            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            // A 19th digit, a fraction or an exponent: not the plain form.
+            if index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+                || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                return nil
+            }
+            return negative ? -value : value
+        }
+    }
+}
