@@ -400,15 +400,56 @@ public final class PostgresPasskeyStore: PasskeyStore {
         let id = ByteBuffer(bytes: credentialID)
         let count = Int64(signCount)
         let sessionRow = try SessionRow(session)
-        return try await transaction { db in
-            guard try await Self.consume(db, challenge, .authentication, at) != nil else { return .ceremonyGone }
-            guard let name = try await Self.applyAssertion(db, id, count, backupState, userVerified, at) else {
-                try await db.query("UPDATE credentials SET possibly_cloned = true WHERE id = \(id)", logger: Self.quiet)
-                try await Self.insert(db, regressionRow)
-                return .counterRegression
+        // One statement, so one round trip and its own transaction: spend the ceremony; when it
+        // was there, compare-and-set the counter (§7.2 step 25); when that applied, open the
+        // session and record the sign-in, else mark the credential possibly cloned and record
+        // the regression. Each step sees the previous one only through its RETURNING rows; the
+        // two UPDATEs of the credential exclude each other (NOT EXISTS applied). Six round trips
+        // (BEGIN … COMMIT) before, the most expensive part of a finalize on PostgreSQL.
+        let s = sessionRow
+        let e = signedInRow ?? EventRow.none
+        let r = regressionRow ?? EventRow.none
+        return try await write { db in
+            let rows = try await db.query(
+                """
+                WITH spent AS (
+                    DELETE FROM ceremonies
+                    WHERE challenge = \(challenge) AND kind = \(CeremonyKind.authentication.rawValue) AND expires_at > \(at)
+                    RETURNING 1
+                ), applied AS (
+                    UPDATE credentials AS c
+                    SET sign_count = \(count), backup_state = \(backupState),
+                        uv_initialized = c.uv_initialized OR \(userVerified), last_used_at = \(at)
+                    FROM users AS u
+                    WHERE c.id = \(id) AND u.handle = c.user_handle AND EXISTS (SELECT 1 FROM spent)
+                      AND ((c.sign_count = 0 AND \(count) = 0) OR \(count) > c.sign_count)
+                    RETURNING u.name
+                ), cloned AS (
+                    UPDATE credentials SET possibly_cloned = true
+                    WHERE id = \(id) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+                ), opened AS (
+                    INSERT INTO sessions (\(unescaped: SessionRow.columns))
+                    SELECT \(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via)
+                    WHERE EXISTS (SELECT 1 FROM applied)
+                ), signed_in AS (
+                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                    SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details)
+                    WHERE \(signedInRow != nil) AND EXISTS (SELECT 1 FROM applied)
+                ), regressed AS (
+                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                    SELECT \(r.userHandle), \(r.type), \(r.at), \(r.ip), \(r.userAgent), \(r.details)
+                    WHERE \(regressionRow != nil) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+                )
+                SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied)
+                """, logger: Self.quiet)
+            let answer = try await Self.first(rows) { row -> (Bool, String?) in
+                (try row[0].decode(Bool.self), try row[1].decode(String?.self))
             }
-            try await Self.insert(db, sessionRow)
-            try await Self.insert(db, signedInRow)
+            guard let (spent, name) = answer else {
+                throw StoreError.database("the finalize statement returned no row")
+            }
+            guard spent else { return .ceremonyGone }
+            guard let name else { return .counterRegression }
             return .signedIn(userName: name)
         }
     }
