@@ -407,8 +407,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
         // two UPDATEs of the credential exclude each other (NOT EXISTS applied). Six round trips
         // (BEGIN … COMMIT) before, the most expensive part of a finalize on PostgreSQL.
         let s = sessionRow
-        let e = signedInRow ?? EventRow.none
-        let r = regressionRow ?? EventRow.none
+        let e = try signedInRow ?? EventRow.placeholder()
+        let r = try regressionRow ?? EventRow.placeholder()
         return try await write { db in
             let rows = try await db.query(
                 """

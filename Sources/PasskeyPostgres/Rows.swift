@@ -214,15 +214,8 @@ struct EventRow {
     let details: String
 
     /// Stands in for an absent event in a statement that inserts it only when present.
-    static let none = EventRow(userHandle: ByteBuffer(), type: "", at: 0, ip: nil, userAgent: nil, details: "{}")
-
-    private init(userHandle: ByteBuffer, type: String, at: Int64, ip: String?, userAgent: String?, details: String) {
-        self.userHandle = userHandle
-        self.type = type
-        self.at = at
-        self.ip = ip
-        self.userAgent = userAgent
-        self.details = details
+    static func placeholder() throws -> EventRow {
+        try EventRow(AuditEvent(userHandle: [], type: "", at: Date(timeIntervalSince1970: 0), ip: nil, userAgent: nil))
     }
 
     init(_ e: AuditEvent) throws {
