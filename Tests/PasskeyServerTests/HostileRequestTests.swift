@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PasskeyCore
 import PasskeyCrypto
 @testable import PasskeyServer
@@ -375,6 +376,26 @@ import Testing
         #expect(resolver.resolve(peer: "198.51.100.1", forwardedFor: ["203.0.113.9"]) == "198.51.100.1")
         #expect(resolver.resolve(peer: "10.0.0.2", forwardedFor: ["garbage"]) == "10.0.0.2")
         #expect(resolver.resolve(peer: "::ffff:10.0.0.2", forwardedFor: ["[2001:db8::1]:443"]) == "2001:db8:0:0:0:0:0:1")
+    }
+
+    @Test("the socket's peer address read as bytes resolves as its text did")
+    func peerAddressFromTheSocket() throws {
+        let resolver = ClientAddressResolver(trustedProxies: [AddressRange("10.0.0.0/8")!])
+        for (text, bytes) in [
+            ("203.0.113.9", [203, 0, 113, 9] as [UInt8]),
+            ("10.0.0.2", [10, 0, 0, 2]),
+            ("2001:db8::1", [0x20, 0x01, 0x0d, 0xb8] + [UInt8](repeating: 0, count: 11) + [1]),
+            ("::ffff:10.0.0.2", [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 10, 0, 0, 2]),
+        ] {
+            let address = try SocketAddress(ipAddress: text, port: 443)
+            #expect(RequestPolicyMiddleware.addressBytes(address) == bytes, "\(text)")
+            for forwarded in [[], ["198.51.100.7"], ["garbage"]] {
+                #expect(
+                    resolver.resolve(peerBytes: bytes, forwardedFor: forwarded) == resolver.resolve(peer: text, forwardedFor: forwarded),
+                    "\(text) \(forwarded)")
+            }
+        }
+        #expect(RequestPolicyMiddleware.addressBytes(try SocketAddress(unixDomainSocketPath: "/tmp/x")) == nil)
     }
 }
 

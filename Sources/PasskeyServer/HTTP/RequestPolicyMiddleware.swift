@@ -41,9 +41,22 @@ struct RequestPolicyMiddleware: RouterMiddleware {
     }
 
     func clientAddress(_ request: Request, context: Context) -> String {
-        resolver.resolve(
-            peer: context.remoteAddress?.ipAddress,
-            forwardedFor: request.headers[values: HTTPField.Name("X-Forwarded-For")!])
+        let forwardedFor = request.headers[values: Self.forwardedFor]
+        guard let peer = context.remoteAddress.flatMap(Self.addressBytes) else {
+            return resolver.resolve(peer: context.remoteAddress?.ipAddress, forwardedFor: forwardedFor)
+        }
+        return resolver.resolve(peerBytes: peer, forwardedFor: forwardedFor)
+    }
+
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// The peer's IP address as the socket holds it (network order): 4 bytes or 16.
+    static func addressBytes(_ address: SocketAddress) -> [UInt8]? {
+        switch address {
+        case .v4(let v4): withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+        case .v6(let v6): withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        case .unixDomainSocket: nil
+        }
     }
 
     /// JSON bodies must say so.

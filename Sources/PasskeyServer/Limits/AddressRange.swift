@@ -118,6 +118,12 @@ public struct ClientAddressResolver: Sendable {
     /// in order. Returns the client address as text (normalised when it parses).
     public func resolve(peer: String?, forwardedFor: [String]) -> String {
         guard let peer, let peerBytes = IPAddress.parse(peer) else { return peer ?? "unknown" }
+        return resolve(peerBytes: peerBytes, forwardedFor: forwardedFor)
+    }
+
+    /// The same with the peer's address as bytes (4 or 16), as the socket gives it: no text
+    /// to print and parse again for every request.
+    func resolve(peerBytes: [UInt8], forwardedFor: [String]) -> String {
         guard isTrusted(peerBytes), !forwardedFor.isEmpty else { return IPAddress.text(peerBytes) }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {
