@@ -37,8 +37,10 @@ public enum StoredJSON {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\u00XX`, the rest as UTF-8.
-    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+    /// A JSON string: `"` and `\` escaped, control characters as `\b \t \n \f \r` or `\u00XX`,
+    /// the rest as UTF-8.
+    /// (The server's own answers are written with it too.)
+    public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
@@ -46,6 +48,12 @@ public enum StoredJSON {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
                 out.append(UInt8(ascii: "\\"))
                 out.append(byte)
+            // The short escapes, as JSONEncoder writes them.
+            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x00..<0x20:
                 out.append(contentsOf: Array("\\u00".utf8))
                 out.append(hex[Int(byte >> 4)])

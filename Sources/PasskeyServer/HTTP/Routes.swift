@@ -32,24 +32,24 @@ struct Routes: Sendable {
             let options = try await service.beginRegistration(
                 userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request),
                 session: try await session(request))
-            return try Self.json(options)
+            return Self.json(writing: options)
         }
         router.post("/registration_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
             let options = try await service.beginRegistration(
                 userName: body.user_name, displayName: body.display_name, session: try await session(request))
-            return try Self.json(options)
+            return Self.json(writing: options)
         }
         router.post("/registration_finalize") { request, _ in
             let (result, token) = try await service.finishRegistration(body: try await Self.body(request))
             return try signedIn(result, token: token, request: request)
         }
         router.get("/authentication_initialize") { request, _ in
-            try Self.json(try await service.beginAuthentication(userName: try Self.query("user_name", request)))
+            Self.json(writing: try await service.beginAuthentication(userName: try Self.query("user_name", request)))
         }
         router.post("/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            return try Self.json(try await service.beginAuthentication(userName: body.user_name))
+            return Self.json(writing: try await service.beginAuthentication(userName: body.user_name))
         }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
@@ -323,7 +323,7 @@ struct Routes: Sendable {
 
     /// A finalize answer: the body carries the token for native clients; the cookie is for browsers.
     func signedIn(_ result: CeremonyResult, token: String, request: Request) throws -> Response {
-        var response = try Self.json(result)
+        var response = Self.json(writing: result)
         response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
         return response
     }
@@ -370,14 +370,23 @@ struct Routes: Sendable {
         return jsonResponse(try encoder.encode(value))
     }
 
+    /// The hot endpoints' answers, written without Foundation (JSONWriter).
+    static func json(writing value: some JSONWritable) -> Response {
+        jsonResponse(ByteBuffer(bytes: value.jsonBytes))
+    }
+
     static func json(_ value: [String: String]) -> Response {
         jsonResponse((try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8))
     }
 
     private static func jsonResponse(_ data: Data) -> Response {
+        jsonResponse(ByteBuffer(bytes: data))
+    }
+
+    private static func jsonResponse(_ body: ByteBuffer) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 }
