@@ -7,6 +7,7 @@ extension SQLitePasskeyStore {
         case synchronous
         case foreignKeys = "foreign_keys"
         case busyTimeout = "busy_timeout"
+        case tempStore = "temp_store"
     }
 
     /// The value of `pragma` on the store's writer connection, as text.

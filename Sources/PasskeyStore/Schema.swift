@@ -24,11 +24,11 @@ enum Schema {
         try db.execute("PRAGMA synchronous = FULL", cached: false)
         // Off by default in SQLite, per connection, and a no-op inside a transaction.
         try db.execute("PRAGMA foreign_keys = ON", cached: false)
-        try keepTemporaryFilesInMemory(db)
         let foreignKeys = try db.row("PRAGMA foreign_keys", cached: false) { $0.int64(0) }
         guard foreignKeys == 1 else {
             throw StoreError.database("foreign keys are not supported by this SQLite build")
         }
+        try keepTemporaryFilesInMemory(db)
 
         try migrate(db)
     }

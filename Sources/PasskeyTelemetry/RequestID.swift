@@ -23,10 +23,12 @@ public enum RequestID {
         return header
     }
 
-    /// A new id: 32 hex digits, unique within the process and not guessable from the ids before
-    /// it (a random 64-bit process prefix, then a counter scrambled by SplitMix64 with a random
-    /// key). Not a secret, so it costs no system call: `SystemRandomNumberGenerator` asks the
-    /// kernel for every 8 bytes, and the 16 calls this made per request showed in the profile.
+    /// A new id: 32 hex digits, unique within the process and unlikely to repeat across
+    /// processes (a random 64-bit process prefix, then a counter scrambled by SplitMix64 with a
+    /// random key, so ids do not read as a sequence). An id only ties log lines together; it is
+    /// no secret and no credential, and someone who sees several could work out the next. So it
+    /// costs no system call: `SystemRandomNumberGenerator` asks the kernel for every 8 bytes, and
+    /// the 16 calls this made per request showed in the profile.
     public static func make() -> String {
         let counter = sequence.add(1, ordering: .relaxed).newValue
         var bytes: [UInt8] = []
