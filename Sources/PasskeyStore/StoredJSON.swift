@@ -69,45 +69,37 @@ public enum StoredJSON {
 
     /// `["a","b"]` with no escapes; nil for anything else.
     public static func plainStrings(_ text: String) -> [String]? {
-        var reader = Reader(Array(text.utf8))
         var items: [String] = []
-        guard reader.take(UInt8(ascii: "[")) else { return nil }
-        if reader.take(UInt8(ascii: "]")) { return reader.atEnd ? items : nil }
-        repeat {
-            guard let item = reader.plainString() else { return nil }
+        var reader = Reader(Array(text.utf8))
+        let read = reader.members(UInt8(ascii: "["), UInt8(ascii: "]")) { reader in
+            guard let item = reader.plainString() else { return false }
             items.append(item)
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "]")), reader.atEnd else { return nil }
-        return items
+            return true
+        }
+        return read ? items : nil
     }
 
     /// `[-7,257]`: integers of at most 18 digits; nil for anything else.
     public static func plainIntegers(_ text: String) -> [Int]? {
-        var reader = Reader(Array(text.utf8))
         var items: [Int] = []
-        guard reader.take(UInt8(ascii: "[")) else { return nil }
-        if reader.take(UInt8(ascii: "]")) { return reader.atEnd ? items : nil }
-        repeat {
-            guard let item = reader.plainInteger() else { return nil }
+        var reader = Reader(Array(text.utf8))
+        let read = reader.members(UInt8(ascii: "["), UInt8(ascii: "]")) { reader in
+            guard let item = reader.plainInteger() else { return false }
             items.append(item)
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "]")), reader.atEnd else { return nil }
-        return items
+            return true
+        }
+        return read ? items : nil
     }
 
     /// `{"k":"v",…}` with no escapes and no repeated key; nil for anything else.
     public static func plainObject(_ text: String) -> [String: String]? {
-        var reader = Reader(Array(text.utf8))
         var map: [String: String] = [:]
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        if reader.take(UInt8(ascii: "}")) { return reader.atEnd ? map : nil }
-        repeat {
-            guard let key = reader.plainString(), reader.take(UInt8(ascii: ":")), let value = reader.plainString(),
-                  map.updateValue(value, forKey: key) == nil
-            else { return nil }
-        } while reader.take(UInt8(ascii: ","))
-        guard reader.take(UInt8(ascii: "}")), reader.atEnd else { return nil }
-        return map
+        var reader = Reader(Array(text.utf8))
+        let read = reader.members(UInt8(ascii: "{"), UInt8(ascii: "}")) { reader in
+            guard let key = reader.plainString(), reader.take(UInt8(ascii: ":")), let value = reader.plainString() else { return false }
+            return map.updateValue(value, forKey: key) == nil
+        }
+        return read ? map : nil
     }
 
     /// A cursor over the bytes; every read checks the bounds (the column may hold anything).
@@ -118,6 +110,17 @@ public enum StoredJSON {
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
         var atEnd: Bool { index == bytes.count }
+
+        /// The whole text is `open close`, or `open member (, member)* close`; `member` reads one
+        /// and says whether it was well formed.
+        mutating func members(_ open: UInt8, _ close: UInt8, _ member: (inout Reader) -> Bool) -> Bool {
+            guard take(open) else { return false }
+            if take(close) { return atEnd }
+            repeat {
+                guard member(&self) else { return false }
+            } while take(UInt8(ascii: ","))
+            return take(close) && atEnd
+        }
 
         mutating func take(_ byte: UInt8) -> Bool {
             guard index < bytes.count, bytes[index] == byte else { return false }
