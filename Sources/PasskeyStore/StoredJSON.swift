@@ -41,7 +41,6 @@ public enum StoredJSON {
     /// the rest as UTF-8.
     /// (The server's own answers are written with it too.)
     public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -55,15 +54,18 @@ public enum StoredJSON {
             case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x00..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
             default:
                 out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// Made once, not for every string written.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     // MARK: Reading the plain form
 
