@@ -17,11 +17,13 @@ let package = Package(
         // For the fuzz package in Fuzz/ (built apart, with -sanitize=fuzzer,address).
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
-        .library(name: "PasskeyStore", targets: ["PasskeyStore"]),
+        .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
+        .library(name: "PasskeySQLite", targets: ["PasskeySQLite"]),
         .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
         .library(name: "PasskeyPush", targets: ["PasskeyPush"]),
         .library(name: "PasskeyQR", targets: ["PasskeyQR"]),
         .library(name: "PasskeyMfB", targets: ["PasskeyMfB"]),
+        .library(name: "PasskeyHTTPParsing", targets: ["PasskeyHTTPParsing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -54,21 +56,25 @@ let package = Package(
         // Swift wrappers: the only modules that import C.
         .target(name: "PasskeyCrypto", dependencies: ["CPasskeyOpenSSL"]),
         .target(name: "PasskeyCBOR", dependencies: ["CPasskeyCBOR"]),
-        .target(name: "PasskeyStore", dependencies: ["CPasskeySQLite"]),
+        .target(name: "PasskeySQLite", dependencies: ["PasskeyStorage", "CPasskeySQLite"]),
         .target(name: "PasskeyQR", dependencies: ["CPasskeyQRencode"]),
 
-        // The same store on PostgreSQL, for several server processes on one database.
+        // The store's contract, free of any engine: the protocol, its records, StoreError, where
+        // the database is (DatabaseLocation) and the JSON of stored columns. Foundation only.
+        .target(name: "PasskeyStorage"),
+
+        // The same store on PostgreSQL, for several server processes on one database. It does
+        // not link SQLite.
         .target(
             name: "PasskeyPostgres",
             dependencies: [
-                "PasskeyStore",
+                "PasskeyStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // The interface every system reports its metrics through (swift-metrics), no HTTP.
         // The interfaces every system reports through: metrics (swift-metrics), and logs with
         // request ids (swift-log). No HTTP.
         .target(
@@ -113,12 +119,17 @@ let package = Package(
         // PasskeyCrypto) and the request's message. No HTTP framework.
         .target(name: "PasskeyMfB", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
 
+        // The HTTP layer's pure parsers (query and form bodies, cookies, Authorization, IP
+        // addresses and ranges, X-Forwarded-For, request paths): no HTTP framework, so each has a
+        // fuzz target.
+        .target(name: "PasskeyHTTPParsing", dependencies: ["PasskeyCore"]),
+
         // HTTP: translates requests to core calls and back.
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyStore", "PasskeyPostgres", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
-                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyOutbound",
+                "PasskeyCore", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
+                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -127,11 +138,24 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The composition root (Hummingbird's buildApplication shape): picks the store engine, loads
+        // the trust anchors, picks the push provider and mounts the HTTP routes. The only module
+        // that imports both engines and the outbound calls.
+        .target(
+            name: "PasskeyApp",
+            dependencies: [
+                "PasskeyServer", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
+                "PasskeyAssociation", "PasskeyTelemetry", "PasskeyPush", "PasskeyOutbound",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStore", "PasskeyTelemetry", "PasskeyApple",
-                "PasskeyPush", "PasskeyCrypto", "PasskeyMfB", "PasskeyOutbound",
+                "PasskeyApp", "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStorage", "PasskeyTelemetry", "PasskeyApple",
+                "PasskeyPush", "PasskeyCrypto", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -140,7 +164,7 @@ let package = Package(
         .target(
             name: "PasskeyTestSupport",
             dependencies: [
-                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStore",
+                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -153,12 +177,14 @@ let package = Package(
         .executableTarget(
             name: "passkey-bench", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
 
+        // docs/architecture.md against every import under Sources/: no dependencies, builds first.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
         .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PasskeyStoreTests",
             dependencies: [
-                "PasskeyStore", "PasskeyPostgres", "PasskeyTestSupport",
+                "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres", "PasskeyTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -186,9 +212,9 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyStore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
+                "PasskeyApp", "PasskeyServer", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
-                "PasskeyOutbound",
+                "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -25,11 +25,12 @@ let package = Package(
                 .product(name: "PasskeyCore", package: root),
                 .product(name: "PasskeyCBOR", package: root),
                 .product(name: "PasskeyCrypto", package: root),
-                .product(name: "PasskeyStore", package: root),
+                .product(name: "PasskeyStorage", package: root),
                 .product(name: "PasskeyApple", package: root),
                 .product(name: "PasskeyPush", package: root),
                 .product(name: "PasskeyQR", package: root),
                 .product(name: "PasskeyMfB", package: root),
+                .product(name: "PasskeyHTTPParsing", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

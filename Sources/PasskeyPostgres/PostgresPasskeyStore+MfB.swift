@@ -1,5 +1,5 @@
 public import Foundation
-public import PasskeyStore
+public import PasskeyStorage
 internal import NIOCore
 internal import PostgresNIO
 

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-public import PasskeyStore
+public import PasskeyStorage
 internal import NIOCore
 internal import NIOSSL
 internal import PostgresNIO

@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import PasskeyStore
+import PasskeyStorage
 import PostgresNIO
 
 // Each record as PostgreSQL values (bytea as ByteBuffer, never [UInt8], which PostgresNIO

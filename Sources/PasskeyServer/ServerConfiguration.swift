@@ -1,6 +1,7 @@
 public import Foundation
 public import PasskeyCore
 public import PasskeyAssociation
+public import PasskeyHTTPParsing
 
 /// Everything `passkey-server serve` is configured with; defaults make a local demo.
 public struct ServerConfiguration: Sendable {

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import PasskeyAssociation
 import PasskeyCore
-import PasskeyStore
+import PasskeyHTTPParsing
+import PasskeyStorage
 import PasskeyServer
 
 /// Flag, else `PASSKEY_*` environment variable, else the default.

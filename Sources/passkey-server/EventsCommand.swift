@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PasskeyApp
 import PasskeyServer
 
 /// `passkey-server events`: the audit trail for operators, as JSON lines.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PasskeyCore
+import PasskeyApp
 import PasskeyServer
 import PasskeyTelemetry
 
@@ -256,6 +257,8 @@ struct Serve: AsyncParsableCommand {
 
         let app: PasskeyApplication
         do {
+            // On standard output, as text or, with the JSON format, as the `msg` of a JSON line.
+            let json = format == "json"
             app = try await PasskeyApplication.build(configuration: configuration, logger: logger, onListening: { host, port in
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
             })

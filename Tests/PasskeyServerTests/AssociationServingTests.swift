@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyApp
 import PasskeyServer
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyCore
+import PasskeyApp
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

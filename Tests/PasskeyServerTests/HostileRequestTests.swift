@@ -3,8 +3,10 @@ import Logging
 import NIOCore
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyHTTPParsing
+import PasskeyApp
 @testable import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 

@@ -2,8 +2,9 @@ import Foundation
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyMfB
+import PasskeyApp
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import Testing
 
 /// Messages for Business end to end: the business's calls, the customer's browser at the OAuth

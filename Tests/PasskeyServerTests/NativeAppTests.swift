@@ -2,6 +2,7 @@ import Foundation
 import PasskeyAssociation
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyApp
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

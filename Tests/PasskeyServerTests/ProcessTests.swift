@@ -1,8 +1,9 @@
 import Foundation
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyApp
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 

@@ -5,8 +5,9 @@ import NIOCore
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyPush
+import PasskeyApp
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Synchronization
 import Testing

@@ -2,8 +2,9 @@ import Foundation
 import PasskeyApple
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyApp
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 

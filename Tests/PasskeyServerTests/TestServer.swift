@@ -5,6 +5,7 @@ import FoundationNetworking
 import Logging
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyApp
 import PasskeyServer
 import PasskeyTestSupport
 import Synchronization

@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyApp
 import PasskeyServer
-import PasskeyStore
+import PasskeyStorage
+import PasskeySQLite
 import PasskeyTestSupport
 import Testing
 

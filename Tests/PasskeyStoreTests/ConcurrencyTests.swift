@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import PasskeyStore
+@testable import PasskeyStorage
+@testable import PasskeySQLite
 import Synchronization
 
 @Suite("Concurrency")

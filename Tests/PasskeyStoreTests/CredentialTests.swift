@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PasskeyStore
+import PasskeyStorage
 
 @Suite("Users and credentials")
 struct CredentialTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import PasskeyStore
+@testable import PasskeyStorage
+@testable import PasskeySQLite
 
 /// Group commit's two kinds of group: a group of only pending ceremonies commits with
 /// synchronous=NORMAL (no fsync), any group with a durable write with FULL.

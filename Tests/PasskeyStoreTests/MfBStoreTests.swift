@@ -1,5 +1,5 @@
 import Foundation
-import PasskeyStore
+import PasskeyStorage
 import Testing
 
 @Suite("Messages for Business")

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 @testable import PasskeyPostgres
-import PasskeyStore
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 

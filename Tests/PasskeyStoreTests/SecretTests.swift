@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PasskeyStore
+import PasskeyStorage
 
 @Suite("Secrets and the metadata number")
 struct SecretTests {

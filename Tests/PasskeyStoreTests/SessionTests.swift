@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PasskeyStore
+import PasskeyStorage
 
 @Suite("Sessions and sweeping")
 struct SessionTests {

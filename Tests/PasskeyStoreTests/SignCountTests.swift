@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import PasskeyStore
+import PasskeyStorage
+@testable import PasskeySQLite
 
 /// One row of the compare-and-set rule: applies iff (stored == 0 && new == 0) || new > stored.
 struct CounterCase: Sendable, CustomTestStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import PasskeyStore
+@testable import PasskeyStorage
+@testable import PasskeySQLite
 
 /// The store's own JSON writer and plain-form reader agree with Foundation's coders, and
 /// whatever the plain reader does not take is still read by Foundation.

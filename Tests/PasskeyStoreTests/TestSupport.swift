@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import PasskeyPostgres
-import PasskeyStore
+import PasskeyStorage
+@testable import PasskeySQLite
 import PasskeyTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 public import Foundation
 import Logging
 import NIOCore
-import PasskeyStore
+import PasskeyStorage
 public import PostgresNIO
 
 /// The throwaway PostgreSQL cluster `make test` starts (scripts/postgres-cluster): its URL is

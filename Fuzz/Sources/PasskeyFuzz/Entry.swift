@@ -30,6 +30,9 @@ enum FuzzTargets {
         FuzzTarget(name: "mfb-token", run: MfBTokenTarget.run),
         FuzzTarget(name: "mfb-reply", run: MfBReplyTarget.run),
         FuzzTarget(name: "stored-json", run: StoredJSONTarget.run),
+        FuzzTarget(name: "form", run: FormTarget.run),
+        FuzzTarget(name: "http-headers", run: HTTPHeadersTarget.run),
+        FuzzTarget(name: "ip-address", run: IPAddressTarget.run),
     ]
 }
 

@@ -1,4 +1,4 @@
-import PasskeyStore
+import PasskeyStorage
 
 /// `postgres-url`: the `--database` URL parser (operator input, but read before anything
 /// else and echoed into logs). Consistency checks: an accepted URL has a host, a user and a

@@ -1,5 +1,5 @@
 import Foundation
-import PasskeyStore
+import PasskeyStorage
 
 /// `stored-json`: the store's plain-form reader of its list and details columns, differential
 /// against Foundation. Whatever the plain reader accepts, Foundation reads the same; and what

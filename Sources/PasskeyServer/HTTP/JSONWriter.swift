@@ -1,4 +1,4 @@
-internal import PasskeyStore
+internal import PasskeyStorage
 
 /// Writes the answers of the hot endpoints (the options of both initializes, the result of both
 /// finalizes) as compact JSON, straight into bytes. Foundation's JSONEncoder built a tree of

@@ -1,15 +1,16 @@
 public import Prometheus
-internal import Hummingbird
+public import Hummingbird
 internal import HTTPTypes
 internal import NIOCore
-internal import PasskeyTelemetry
+public import PasskeyTelemetry
+internal import PasskeyHTTPParsing
 
 /// The Prometheus side of `PasskeyMetrics`: one registry per application (so servers in one
 /// process, as in the tests, do not mix their numbers), its factory, and the text exposition
 /// format for `GET /metrics`.
 public struct MetricsRegistry: Sendable {
     public let registry: PrometheusCollectorRegistry
-    let metrics: PasskeyMetrics
+    public let metrics: PasskeyMetrics
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -26,7 +27,7 @@ public struct MetricsRegistry: Sendable {
     }
 
     /// The registry in Prometheus' text format, version 0.0.4.
-    func response() -> Response {
+    public func response() -> Response {
         var buffer = ByteBuffer()
         buffer.writeBytes(registry.emitToBuffer())
         return Response(

@@ -3,6 +3,7 @@ internal import Foundation
 internal import NIOCore
 internal import HTTPTypes
 internal import PasskeyCore
+internal import PasskeyHTTPParsing
 
 /// The contract's "Requests" rules, applied before any handler (and so before any challenge is
 /// looked up or anything is written):
@@ -53,8 +54,10 @@ struct RequestPolicyMiddleware: RouterMiddleware {
     /// The peer's IP address as the socket holds it (network order): 4 bytes or 16.
     static func addressBytes(_ address: SocketAddress) -> [UInt8]? {
         switch address {
-        case .v4(let v4): withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
-        case .v6(let v6): withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        // Linux's layouts: sockaddr_in is family (2), port (2), address (4); sockaddr_in6 is
+        // family (2), port (2), flow info (4), address (16).
+        case .v4(let v4): withUnsafeBytes(of: v4.address) { Array($0[4..<8]) }
+        case .v6(let v6): withUnsafeBytes(of: v6.address) { Array($0[8..<24]) }
         case .unixDomainSocket: nil
         }
     }

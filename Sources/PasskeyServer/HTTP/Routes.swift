@@ -1,14 +1,15 @@
 internal import Foundation
 internal import PasskeyCore
-internal import PasskeyStore
+internal import PasskeyStorage
 internal import Hummingbird
 internal import NIOCore
 internal import HTTPTypes
+internal import PasskeyHTTPParsing
 
 /// The contract's endpoints. Each handler only translates HTTP to a `PasskeyService` call and
 /// the result back to HTTP.
 struct Routes: Sendable {
-    typealias Context = PasskeyApplication.Context
+    typealias Context = PasskeyRequestContext
 
     let service: PasskeyService
     /// Sign in with Apple, when `--apple-client-id` is given.
@@ -220,11 +221,11 @@ struct Routes: Sendable {
             return try Self.json(try await mfb.respond(body: try await Self.body(request)))
         }
         router.get("/mfb/authorize") { request, _ in
-            try await authorize(mfb, parameters: try FormURLEncoded.parameters(request.uri.query ?? ""), request: request)
+            try await authorize(mfb, parameters: try Self.formParameters(request.uri.query ?? ""), request: request)
         }
         router.post("/mfb/authorize") { request, _ in
             let form = String(decoding: try await Self.body(request), as: UTF8.self)
-            return try await authorize(mfb, parameters: try FormURLEncoded.parameters(form), request: request)
+            return try await authorize(mfb, parameters: try Self.formParameters(form), request: request)
         }
         router.post("/mfb/token") { request, _ in
             // RFC 6749 §5.1: tokens and their errors are never cached.
@@ -241,8 +242,8 @@ struct Routes: Sendable {
             let parameters: [String: String]
             do {
                 parameters = try FormURLEncoded.parameters(form)
-            } catch let error as APIError {
-                throw OAuthError(code: "invalid_request", error.message)
+            } catch {
+                throw OAuthError(code: "invalid_request", error.description)
             }
             return try Self.json(try await mfb.token(parameters, basic: Self.basicCredentials(request)))
         } catch let error as OAuthError {
@@ -268,21 +269,12 @@ struct Routes: Sendable {
 
     /// `Authorization: Bearer …` only (the business's api token; never the session cookie).
     static func bearer(_ request: Request) -> String? {
-        guard let authorization = request.headers[.authorization] else { return nil }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        request.headers[.authorization].flatMap(AuthorizationHeader.bearer)
     }
 
-    /// HTTP Basic client credentials (RFC 6749 §2.3.1: each form-encoded before base64).
+    /// HTTP Basic client credentials (RFC 6749 §2.3.1).
     static func basicCredentials(_ request: Request) -> (id: String, secret: String)? {
-        guard let authorization = request.headers[.authorization] else { return nil }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic", let data = Data(base64Encoded: String(parts[1])),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-              let id = FormURLEncoded.decode(text[..<colon]), let secret = FormURLEncoded.decode(text[text.index(after: colon)...])
-        else { return nil }
-        return (id, secret)
+        request.headers[.authorization].flatMap(AuthorizationHeader.basic)
     }
 
     /// The web flow's redirect_uri: the RP's first origin's /siwa/callback.
@@ -326,6 +318,11 @@ struct Routes: Sendable {
         var response = Self.json(writing: result)
         response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
         return response
+    }
+
+    /// Form parameters (RFC 6749 §3.1); `invalid_request` when they cannot be read.
+    static func formParameters(_ text: String) throws -> [String: String] {
+        do { return try FormURLEncoded.parameters(text) } catch { throw APIError.invalidRequest(error.description) }
     }
 
     /// A query parameter decoded as application/x-www-form-urlencoded (`+` is a space).

@@ -1,5 +1,6 @@
 public import Hummingbird
 internal import Foundation
+internal import PasskeyHTTPParsing
 
 /// The session cookie. On a request that reached the server over https (its `Origin`, or else
 /// its `Host`, is one of the RP's https origins) it is `__Host-session`: Secure, Path=/, no
@@ -27,13 +28,7 @@ enum SessionCookie {
     }
 
     static func cookies(in request: Request) -> [(name: String, value: String)] {
-        request.headers[values: .cookie].flatMap { header in
-            header.split(separator: ";").compactMap { pair -> (String, String)? in
-                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard kv.count == 2 else { return nil }
-                return (kv[0].trimmingCharacters(in: .whitespaces), kv[1].trimmingCharacters(in: .whitespaces))
-            }
-        }
+        CookieHeader.pairs(request.headers[values: .cookie])
     }
 
     /// A Set-Cookie value.

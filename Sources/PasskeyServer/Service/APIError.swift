@@ -1,6 +1,6 @@
 public import PasskeyCore
 internal import Foundation
-internal import PasskeyStore
+internal import PasskeyStorage
 
 /// A refused request as the contract names it: an error code, an HTTP status and one sentence
 /// for a human. Built from core and store errors; never carries internal detail to clients.

@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyApple
-public import PasskeyStore
+public import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyOutbound
@@ -22,7 +22,7 @@ public final class AppleSignIn: Sendable {
     /// The name the key set is kept under in the store, for a cold start.
     static let keysDocument = "apple-jwks"
 
-    init(passkeys: PasskeyService) throws {
+    public init(passkeys: PasskeyService) throws {
         self.passkeys = passkeys
         let configuration = passkeys.configuration
         var apple = AppleConfiguration(clientIDs: configuration.appleClientIDs)
@@ -55,12 +55,12 @@ public final class AppleSignIn: Sendable {
         verifier = IdentityTokenVerifier(configuration: apple, keys: keys)
         if let path = configuration.applePrivateKeyPath {
             guard let pem = FileManager.default.contents(atPath: path) else {
-                throw PasskeyApplication.StartupError(message: "--apple-private-key \(path) cannot be read")
+                throw ServerStartupError(message: "--apple-private-key \(path) cannot be read")
             }
             do {
                 developerKey = try PrivateKey(pem: String(decoding: pem, as: UTF8.self))
             } catch {
-                throw PasskeyApplication.StartupError(message: "--apple-private-key \(path) is not a PEM private key: \(error)")
+                throw ServerStartupError(message: "--apple-private-key \(path) is not a PEM private key: \(error)")
             }
         } else {
             developerKey = nil

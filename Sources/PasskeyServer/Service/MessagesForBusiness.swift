@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyMfB
-public import PasskeyStore
+public import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyTelemetry
@@ -23,13 +23,13 @@ public final class MessagesForBusiness: Sendable {
 
     var store: any PasskeyStore { passkeys.store }
 
-    init(passkeys: PasskeyService) throws {
+    public init(passkeys: PasskeyService) throws {
         let c = passkeys.configuration
         guard let clientID = c.mfbClientID else {
-            throw PasskeyApplication.StartupError(message: "Messages for Business needs --mfb-client-id")
+            throw ServerStartupError(message: "Messages for Business needs --mfb-client-id")
         }
         guard let secret = c.mfbClientSecret, let token = c.mfbAPIToken, !c.mfbRedirectURIs.isEmpty else {
-            throw PasskeyApplication.StartupError(
+            throw ServerStartupError(
                 message: "--mfb-client-id needs --mfb-client-secret, --mfb-api-token and at least one --mfb-redirect-uri")
         }
         self.passkeys = passkeys

@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyCore
-public import PasskeyStore
+public import PasskeyStorage
 internal import PasskeyCrypto
 internal import Synchronization
 public import Logging
@@ -54,7 +54,7 @@ public final class PasskeyService: Sendable {
 
     /// With no configured origins the default is http://localhost:PORT; this sets PORT to the
     /// port actually bound.
-    func adoptListeningPort(_ port: Int) throws {
+    public func adoptListeningPort(_ port: Int) throws {
         guard configuration.origins.isEmpty else { return }
         try relyingParty.withLock { try $0.setOrigins(configuration.allowedOrigins(listeningPort: port)) }
     }
@@ -432,8 +432,7 @@ public final class PasskeyService: Sendable {
 
     /// Whether the loaded metadata BLOB is past its nextUpdate now (false without one), also
     /// reported as `passkey_mds_blob_stale`: at start-up, by `/healthz` and by each sweep.
-    @discardableResult
-    func reportMetadataStaleness() -> Bool {
+    @discardableResult public func reportMetadataStaleness() -> Bool {
         let stale = rp.metadata?.isStale(at: now()) ?? false
         metrics.metadataStale(stale)
         return stale
@@ -448,7 +447,7 @@ public final class PasskeyService: Sendable {
     }
 
     /// ISO 8601 in UTC, e.g. 2026-11-21T09:30:00Z.
-    static func timestamp(_ date: Date) -> String {
+    public static func timestamp(_ date: Date) -> String {
         ISO8601DateFormatter().string(from: date)
     }
 }

@@ -1,5 +1,5 @@
 internal import PasskeyCore
-internal import PasskeyStore
+internal import PasskeyStorage
 internal import Synchronization
 
 /// Imported credential public keys, by credential id. Importing a key under OpenSSL 3 (provider

@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyPush
-public import PasskeyStore
+public import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyQR
@@ -18,11 +18,11 @@ public final class PushSignIn: Sendable {
     var store: any PasskeyStore { passkeys.store }
     var logger: Logger { passkeys.logger }
 
-    init(passkeys: PasskeyService, provider: any PushProvider) throws {
+    public init(passkeys: PasskeyService, provider: any PushProvider) throws {
         self.passkeys = passkeys
         self.provider = provider
         guard let mode = NumberChallenge.Mode(rawValue: passkeys.configuration.pushNumberChallenge) else {
-            throw PasskeyApplication.StartupError(message: "--push-number-challenge must be off, seed or type-in")
+            throw ServerStartupError(message: "--push-number-challenge must be off, seed or type-in")
         }
         self.mode = mode
     }

@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 import Dispatch
 internal import Synchronization
 

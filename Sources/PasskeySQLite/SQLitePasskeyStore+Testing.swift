@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 // Internal operations the tests reach with `@testable import`; not part of the public API.
 
 extension SQLitePasskeyStore {

@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 /// Connection setup and the versioned schema.
 ///
 /// `PRAGMA user_version` holds the number of migrations applied. Migrations are append-only:

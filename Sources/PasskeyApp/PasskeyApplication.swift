@@ -2,16 +2,20 @@ public import Foundation
 public import Hummingbird
 public import Logging
 public import PasskeyCore
-public import PasskeyStore
+public import PasskeyStorage
+public import PasskeyServer
 internal import NIOCore
 internal import ServiceLifecycle
 internal import PasskeyCrypto
 internal import PasskeyAssociation
+internal import PasskeySQLite
 internal import PasskeyPostgres
 internal import PasskeyTelemetry
 
-/// The server, built from a configuration: the store opened, the association file validated,
-/// the routes and middleware in place. `@main` only parses flags and calls `build` and `run`.
+/// The composition root: the server built from a configuration, with the store engine chosen
+/// (SQLite or PostgreSQL), the trust anchors and metadata loaded, the push provider picked, the
+/// association file validated and the HTTP routes mounted. `@main` only parses flags and calls
+/// `build` and `run`. The only module that imports both store engines and the outbound calls.
 public struct PasskeyApplication: Sendable {
     public typealias Context = PasskeyRequestContext
 
@@ -30,10 +34,7 @@ public struct PasskeyApplication: Sendable {
     public let metrics: MetricsRegistry
 
     /// Refusals at start-up: bad configuration, association file, trust anchors or metadata.
-    public struct StartupError: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
-    }
+    public typealias StartupError = ServerStartupError
 
     /// - Parameters:
     ///   - now: the clock for challenges and sessions (tests pin it).
@@ -81,28 +82,14 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
 
-        let router = Router(context: Context.self)
-        router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: HTTPMetricsMiddleware(metrics: metrics))
-        router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware())
-        router.add(middleware: RequestPolicyMiddleware(
-            service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
-            resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
-        router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
-        router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        Routes(service: service, apple: apple, push: push, mfb: mfb, association: association, assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins,
-               sessionTTL: configuration.sessionTTL)
-            .register(on: router)
+        let (router, metricsRouter) = PasskeyHTTP.routers(
+            configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, association: association,
+            assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
-        if let listen = configuration.metricsListen {
-            let metricsRouter = Router()
-            metricsRouter.get("/metrics") { _, _ in registry.response() }
+        if let listen = configuration.metricsListen, let metricsRouter {
             metricsApplication = Application(
                 router: metricsRouter, configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: nil),
                 logger: logger)
-        } else {
-            router.get("/metrics") { _, _ in registry.response() }
         }
 
         let host = configuration.host
@@ -143,11 +130,13 @@ public struct PasskeyApplication: Sendable {
     static func openStore(
         _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
     ) async throws -> any PasskeyStore {
-        guard PostgresLocation.isURL(configuration.database) else {
-            return try await SQLitePasskeyStore(path: configuration.database, onCommit: onCommit)
-        }
         let location: PostgresLocation
-        do { location = try PostgresLocation(url: configuration.database) } catch {
+        do {
+            switch try DatabaseLocation(configuration.database) {
+            case .sqlite(let path): return try await SQLitePasskeyStore(path: path, onCommit: onCommit)
+            case .postgres(let postgres): location = postgres
+            }
+        } catch let error as PostgresLocation.Invalid {
             throw StartupError(message: "--database: \(error)")
         }
         do {

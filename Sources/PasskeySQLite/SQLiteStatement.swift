@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 internal import CPasskeySQLite
 
 /// Owns one prepared statement (`sqlite3_stmt*`) and finalizes it in `deinit`.

@@ -147,9 +147,11 @@ public protocol PasskeyStore: Sendable {
     func appleLink(issuer: String, subject: String) async throws -> AppleLinkRecord?
     func appleLink(userHandle: [UInt8]) async throws -> AppleLinkRecord?
 
-    /// Finishes a verified identity token in one atomic write: spends `nonce` when given, creates
-    /// `newUser` when given, inserts `newLink` when given, opens `session` and stores `events`.
-    /// On any outcome but `.signedIn` nothing is stored.
+    /// Finishes a verified identity token in one atomic write: spends `token` (remembered until
+    /// it expires, so the same identity token never signs in twice, with or without a nonce, on
+    /// any instance), spends `nonce` when given, creates `newUser` when given, inserts `newLink`
+    /// when given, opens `session` and stores `events`. On any outcome but `.signedIn` nothing
+    /// is stored.
     func completeAppleSignIn(
         nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord, events: [AuditEvent]
     ) async throws -> AppleSignInOutcome

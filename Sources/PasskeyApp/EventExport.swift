@@ -1,7 +1,8 @@
 public import Foundation
 public import Logging
-public import PasskeyStore
-import PasskeyCore
+public import PasskeyStorage
+public import PasskeyServer
+internal import PasskeyCore
 
 /// `passkey-server events`: the audit trail for operators, one JSON object per line, oldest
 /// first, of every account or of one, from a time on.

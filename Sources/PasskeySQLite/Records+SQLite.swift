@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 import Foundation
 
 // Column lists, bound arguments and row decoders for each record. A column list and its decoder

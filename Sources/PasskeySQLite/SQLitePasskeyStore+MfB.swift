@@ -1,3 +1,4 @@
+public import PasskeyStorage
 public import Foundation
 
 /// Messages for Business on SQLite.

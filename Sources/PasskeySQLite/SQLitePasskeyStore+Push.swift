@@ -1,3 +1,4 @@
+public import PasskeyStorage
 public import Foundation
 
 /// The push authenticator on SQLite.

@@ -1,3 +1,4 @@
+public import PasskeyStorage
 public import Foundation
 
 /// Sign in with Apple and cached documents on SQLite.

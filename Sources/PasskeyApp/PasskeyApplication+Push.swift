@@ -1,4 +1,5 @@
 internal import Foundation
+internal import PasskeyServer
 internal import Logging
 internal import PasskeyCrypto
 internal import PasskeyPush

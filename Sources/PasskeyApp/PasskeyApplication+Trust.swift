@@ -1,4 +1,6 @@
 internal import Foundation
+internal import PasskeyTelemetry
+internal import PasskeyServer
 internal import Logging
 internal import PasskeyCore
 internal import PasskeyCrypto

@@ -1,3 +1,4 @@
+public import PasskeyStorage
 public import Foundation
 
 /// `PasskeyStore` on one SQLite file: the default, for one server process.

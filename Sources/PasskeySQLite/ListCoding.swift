@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 import Foundation
 
 /// The list-valued columns are JSON text: `["usb","nfc"]`, `[-7,-257]`, and credential IDs as

@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 import Foundation
 
 /// A value bound to a `?` parameter. Every value that reaches SQL goes through one of these.
@@ -17,20 +18,5 @@ enum SQLiteValue {
     static func optionalTime(_ date: Date?) throws -> SQLiteValue {
         guard let date else { return .null }
         return try time(date)
-    }
-}
-
-extension Date {
-    /// Milliseconds since 1970-01-01 UTC, rounded to the nearest millisecond.
-    package func storeMilliseconds() throws -> Int64 {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
-        guard let value = Int64(exactly: milliseconds) else {
-            throw StoreError.database("date \(timeIntervalSince1970) is outside the storable range")
-        }
-        return value
-    }
-
-    package init(storeMilliseconds milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

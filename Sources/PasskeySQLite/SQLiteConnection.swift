@@ -1,3 +1,4 @@
+internal import PasskeyStorage
 internal import CPasskeySQLite
 import Foundation
 

@@ -3,9 +3,9 @@ internal import PasskeyCore
 /// Query strings as `application/x-www-form-urlencoded` (WHATWG URL §5.1): `&`-separated
 /// pairs, `+` is a space, `%XX` are UTF-8 bytes. A malformed escape or bytes that are not UTF-8
 /// make the value unreadable (nil), which the handler reports as `invalid_request`.
-enum FormURLEncoded {
+public enum FormURLEncoded {
     /// The first value of `name`, decoded; `.some(nil)` when present but undecodable.
-    static func value(_ name: String, in query: Substring) -> String?? {
+    public static func value(_ name: String, in query: Substring) -> String?? {
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard decode(parts[0]) == name else { continue }
@@ -14,24 +14,29 @@ enum FormURLEncoded {
         return nil
     }
 
+    /// Why a form body cannot be read.
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Every parameter (RFC 6749 §3.1), each at most once; one without a value counts as
-    /// omitted. `invalid_request` for bad percent-encoding or a repeated name.
-    static func parameters(_ text: String) throws -> [String: String] {
+    /// omitted. `Invalid` for bad percent-encoding or a repeated name.
+    public static func parameters(_ text: String) throws(Invalid) -> [String: String] {
         var parameters: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "" else {
-                throw APIError.invalidRequest("The parameters are not valid percent-encoded UTF-8.")
+                throw Invalid(description: "The parameters are not valid percent-encoded UTF-8.")
             }
             guard !value.isEmpty else { continue }
             guard parameters.updateValue(value, forKey: name) == nil else {
-                throw APIError.invalidRequest("The parameter \(name) is given more than once.")
+                throw Invalid(description: "The parameter \(name) is given more than once.")
             }
         }
         return parameters
     }
 
-    static func decode(_ text: Substring) -> String? {
+    public static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

@@ -1,0 +1,57 @@
+import PasskeyHTTPParsing
+
+/// `form`: query strings and form bodies (`FormURLEncoded`), as every client sends them.
+/// Consistency: a name `parameters` accepts is found by `value` with the same value.
+enum FormTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = FormURLEncoded.decode(text[...])
+        _ = FormURLEncoded.value("state", in: text[...])
+        guard let parameters = attempt("form parameters", { try FormURLEncoded.parameters(text) }) else { return }
+        for (name, value) in parameters {
+            expect(FormURLEncoded.value(name, in: text[...]) == .some(value), "value(\(name)) disagrees with parameters")
+        }
+    }
+}
+
+/// `http-headers`: the `Cookie` and `Authorization` headers. Consistency: every cookie pair's
+/// name and value are trimmed; the first cookie is the first pair.
+enum HTTPHeadersTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let headers = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let pairs = CookieHeader.pairs(headers)
+        for pair in pairs {
+            expect(pair.name.first != " " && pair.name.last != " " && pair.value.last != " ", "an untrimmed cookie pair")
+        }
+        if let first = pairs.first {
+            expect(CookieHeader.first(first.name, in: headers) == first.value, "first() is not the first pair")
+        }
+        _ = AuthorizationHeader.bearer(text)
+        _ = AuthorizationHeader.basic(text)
+    }
+}
+
+/// `ip-address`: addresses, CIDR ranges (`--trusted-proxy`) and `X-Forwarded-For` chains from a
+/// trusted proxy. Consistency: a parsed address prints and parses back to the same bytes; a
+/// range (not IPv4-mapped) contains its own network address.
+enum IPAddressTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let address = IPAddress.parse(text) {
+            expect(address.count == 4 || address.count == 16, "an address of \(address.count) bytes")
+            let printed = IPAddress.text(address)
+            expect(IPAddress.parse(printed).map(IPAddress.unmapped) == IPAddress.unmapped(address), "text() does not parse back")
+        }
+        if let range = AddressRange(text) {
+            let parts = text.split(separator: "/", maxSplits: 1)
+            // (An IPv4-mapped range is kept as IPv6 while candidates are unmapped: not checked here.)
+            if let network = IPAddress.parse(String(parts[0])), IPAddress.unmapped(network) == network {
+                expect(range.contains(network), "a range without its own address")
+            }
+        }
+        let resolver = ClientAddressResolver(trustedProxies: [AddressRange("10.0.0.0/8")!, AddressRange("::1/128")!])
+        let client = resolver.resolve(peerBytes: [10, 0, 0, 1], forwardedFor: text.split(separator: "\n").map(String.init))
+        expect(!client.isEmpty, "an empty client address")
+    }
+}

@@ -1,0 +1,46 @@
+public import Hummingbird
+public import Logging
+public import PasskeyAssociation
+internal import PasskeyHTTPParsing
+
+/// A refusal at start-up: bad configuration, association file, trust anchors or metadata. The
+/// message says what is wrong and how to fix it.
+public struct ServerStartupError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+
+    public init(message: String) { self.message = message }
+}
+
+/// The HTTP side of the server, mounted by the composition root: the middleware in their order,
+/// the contract's routes, and `GET /metrics` (on the main router, or on a router of its own for
+/// `--metrics-listen`).
+public enum PasskeyHTTP {
+    public static func routers(
+        configuration: ServerConfiguration, service: PasskeyService, apple: AppleSignIn?, push: PushSignIn,
+        mfb: MessagesForBusiness?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
+        metrics registry: MetricsRegistry, logger: Logger
+    ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
+        let router = Router(context: PasskeyRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: HTTPMetricsMiddleware(metrics: registry.metrics))
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: RequestPolicyMiddleware(
+            service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
+            resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
+        router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
+        router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+        Routes(
+            service: service, apple: apple, push: push, mfb: mfb, association: association, assetLinks: assetLinks,
+            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL
+        ).register(on: router)
+        guard configuration.metricsListen != nil else {
+            router.get("/metrics") { _, _ in registry.response() }
+            return (router, nil)
+        }
+        let metricsRouter = Router()
+        metricsRouter.get("/metrics") { _, _ in registry.response() }
+        return (router, metricsRouter)
+    }
+}
