@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address",
+    "form", "http-headers", "ip-address", "request-path",
 ]
 
 
@@ -381,7 +381,7 @@ def main():
                        ("details-escaped", '{"a\\"b":"\\u0001"}'), ("spaced", '[ -7 , 1 ]')]:
         seeds.add("stored-json", name, text)
 
-    # The HTTP layer's own parsers: form bodies and queries, headers, addresses.
+    # The HTTP layer's own parsers: form bodies and queries, headers, addresses, paths.
     for name, text in [("query", "user_name=jane+doe&display_name=Jane%20D%C3%B6e"), ("oauth", "grant_type=authorization_code&code=abc&redirect_uri=https%3A%2F%2Fa.example%2Fcb"),
                        ("repeated", "a=1&a=2"), ("bad-escape", "a=%zz&b=%C3"), ("apple", "state=s&code=c&id_token=x.y.z&user=%7B%22name%22%3A%7B%7D%7D")]:
         seeds.add("form", name, text)
@@ -391,6 +391,9 @@ def main():
     for name, text in [("v4", "192.168.1.7"), ("v6", "2001:db8::1"), ("mapped", "::ffff:10.1.2.3"), ("cidr", "10.0.0.0/8"),
                        ("cidr6", "2001:db8::/32"), ("chain", "203.0.113.9, 10.0.0.2\n[::1]:443"), ("port", "1.2.3.4:80")]:
         seeds.add("ip-address", name, text)
+    for name, text in [("root", "/"), ("api", "/registration_finalize"), ("param", "/credentials/AAEC-_x"), ("trailing", "/logout/"),
+                       ("double", "//logout"), ("dots", "/a/../logout"), ("encoded", "/siwa%2Ffinalize"), ("file", "/app.js")]:
+        seeds.add("request-path", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

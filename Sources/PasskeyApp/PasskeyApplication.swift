@@ -32,6 +32,9 @@ public struct PasskeyApplication: Sendable {
     /// `GET /metrics` on its own address (`--metrics-listen`), when configured.
     let metricsApplication: Application<RouterResponder<BasicRequestContext>>?
     public let metrics: MetricsRegistry
+    /// Every route the main router has, as `METHOD /template` (`PATCH /credentials/{id}`): for
+    /// the test that every route has its request policy.
+    public let routes: [String]
 
     /// Refusals at start-up: bad configuration, association file, trust anchors or metadata.
     public typealias StartupError = ServerStartupError
@@ -107,7 +110,7 @@ public struct PasskeyApplication: Sendable {
         return PasskeyApplication(
             service: service, apple: apple, push: push, mfb: mfb, store: store, application: application,
             sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
-            metricsApplication: metricsApplication, metrics: registry)
+            metricsApplication: metricsApplication, metrics: registry, routes: router.routes.map(\.description))
     }
 
     /// Serves until SIGTERM or SIGINT: stops accepting, lets requests in flight finish, closes

@@ -71,4 +71,13 @@ public enum IPAddress {
             .map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
             .joined(separator: ":")
     }
+
+    /// The key a per-address limit counts under: an IPv4 address as it is, an IPv6 address by
+    /// its /64 (`2001:db8:1:2:0:0:0:0/64`), since one subscriber is given a whole /64; an
+    /// IPv4-mapped IPv6 address as its IPv4 address. Text that is not an address is its own key.
+    public static func limitKey(_ address: String) -> String {
+        guard let bytes = parse(address).map(unmapped) else { return address }
+        guard bytes.count == 16 else { return text(bytes) }
+        return text(masked(bytes, prefixLength: 64)) + "/64"
+    }
 }

@@ -33,6 +33,7 @@ enum FuzzTargets {
         FuzzTarget(name: "form", run: FormTarget.run),
         FuzzTarget(name: "http-headers", run: HTTPHeadersTarget.run),
         FuzzTarget(name: "ip-address", run: IPAddressTarget.run),
+        FuzzTarget(name: "request-path", run: RequestPathTarget.run),
     ]
 }
 

@@ -55,3 +55,14 @@ enum IPAddressTarget {
         expect(!client.isEmpty, "an empty client address")
     }
 }
+
+/// `request-path`: the canonical-path check that every request passes before routing.
+/// Consistency: an accepted path has no empty, `.` or `..` segment.
+enum RequestPathTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard RequestPath.isCanonical(text), text != "/" else { return }
+        let segments = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        expect(!segments.contains { $0.isEmpty || $0 == "." || $0 == ".." }, "accepted a non-canonical path")
+    }
+}

@@ -36,15 +36,16 @@ public struct MetricsRegistry: Sendable {
     }
 }
 
-/// `http_requests_total` and `http_request_duration_seconds` for every request, by route
-/// template (never the raw path: `/credentials/{id}`, `other` for static files and unknown
-/// paths). Outermost, so it sees the status the client gets.
+/// `http_requests_total` and `http_request_duration_seconds` for every request, by the route
+/// the router matched (never the raw path: `/credentials/{id}`; `other` for static files,
+/// unknown paths and spellings that are not canonical). Outermost, so it sees the status the
+/// client gets.
 struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: PasskeyMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let route = RoutePaths.template(for: request.uri.path) ?? "other"
+        let route = Self.route(request, context: context)
         let method = request.method.rawValue
         do {
             let response = try await next(request, context)
@@ -55,6 +56,15 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             record(route, method, Int(status), started)
             throw error
         }
+    }
+
+    /// The route the router matched; for a known path asked with another method (405), its
+    /// template; else `other`. A path that is not canonical is `other` whatever it matched.
+    static func route(_ request: Request, context: Context) -> String {
+        let path = request.uri.path
+        guard RequestPath.isCanonical(path) else { return "other" }
+        if let endpoint = context.endpointPath, RoutePaths.routes[endpoint] != nil { return endpoint }
+        return RoutePaths.template(for: path) ?? "other"
     }
 
     private func record(_ route: String, _ method: String, _ status: Int, _ started: ContinuousClock.Instant) {

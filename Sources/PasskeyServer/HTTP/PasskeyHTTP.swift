@@ -26,6 +26,7 @@ public enum PasskeyHTTP {
         router.add(middleware: HTTPMetricsMiddleware(metrics: registry.metrics))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: RequestPolicyMiddleware(
             service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))

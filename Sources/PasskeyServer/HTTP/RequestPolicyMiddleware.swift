@@ -6,13 +6,17 @@ internal import PasskeyCore
 internal import PasskeyHTTPParsing
 
 /// The contract's "Requests" rules, applied before any handler (and so before any challenge is
-/// looked up or anything is written):
-/// - 415 `unsupported_media_type`: a POST or PATCH to an API path whose Content-Type is not
-///   `application/json` (parameters such as `charset=utf-8` allowed), or that has a body and no
-///   Content-Type. Cross-site form posts (`text/plain`, form encodings) never reach a ceremony.
+/// looked up or anything is written), keyed on the route the router matched
+/// (`context.endpointPath`), never on the raw path:
+/// - 415 `unsupported_media_type`: a POST or PATCH whose Content-Type is not `application/json`
+///   (parameters such as `charset=utf-8` allowed), or that has a body and no Content-Type; on
+///   the form routes, anything but `application/x-www-form-urlencoded`. Cross-site form posts
+///   (`text/plain`, form encodings) never reach a ceremony.
 /// - 403 `forbidden_origin`: a state change (POST, PATCH, DELETE) that carries a session cookie
-///   and an `Origin` header that is not one of the RP's origins.
-/// - 429 `rate_limited` (with `Retry-After`): ceremony endpoints, per client address.
+///   and comes from another site (`checkCrossOrigin`).
+/// - 429 `rate_limited` (with `Retry-After`): ceremony endpoints, per client address (an IPv6
+///   client by its /64).
+/// A route the router matched that the table does not list gets the JSON rules (the strictest).
 struct RequestPolicyMiddleware: RouterMiddleware {
     typealias Context = PasskeyRequestContext
 
@@ -20,21 +24,22 @@ struct RequestPolicyMiddleware: RouterMiddleware {
     let addressLimiter: RateLimiter
     let resolver: ClientAddressResolver
 
+    static let unlisted = RoutePaths.Policy(methods: [.get, .post, .put, .patch, .delete])
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
         let client = clientAddress(request, context: context)
-        if let methods = RoutePaths.methods(for: path), methods.contains(request.method) {
-            if RoutePaths.formPaths.contains(path) {
+        if let endpoint = context.endpointPath {
+            let policy = RoutePaths.routes[endpoint] ?? Self.unlisted
+            switch policy.body {
+            case .form:
                 if request.method == .post { try Self.checkFormMediaType(request) }
-            } else {
+            case .json:
                 // A foreign origin first: a cross-site request learns nothing from a 415.
-                try checkOrigin(request)
+                try checkCrossOrigin(request)
                 try Self.checkMediaType(request)
             }
-            if RoutePaths.ceremonyPaths.contains(path) {
-                if let retryAfter = addressLimiter.take(client, now: service.now()) {
-                    throw APIError.rateLimited(retryAfter: retryAfter)
-                }
+            if policy.ceremony, let retryAfter = addressLimiter.take(IPAddress.limitKey(client), now: service.now()) {
+                throw APIError.rateLimited(retryAfter: retryAfter)
             }
         }
         let requestClient = RequestClient(address: client, userAgent: request.headers[.userAgent])
@@ -93,12 +98,33 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         return true
     }
 
-    /// A cookie-authenticated state change must come from one of the RP's origins.
-    func checkOrigin(_ request: Request) throws {
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+
+    /// A cookie-carrying state change must not come from another site, checked the way Go's
+    /// `http.CrossOriginProtection` does: `Sec-Fetch-Site` first (`same-origin` and `none`
+    /// pass; `same-site` and `cross-site` are refused unless the `Origin` is one of the RP's),
+    /// then, from browsers that do not send it, an `Origin` that is not one of the RP's is
+    /// refused. A request with neither header (a native client) passes. `SameSite=Lax` does not
+    /// stop a sibling subdomain; `Sec-Fetch-Site: same-site` does.
+    func checkCrossOrigin(_ request: Request) throws {
         guard request.method == .post || request.method == .patch || request.method == .delete || request.method == .put,
-              SessionCookie.isPresent(in: request),
-              let origin = request.headers[.origin]
+              SessionCookie.isPresent(in: request)
         else { return }
-        guard service.rp.origins.contains(origin) else { throw APIError.forbiddenOrigin }
+        let origin = request.headers[.origin]
+        if let site = request.headers[Self.secFetchSite]?.lowercased() {
+            if site == "same-origin" || site == "none" { return }
+            guard let origin, service.rp.origins.contains(origin) else { throw APIError.forbiddenOrigin }
+            return
+        }
+        if let origin, !service.rp.origins.contains(origin) { throw APIError.forbiddenOrigin }
+    }
+}
+
+/// One spelling per resource: a path that is not canonical (`RequestPath`) is 404 before any
+/// policy or handler, whatever route the router's lenient matching would have found for it.
+struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard RequestPath.isCanonical(request.uri.path) else { throw APIError.notFound }
+        return try await next(request, context)
     }
 }

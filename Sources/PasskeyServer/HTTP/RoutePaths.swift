@@ -1,73 +1,85 @@
 public import HTTPTypes
+internal import PasskeyHTTPParsing
 
-/// The API's paths and the methods each answers: 405 (with `Allow`) for a known path with
-/// another method, 415 checks only on these, and route templates (`/credentials/{id}`).
+/// Every route the API has, keyed by the template the router reports for a match
+/// (`context.endpointPath`, e.g. `/credentials/{id}`), with the request policy it gets. The
+/// policy middleware and the metrics read the route the router actually matched, never the raw
+/// path, so another spelling of a path cannot reach a handler without its policy; and spellings
+/// that are not canonical (`//logout`, `/logout/`, `/a/../logout`) are 404 before routing.
 public enum RoutePaths {
-    static let fixed: [String: Set<HTTPRequest.Method>] = [
-        "/": [.get],
-        "/healthz": [.get],
-        "/metrics": [.get],
-        "/registration_initialize": [.get, .post],
-        "/registration_finalize": [.post],
-        "/authentication_initialize": [.get, .post],
-        "/authentication_finalize": [.post],
-        "/me": [.get],
-        "/me/events": [.get],
-        "/logout": [.post],
-        "/.well-known/apple-app-site-association": [.get],
-        "/apple-app-site-association": [.get],
-        "/.well-known/assetlinks.json": [.get],
-        "/.well-known/webauthn": [.get],
-        "/siwa/initialize": [.get],
-        "/siwa/finalize": [.post],
-        "/siwa/callback": [.post],
-        "/siwa/notifications": [.post],
-        "/siwa/link": [.delete],
-        "/push/devices/discovery": [.post],
-        "/push/devices": [.post],
-        "/push/authentication_initialize": [.post],
-        "/push/authenticate": [.post],
-        "/push/authentication_status": [.get],
-        "/mfb/requests": [.post],
-        "/mfb/responses": [.post],
-        "/mfb/authorize": [.get, .post],
-        "/mfb/token": [.post],
+    /// What a route's requests must satisfy before its handler runs.
+    struct Policy: Sendable, Equatable {
+        enum Body: Sendable, Equatable {
+            /// JSON bodies (415 otherwise); state changes with a session cookie checked for a
+            /// cross-origin source.
+            case json
+            /// A form post from another origin (Apple's `form_post`, a device's browser): only
+            /// `application/x-www-form-urlencoded`, no origin check.
+            case form
+        }
+
+        var methods: Set<HTTPRequest.Method>
+        var body: Body = .json
+        /// Runs or starts a ceremony: rate-limited per client address.
+        var ceremony = false
+    }
+
+    static let routes: [String: Policy] = [
+        "/": Policy(methods: [.get]),
+        "/healthz": Policy(methods: [.get]),
+        "/metrics": Policy(methods: [.get]),
+        "/registration_initialize": Policy(methods: [.get, .post], ceremony: true),
+        "/registration_finalize": Policy(methods: [.post], ceremony: true),
+        "/authentication_initialize": Policy(methods: [.get, .post], ceremony: true),
+        "/authentication_finalize": Policy(methods: [.post], ceremony: true),
+        "/me": Policy(methods: [.get]),
+        "/me/events": Policy(methods: [.get]),
+        "/logout": Policy(methods: [.post]),
+        "/credentials/{id}": Policy(methods: [.patch, .delete]),
+        "/.well-known/apple-app-site-association": Policy(methods: [.get]),
+        "/apple-app-site-association": Policy(methods: [.get]),
+        "/.well-known/assetlinks.json": Policy(methods: [.get]),
+        "/.well-known/webauthn": Policy(methods: [.get]),
+        "/siwa/initialize": Policy(methods: [.get], ceremony: true),
+        "/siwa/finalize": Policy(methods: [.post], ceremony: true),
+        "/siwa/callback": Policy(methods: [.post], body: .form, ceremony: true),
+        "/siwa/notifications": Policy(methods: [.post]),
+        "/siwa/link": Policy(methods: [.delete]),
+        "/push/devices/discovery": Policy(methods: [.post], ceremony: true),
+        "/push/devices": Policy(methods: [.post], ceremony: true),
+        "/push/devices/{deviceId}": Policy(methods: [.delete]),
+        "/push/authentication_initialize": Policy(methods: [.post], ceremony: true),
+        "/push/authenticate": Policy(methods: [.post], ceremony: true),
+        "/push/authentication_status": Policy(methods: [.get]),
+        "/mfb/requests": Policy(methods: [.post]),
+        "/mfb/requests/{requestIdentifier}": Policy(methods: [.get]),
+        "/mfb/responses": Policy(methods: [.post]),
+        "/mfb/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
+        "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true),
     ]
 
-    /// Templates with one parameter segment.
-    static let parameterised: [(prefix: String, template: String, methods: Set<HTTPRequest.Method>)] = [
-        ("/credentials/", "/credentials/{id}", [.patch, .delete]),
-        ("/push/devices/", "/push/devices/{deviceId}", [.delete]),
-        ("/mfb/requests/", "/mfb/requests/{requestIdentifier}", [.get]),
-    ]
+    /// The policy of the route the router matched (`context.endpointPath`); nil for a request
+    /// no route took (static files, 404, 405).
+    static func policy(forMatched endpoint: String?) -> Policy? {
+        endpoint.flatMap { routes[$0] }
+    }
 
-    /// Endpoints that run or start a ceremony: rate-limited per client address.
-    static let ceremonyPaths: Set<String> = [
-        "/registration_initialize", "/registration_finalize", "/authentication_initialize", "/authentication_finalize",
-        "/siwa/initialize", "/siwa/finalize", "/siwa/callback",
-        "/push/devices/discovery", "/push/devices", "/push/authentication_initialize", "/push/authenticate",
-        "/mfb/authorize", "/mfb/token",
-    ]
-
-    /// Form posts from other origins: Apple's web flow (`response_mode=form_post`, from Apple's
-    /// page), and the OAuth endpoints of Messages for Business (the device's browser, the
-    /// device itself).
-    static let formPaths: Set<String> = ["/siwa/callback", "/mfb/authorize", "/mfb/token"]
-
-    /// The route template a path belongs to, or nil for a path the API does not have.
+    /// The route template a canonical path belongs to, or nil for a path the API does not
+    /// have: for the answers given without a matched route (405 with `Allow`, and metrics).
     public static func template(for path: String) -> String? {
-        if fixed[path] != nil { return path }
-        for route in parameterised where path.hasPrefix(route.prefix) {
-            let rest = path.dropFirst(route.prefix.count)
-            if !rest.isEmpty, !rest.contains("/") { return route.template }
+        guard RequestPath.isCanonical(path) else { return nil }
+        if routes[path] != nil { return path }
+        let segments = path.split(separator: "/")
+        for template in routes.keys where template.contains("{") {
+            let parts = template.split(separator: "/")
+            guard parts.count == segments.count else { continue }
+            if zip(parts, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) { return template }
         }
         return nil
     }
 
     /// The methods answered on `path`; nil for a path the API does not have.
     public static func methods(for path: String) -> Set<HTTPRequest.Method>? {
-        if let methods = fixed[path] { return methods }
-        guard let template = template(for: path) else { return nil }
-        return parameterised.first { $0.template == template }?.methods
+        template(for: path).flatMap { routes[$0]?.methods }
     }
 }
