@@ -317,9 +317,18 @@ import Testing
         }
     }
 
+    /// The browser binding cookie that `GET /siwa/initialize` set, as a Cookie header's pair.
+    static func bindingCookie(_ result: HTTPResult) throws -> String {
+        let setCookie = try #require(result.setCookie)
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("Path=/siwa"))
+        return String(try #require(setCookie.split(separator: ";").first))
+    }
+
     @Test func theWebFlowCallbackChecksStateAndRedirects() async throws {
         try await Self.withApple { apple in
-            let initialize = try await apple.client.get("/siwa/initialize").json
+            let initializeResult = try await apple.client.get("/siwa/initialize")
+            let cookie = try Self.bindingCookie(initializeResult)
+            let initialize = initializeResult.json
             let nonce = try #require(initialize["nonce"] as? String)
             let state = try #require(initialize["state"] as? String)
             let authorize = try #require((initialize["authorize_url"] as? String).flatMap(URLComponents.init(string:)))
@@ -331,8 +340,9 @@ import Testing
 
             let token = Self.keys.token(
                 kid: "apple-test-1", claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, nonce: nonce))
-            func post(_ form: String) async throws -> String {
+            func post(_ form: String, cookie: String? = cookie) async throws -> String {
                 let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + (cookie.map { "Cookie: \($0)\r\n" } ?? "")
                     + "Origin: https://appleid.apple.com\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
                 return try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
             }
@@ -341,6 +351,14 @@ import Testing
             #expect(forged.hasPrefix("HTTP/1.1 303"))
             #expect(forged.contains("location: /?error=nonce_mismatch") || forged.contains("Location: /?error=nonce_mismatch"), "\(forged)")
             #expect(!forged.lowercased().contains("set-cookie"))
+            // The right state from a browser that did not start the flow (no binding cookie, or
+            // another browser's): refused, nothing spent, no session.
+            let otherBrowser = try Self.bindingCookie(try await apple.client.get("/siwa/initialize"))
+            for foreign in [nil, otherBrowser] as [String?] {
+                let refused = try await post("id_token=\(token)&state=\(state)", cookie: foreign)
+                #expect(refused.lowercased().contains("location: /?error=nonce_mismatch"), "\(refused)")
+                #expect(!refused.lowercased().contains("set-cookie: session="))
+            }
             let user = #"{"name":{"firstName":"Web","lastName":"User"},"email":"web@example.com"}"#
             let encodedUser = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let good = try await post("id_token=\(token)&state=\(state)&user=\(encodedUser)")
@@ -358,17 +376,29 @@ import Testing
         try await Self.withApple { apple in
             let (registered, _, _) = try await apple.ceremonies.register("erin")
             let session = try #require(registered.json["session"] as? String)
-            let initialize = try await apple.client.get("/siwa/initialize", bearer: session).json
+            let initializeResult = try await apple.client.get("/siwa/initialize", bearer: session)
+            let cookie = try Self.bindingCookie(initializeResult)
+            let initialize = initializeResult.json
             let nonce = try #require(initialize["nonce"] as? String)
             let state = try #require(initialize["state"] as? String)
             #expect(state.contains("."))
-            let token = Self.keys.token(
-                kid: "apple-test-1",
-                claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, subject: "000444.erin", nonce: nonce))
-            let form = "id_token=\(token)&state=\(state)"
-            let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                + "Content-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
-            let answer = try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
+            func callback(subject: String, cookie: String?) async throws -> String {
+                let token = Self.keys.token(
+                    kid: "apple-test-1",
+                    claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, subject: subject, nonce: nonce))
+                let form = "id_token=\(token)&state=\(state)"
+                let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + (cookie.map { "Cookie: \($0)\r\n" } ?? "")
+                    + "Content-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
+                return try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
+            }
+            // The hijack: erin sends her Apple URL to a victim, whose browser posts the victim's
+            // token with erin's state but without erin's binding cookie. Refused, nothing linked.
+            let hijack = try await callback(subject: "000666.victim", cookie: nil)
+            #expect(hijack.lowercased().contains("location: /?error=nonce_mismatch"), "\(hijack)")
+            #expect(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000666.victim") == nil)
+
+            let answer = try await callback(subject: "000444.erin", cookie: cookie)
             #expect(answer.lowercased().contains("location: /\r\n"), "\(answer)")
             let link = try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin")
             let erin = try await apple.server.app.store.user(nameKey: "erin")

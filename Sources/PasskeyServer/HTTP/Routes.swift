@@ -105,7 +105,11 @@ struct Routes: Sendable {
     /// Sign in with Apple (siwa.md).
     func registerAppleRoutes(_ apple: AppleSignIn, on router: Router<Context>) {
         router.get("/siwa/initialize") { request, _ in
-            try Self.json(try await apple.initialize(redirectURI: callbackURI(), session: try await session(request)))
+            let (answer, binding) = try await apple.initialize(redirectURI: callbackURI(), session: try await session(request))
+            var response = try Self.json(answer)
+            response.headers[.setCookie] = SIWABindingCookie.header(
+                value: Base64URL.encode(binding), maxAge: Int(service.configuration.challengeTTL))
+            return response
         }
         router.post("/siwa/finalize") { request, _ in
             struct Finalize: Decodable {
@@ -145,9 +149,13 @@ struct Routes: Sendable {
                     signIn.lastName = name?["lastName"] as? String
                     signIn.email = user["email"] as? String
                 }
-                let result = try await apple.callback(signIn, state: state, session: nil)
+                let binding = SIWABindingCookie.value(in: request).flatMap { Base64URL.decodeStrict($0) }
+                let result = try await apple.callback(signIn, state: state, binding: binding, session: nil)
                 var response = Self.redirect("/")
-                response.headers[.setCookie] = SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request))
+                response.headers[values: .setCookie] = [
+                    SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request)),
+                    SIWABindingCookie.header(value: "", maxAge: 0),
+                ]
                 return response
             } catch let error as APIError where error.httpStatus < 500 {
                 return Self.redirect("/?error=\(error.code)")

@@ -47,3 +47,20 @@ enum SessionCookie {
         return origins.contains("https://" + host)
     }
 }
+
+/// The browser binding of Sign in with Apple's web flow: set by `GET /siwa/initialize`, read
+/// and cleared by `POST /siwa/callback`, whose state is valid only with it. Apple's form post
+/// is a cross-site POST, so the cookie is `SameSite=None` (a Lax cookie would not come back
+/// with it), and so `Secure`, which browsers also accept from `http://localhost` (local
+/// development). `HttpOnly`, scoped to `/siwa`, and as short-lived as the nonce.
+enum SIWABindingCookie {
+    static let name = "siwa_binding"
+
+    static func value(in request: Request) -> String? {
+        CookieHeader.first(name, in: request.headers[values: .cookie]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func header(value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/siwa; Max-Age=\(maxAge); HttpOnly; SameSite=None; Secure"
+    }
+}

@@ -69,17 +69,22 @@ public final class AppleSignIn: Sendable {
 
     // MARK: Nonces and state
 
-    /// `GET /siwa/initialize`: a single-use nonce (32 random bytes), the web flow's `state`
-    /// (an HMAC of the nonce under the server secret, so the callback needs no second lookup)
-    /// and Apple's authorize URL for the web flow.
+    /// `GET /siwa/initialize`: a single-use nonce (32 random bytes), a browser binding (32
+    /// random bytes, which the HTTP layer puts in a short-lived cookie), the web flow's `state`
+    /// (an HMAC under the server secret of the nonce and the binding's hash, so the callback
+    /// needs no second lookup) and Apple's authorize URL for the web flow.
     ///
     /// Signed in, the state also names the account, so that the web flow's callback (a
     /// cross-site POST from Apple, which carries no session cookie) links the Apple ID to it.
-    public func initialize(redirectURI: String, session: SignedInUser?) async throws -> AppleInitializeResponse {
+    /// The binding ties the state to the browser that asked for it: an Apple URL sent to
+    /// someone else (to link their Apple ID to the sender's account, or to sign them into it)
+    /// comes back without the cookie and is refused.
+    public func initialize(redirectURI: String, session: SignedInUser?) async throws -> (AppleInitializeResponse, binding: [UInt8]) {
         let nonce = SecureRandom.bytes(32)
+        let binding = SecureRandom.bytes(32)
         try await store.insertAppleNonce(nonce, expiresAt: passkeys.now().addingTimeInterval(configuration.challengeTTL))
         let nonceText = Base64URL.encode(nonce)
-        let state = Self.state(for: nonce, linking: session?.user.handle, secret: passkeys.serverSecret)
+        let state = Self.state(for: nonce, binding: binding, linking: session?.user.handle, secret: passkeys.serverSecret)
         let clientID = configuration.appleClientIDs.first ?? ""
         var components = URLComponents(string: configuration.appleAuthorizeURL)
         var query = components?.queryItems ?? []
@@ -96,19 +101,24 @@ public final class AppleSignIn: Sendable {
         // `+` stays literal in URLComponents' query; Apple reads the query as form data.
         let encoded = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = encoded
-        return AppleInitializeResponse(nonce: nonceText, state: state, client_id: clientID, authorize_url: components?.string ?? "")
+        return (AppleInitializeResponse(nonce: nonceText, state: state, client_id: clientID, authorize_url: components?.string ?? ""), binding)
     }
 
-    /// `MAC` or `MAC.HANDLE`: HMAC-SHA-256 under the server secret of the nonce and the handle
-    /// of the account to link (base64url).
-    static func state(for nonce: [UInt8], linking handle: [UInt8]?, secret: [UInt8]) -> String {
-        let mac = Base64URL.encode(HMAC.sha256(key: secret, data: Array("siwa-state".utf8) + nonce + (handle ?? [])))
+    /// `MAC` or `MAC.HANDLE`: HMAC-SHA-256 under the server secret of the nonce, SHA-256 of the
+    /// browser binding, and the handle of the account to link (base64url). Every part but the
+    /// handle has a fixed length, so the input is unambiguous.
+    static func state(for nonce: [UInt8], binding: [UInt8], linking handle: [UInt8]?, secret: [UInt8]) -> String {
+        let input = Array("siwa-state".utf8) + nonce + Digest.sha256.hash(binding) + (handle ?? [])
+        let mac = Base64URL.encode(HMAC.sha256(key: secret, data: input))
         return handle.map { mac + "." + Base64URL.encode($0) } ?? mac
     }
 
     /// The account a web-flow state links to (nil: none), once the state is checked against the
-    /// token's nonce.
-    static func checkState(_ state: String, nonce: [UInt8], secret: [UInt8]) throws -> [UInt8]? {
+    /// token's nonce and the browser binding the callback's cookie carries.
+    static func checkState(_ state: String, nonce: [UInt8], binding: [UInt8]?, secret: [UInt8]) throws -> [UInt8]? {
+        guard let binding, binding.count == 32 else {
+            throw APIError(.nonceMismatch("This sign-in was not started in this browser."))
+        }
         let parts = state.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         var handle: [UInt8]?
         if parts.count == 2 {
@@ -117,7 +127,7 @@ public final class AppleSignIn: Sendable {
             }
             handle = decoded
         }
-        guard constantTimeEquals(Array(Self.state(for: nonce, linking: handle, secret: secret).utf8), Array(state.utf8)) else {
+        guard constantTimeEquals(Array(Self.state(for: nonce, binding: binding, linking: handle, secret: secret).utf8), Array(state.utf8)) else {
             throw APIError(.nonceMismatch("The state does not belong to the token's nonce."))
         }
         return handle
@@ -152,12 +162,15 @@ public final class AppleSignIn: Sendable {
     }
 
     /// `POST /siwa/callback`: the same, with the web flow's `state` checked against the token's
-    /// nonce (the nonce is then required and spent).
-    public func callback(_ request: SignInRequest, state: String, session: SignedInUser?) async throws -> AppleSignInResult {
-        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: state) }
+    /// nonce and the browser binding from the callback's cookie (the nonce is then required and
+    /// spent).
+    public func callback(_ request: SignInRequest, state: String, binding: [UInt8]?, session: SignedInUser?) async throws -> AppleSignInResult {
+        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: (state, binding)) }
     }
 
-    private func signIn(_ request: SignInRequest, session requestSession: SignedInUser?, state: String?) async throws -> AppleSignInResult {
+    private func signIn(
+        _ request: SignInRequest, session requestSession: SignedInUser?, state: (value: String, binding: [UInt8]?)?
+    ) async throws -> AppleSignInResult {
         let now = passkeys.now()
         let claims = try await verifiedClaims(request, now: now)
         let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: passkeys.serverSecret)
@@ -236,13 +249,13 @@ public final class AppleSignIn: Sendable {
     ///
     /// Returns the nonce, and the account the web flow's state links to.
     static func nonceToSpend(
-        request: SignInRequest, claims: IdentityClaims, state: String?, secret: [UInt8]
+        request: SignInRequest, claims: IdentityClaims, state: (value: String, binding: [UInt8]?)?, secret: [UInt8]
     ) throws -> (nonce: [UInt8]?, linking: [UInt8]?) {
         if let state {
             guard let claim = claims.nonce, let nonce = Base64URL.decodeStrict(claim), nonce.count == 32 else {
                 throw APIError(.nonceMismatch("The web flow's token must carry the nonce of /siwa/initialize."))
             }
-            return (nonce, try checkState(state, nonce: nonce, secret: secret))
+            return (nonce, try checkState(state.value, nonce: nonce, binding: state.binding, secret: secret))
         }
         guard let raw = request.nonce else {
             if claims.nonce != nil {
