@@ -38,8 +38,11 @@ extension PostgresPasskeyStore {
     }
 
     public func completeAppleSignIn(
-        nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord, events: [AuditEvent]
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        events: [AuditEvent]
     ) async throws -> AppleSignInOutcome {
+        let tokenHash = ByteBuffer(bytes: token.hash)
+        let tokenExpiry = try token.expiresAt.storeMilliseconds()
         let nonce = nonce.map { ByteBuffer(bytes: $0) }
         let at = try now.storeMilliseconds()
         let userRow = try newUser.map(UserRow.init)
@@ -49,6 +52,11 @@ extension PostgresPasskeyStore {
         let userHandle = ByteBuffer(bytes: session.userHandle)
         do {
             return try await transaction { db in
+                // Waits for a concurrent insert of the same token, then sees it.
+                let fresh = try await Self.count(db.query(
+                    "INSERT INTO apple_spent_tokens (hash, expires_at) VALUES (\(tokenHash), \(tokenExpiry)) ON CONFLICT DO NOTHING RETURNING 1",
+                    logger: Self.quiet))
+                guard fresh == 1 else { throw Undo(outcome: .tokenSpent) }
                 if let nonce {
                     let spent = try await Self.count(db.query(
                         "DELETE FROM apple_nonces WHERE nonce = \(nonce) AND expires_at > \(at) RETURNING 1", logger: Self.quiet))

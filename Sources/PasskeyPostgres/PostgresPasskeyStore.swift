@@ -763,6 +763,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
                 "DELETE FROM ceremonies WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             let nonces = try await Self.count(db.query(
                 "DELETE FROM apple_nonces WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            try await db.query("DELETE FROM apple_spent_tokens WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             let old = cutoff - 30 * 86_400_000
             try await db.query("DELETE FROM apple_notifications WHERE received_at <= \(old)", logger: Self.quiet)
             let discoveries = try await Self.count(db.query(

@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5]
+    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5, migration6]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,17 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 6: Sign in with Apple identity tokens once used (SQLite's migration 7).
+    static let migration6 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE apple_spent_tokens (
+            hash       bytea  NOT NULL PRIMARY KEY,
+            expires_at bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX apple_spent_tokens_by_expiry ON apple_spent_tokens (expires_at)",
+    ])
 
     /// Version 5: Messages for Business requests, codes and access tokens (SQLite's migration 6).
     static let migration5 = Migration(additive: true, statements: [

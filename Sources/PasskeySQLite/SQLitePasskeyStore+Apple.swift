@@ -32,8 +32,10 @@ extension SQLitePasskeyStore {
     }
 
     public func completeAppleSignIn(
-        nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord, events: [AuditEvent]
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        events: [AuditEvent]
     ) async throws -> AppleSignInOutcome {
+        let tokenArguments: [SQLiteValue] = [.blob(token.hash), try .time(token.expiresAt)]
         let nonceArguments: [SQLiteValue]? = try nonce.map { [.blob($0), try .time(now)] }
         let userArguments = try newUser?.arguments()
         let linkArguments = try newLink?.arguments()
@@ -41,6 +43,8 @@ extension SQLitePasskeyStore {
         let eventArguments = try events.map { try $0.insertArguments() }
         do {
             return try await database.write { db in
+                try db.execute("INSERT INTO apple_spent_tokens (hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING", tokenArguments)
+                guard try db.changes() == 1 else { throw Undo(outcome: .tokenSpent) }
                 if let nonceArguments {
                     try db.execute("DELETE FROM apple_nonces WHERE nonce = ? AND expires_at > ?", nonceArguments)
                     guard try db.changes() == 1 else { throw Undo(outcome: .nonceGone) }

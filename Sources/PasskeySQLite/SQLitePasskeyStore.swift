@@ -428,6 +428,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             let ceremonies = try db.changes()
             try db.execute("DELETE FROM apple_nonces WHERE expires_at <= ?", [cutoff])
             let nonces = try db.changes()
+            try db.execute("DELETE FROM apple_spent_tokens WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM apple_notifications WHERE received_at <= ?", [try .time(now.addingTimeInterval(-30 * 86400))])
             try db.execute("DELETE FROM push_discoveries WHERE expires_at <= ?", [cutoff])
             let discoveries = try db.changes()

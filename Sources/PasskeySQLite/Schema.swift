@@ -7,7 +7,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4, migration5, migration6,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -78,6 +78,17 @@ enum Schema {
 
     /// Version 6: Messages for Business requests with their keys, and the codes and access
     /// tokens issued for them. Only adds.
+    /// Version 7: Sign in with Apple identity tokens once used, each kept until it expires.
+    static let migration7: [String] = [
+        """
+        CREATE TABLE apple_spent_tokens (
+            hash       BLOB    NOT NULL PRIMARY KEY,
+            expires_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX apple_spent_tokens_by_expiry ON apple_spent_tokens (expires_at)",
+    ]
+
     static let migration6: [String] = [
         """
         CREATE TABLE mfb_requests (

@@ -32,10 +32,24 @@ public struct AppleLinkRecord: Sendable, Equatable {
     }
 }
 
+/// An identity token once used: its SHA-256 and when it expires (it is forgotten after that,
+/// when no verifier would accept it anyway).
+public struct SpentToken: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var expiresAt: Date
+
+    public init(hash: [UInt8], expiresAt: Date) {
+        self.hash = hash
+        self.expiresAt = expiresAt
+    }
+}
+
 /// How `completeAppleSignIn` ended.
 public enum AppleSignInOutcome: Sendable, Equatable {
     /// The session is open.
     case signedIn(userName: String)
+    /// This identity token was used before: nothing stored.
+    case tokenSpent
     /// The nonce was not issued, already spent or expired: nothing stored.
     case nonceGone
     /// The new account's name was taken meanwhile: nothing stored, the nonce not spent.

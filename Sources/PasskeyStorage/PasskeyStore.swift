@@ -153,7 +153,8 @@ public protocol PasskeyStore: Sendable {
     /// when given, opens `session` and stores `events`. On any outcome but `.signedIn` nothing
     /// is stored.
     func completeAppleSignIn(
-        nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord, events: [AuditEvent]
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        events: [AuditEvent]
     ) async throws -> AppleSignInOutcome
 
     /// Keeps the refresh token of the code exchange with the link.

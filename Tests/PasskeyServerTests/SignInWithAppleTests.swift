@@ -124,15 +124,35 @@ import Testing
         }
     }
 
+    /// A token without a nonce (a native app that sent none) signs in once: replaying it (the
+    /// review opened three sessions with one) is refused and opens nothing.
+    @Test func anIdentityTokenWithoutANonceSignsInOnce() async throws {
+        try await Self.withApple { apple in
+            let token = apple.token(nonce: nil, subject: "000888.once")
+            let first = try await apple.finalize(token, nonce: nil)
+            #expect(first.status == 200)
+            for _ in 0..<2 {
+                let replay = try await apple.finalize(token, nonce: nil)
+                #expect(replay.status == 400 && replay.error == "token_replayed")
+                #expect(replay.setCookie == nil)
+            }
+            let user = try #require(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000888.once"))
+            #expect(try await apple.server.app.store.events(userHandle: user.userHandle, before: nil, limit: 10)
+                .filter { $0.type == "sign_in" }.count == 1)
+        }
+    }
+
     @Test func aNonceIsSpentOnceAndMustMatch() async throws {
         try await Self.withApple { apple in
             let nonce = try await apple.nonce()
             let token = apple.token(nonce: nonce)
             #expect(try await apple.finalize(token, nonce: nonce).status == 200)
-            // The same token and nonce again: spent.
-            #expect(try await apple.finalize(token, nonce: nonce).error == "nonce_mismatch")
+            // The same token again: spent, whatever nonce comes with it.
+            #expect(try await apple.finalize(token, nonce: nonce).error == "token_replayed")
+            // Another token for the spent nonce: the nonce is spent.
+            #expect(try await apple.finalize(apple.token(nonce: nonce, subject: "000222.other"), nonce: nonce).error == "nonce_mismatch")
             // A token carrying a nonce, sent without it: refused, not a replay.
-            #expect(try await apple.finalize(token, nonce: nil).error == "nonce_mismatch")
+            #expect(try await apple.finalize(apple.token(nonce: nonce, subject: "000333.other"), nonce: nil).error == "nonce_mismatch")
             // Another issued nonce than the token's.
             let other = try await apple.nonce()
             #expect(try await apple.finalize(apple.token(nonce: nonce), nonce: other).error == "nonce_mismatch")
@@ -365,8 +385,12 @@ import Testing
             #expect(good.hasPrefix("HTTP/1.1 303"), "\(good)")
             #expect(good.lowercased().contains("location: /\r\n"))
             #expect(good.lowercased().contains("set-cookie: session="))
-            // The state and nonce are spent.
-            #expect(try await post("id_token=\(token)&state=\(state)").lowercased().contains("location: /?error=nonce_mismatch"))
+            // The token is spent, and so is the nonce (another token carrying it is refused).
+            #expect(try await post("id_token=\(token)&state=\(state)").lowercased().contains("location: /?error=token_replayed"))
+            let second = Self.keys.token(
+                kid: "apple-test-1",
+                claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, subject: "000777.second", nonce: nonce))
+            #expect(try await post("id_token=\(second)&state=\(state)").lowercased().contains("location: /?error=nonce_mismatch"))
             // JSON to the callback is refused (415): only Apple's form post.
             #expect(try await apple.client.post("/siwa/callback", json: ["id_token": token]).status == 415)
         }
@@ -400,6 +424,8 @@ import Testing
 
             let answer = try await callback(subject: "000444.erin", cookie: cookie)
             #expect(answer.lowercased().contains("location: /\r\n"), "\(answer)")
+            // The binding is spent with the flow: the callback clears its cookie.
+            #expect(answer.contains("siwa_binding=; Path=/siwa; Max-Age=0"), "\(answer)")
             let link = try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin")
             let erin = try await apple.server.app.store.user(nameKey: "erin")
             #expect(link?.userHandle == erin?.handle)

@@ -18,6 +18,9 @@ struct AppleTests {
         return session
     }
 
+    /// A token never used before, valid for a day.
+    static func freshToken() -> SpentToken { SpentToken(hash: Fixture.bytes(32), expiresAt: Fixture.date(86_400_000)) }
+
     static func event(_ user: UserRecord, _ type: String) -> AuditEvent {
         AuditEvent(userHandle: user.handle, type: type, at: Fixture.date(), ip: nil, userAgent: nil)
     }
@@ -31,7 +34,7 @@ struct AppleTests {
             let link = Self.link(user)
             let session = Self.appleSession(user)
             let outcome = try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(1), newUser: user, newLink: link, session: session,
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: user, newLink: link, session: session,
                 events: [Self.event(user, "sign_in"), Self.event(user, "apple_linked")])
             #expect(outcome == .signedIn(userName: "apple-abc"))
             #expect(try await store.appleLink(issuer: Self.issuer, subject: link.subject) == link)
@@ -42,14 +45,44 @@ struct AppleTests {
             // The nonce again: nothing stored.
             let again = Fixture.session(for: user)
             #expect(try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(2), newUser: nil, newLink: nil, session: again, events: [Self.event(user, "sign_in")])
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(2), newUser: nil, newLink: nil, session: again, events: [Self.event(user, "sign_in")])
                 == .nonceGone)
             #expect(try await store.session(tokenHash: again.tokenHash, now: Fixture.date(2)) == nil)
             // An expired nonce is gone too.
             let late = Fixture.bytes(32)
             try await store.insertAppleNonce(late, expiresAt: Fixture.date(10))
             #expect(try await store.completeAppleSignIn(
-                nonce: late, now: Fixture.date(10), newUser: nil, newLink: nil, session: again, events: []) == .nonceGone)
+                token: Self.freshToken(), nonce: late, now: Fixture.date(10), newUser: nil, newLink: nil, session: again, events: []) == .nonceGone)
+        }
+    }
+
+    @Test("an identity token signs in once, with or without a nonce; forgotten once expired", arguments: StoreKind.available)
+    func tokenSpentOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let dana = Fixture.user(name: "dana")
+            let token = SpentToken(hash: Fixture.bytes(32), expiresAt: Fixture.date(600_000))
+            let first = Self.appleSession(dana)
+            #expect(try await store.completeAppleSignIn(
+                token: token, nonce: nil, now: Fixture.date(), newUser: dana, newLink: Self.link(dana), session: first, events: [])
+                == .signedIn(userName: "dana"))
+            // The same token again: nothing stored, whatever else the request carries.
+            let nonce = Fixture.bytes(32)
+            try await store.insertAppleNonce(nonce, expiresAt: Fixture.date(300_000))
+            let replay = Self.appleSession(dana)
+            #expect(try await store.completeAppleSignIn(
+                token: token, nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: nil, session: replay,
+                events: [Self.event(dana, "sign_in")]) == .tokenSpent)
+            #expect(try await store.session(tokenHash: replay.tokenHash, now: Fixture.date(2)) == nil)
+            #expect(try await store.events(userHandle: dana.handle, before: nil, limit: 10).isEmpty)
+            // The nonce was not spent by the refused replay.
+            #expect(try await store.completeAppleSignIn(
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: nil, session: Self.appleSession(dana),
+                events: []) == .signedIn(userName: "dana"))
+            // Swept once expired.
+            _ = try await store.sweepExpired(now: Fixture.date(600_001))
+            #expect(try await store.completeAppleSignIn(
+                token: token, nonce: nil, now: Fixture.date(600_001), newUser: nil, newLink: nil, session: Self.appleSession(dana),
+                events: []) == .signedIn(userName: "dana"))
         }
     }
 
@@ -59,29 +92,29 @@ struct AppleTests {
             let alice = Fixture.user(name: "alice")
             let aliceLink = Self.link(alice)
             _ = try await store.completeAppleSignIn(
-                nonce: nil, now: Fixture.date(), newUser: alice, newLink: aliceLink, session: Self.appleSession(alice), events: [])
+                token: Self.freshToken(), nonce: nil, now: Fixture.date(), newUser: alice, newLink: aliceLink, session: Self.appleSession(alice), events: [])
             let nonce = Fixture.bytes(32)
             try await store.insertAppleNonce(nonce, expiresAt: Fixture.date(300_000))
 
             // A taken name.
             let other = Fixture.user(name: "ALICE")
             #expect(try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(1), newUser: other, newLink: Self.link(other), session: Self.appleSession(other),
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: other, newLink: Self.link(other), session: Self.appleSession(other),
                 events: [Self.event(other, "sign_in")]) == .userExists)
             // The Apple ID is linked already.
             let bob = Fixture.user(name: "bob")
             #expect(try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(1), newUser: bob, newLink: Self.link(bob, subject: aliceLink.subject),
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: bob, newLink: Self.link(bob, subject: aliceLink.subject),
                 session: Self.appleSession(bob), events: []) == .appleIDLinked)
             #expect(try await store.user(nameKey: "bob") == nil)
             // The account has another Apple ID.
             #expect(try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: Self.link(alice), session: Self.appleSession(alice),
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: Self.link(alice), session: Self.appleSession(alice),
                 events: []) == .accountLinked)
             #expect(try await store.events(userHandle: alice.handle, before: nil, limit: 10).isEmpty)
             // Still spendable once.
             #expect(try await store.completeAppleSignIn(
-                nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: nil, session: Self.appleSession(alice), events: [])
+                token: Self.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: nil, session: Self.appleSession(alice), events: [])
                 == .signedIn(userName: "alice"))
         }
     }
@@ -92,7 +125,7 @@ struct AppleTests {
             let carol = Fixture.user(name: "carol")
             let appleSession = Self.appleSession(carol)
             _ = try await store.completeAppleSignIn(
-                nonce: nil, now: Fixture.date(), newUser: carol, newLink: Self.link(carol), session: appleSession, events: [])
+                token: Self.freshToken(), nonce: nil, now: Fixture.date(), newUser: carol, newLink: Self.link(carol), session: appleSession, events: [])
             #expect(try await store.unlinkApple(userHandle: carol.handle, requireOtherMethod: true, event: Self.event(carol, "apple_unlinked"))
                 == .lastSignInMethod)
             #expect(try await store.appleLink(userHandle: carol.handle) != nil)
@@ -121,7 +154,7 @@ struct AppleTests {
             let dan = Fixture.user(name: "dan")
             let link = Self.link(dan)
             let session = Self.appleSession(dan)
-            _ = try await store.completeAppleSignIn(nonce: nil, now: Fixture.date(), newUser: dan, newLink: link, session: session, events: [])
+            _ = try await store.completeAppleSignIn(token: Self.freshToken(), nonce: nil, now: Fixture.date(), newUser: dan, newLink: link, session: session, events: [])
 
             #expect(try await store.applyAppleNotification(
                 jti: "j1", now: Fixture.date(1), issuer: link.issuer, subject: link.subject, userHandle: dan.handle,
@@ -152,7 +185,7 @@ struct AppleTests {
             let erin = Fixture.user(name: "erin")
             let link = Self.link(erin)
             _ = try await store.completeAppleSignIn(
-                nonce: nil, now: Fixture.date(), newUser: erin, newLink: link, session: Self.appleSession(erin), events: [])
+                token: Self.freshToken(), nonce: nil, now: Fixture.date(), newUser: erin, newLink: link, session: Self.appleSession(erin), events: [])
             try await store.setAppleRefreshToken(issuer: link.issuer, subject: link.subject, refreshToken: "r.token")
             #expect(try await store.appleLink(userHandle: erin.handle)?.refreshToken == "r.token")
 

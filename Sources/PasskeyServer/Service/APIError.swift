@@ -45,6 +45,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     public static let unavailable = APIError(
         code: "unavailable", status: 503, message: "The database cannot be reached; nothing was changed. Try again shortly.", retryAfter: 1)
+    public static let tokenReplayed = APIError(
+        code: "token_replayed", status: 400, message: "This identity token was used before; sign in with Apple again.")
     public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
 
     /// The contract's answer to an error from the service, when it has one: an APIError itself,

@@ -174,6 +174,7 @@ public final class AppleSignIn: Sendable {
         let now = passkeys.now()
         let claims = try await verifiedClaims(request, now: now)
         let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: passkeys.serverSecret)
+        let spent = SpentToken(hash: Digest.sha256.hash(Array(request.identityToken.utf8)), expiresAt: claims.expiresAt)
         var session = requestSession
         if let linking {
             guard let user = try await store.user(handle: linking) else {
@@ -190,14 +191,14 @@ public final class AppleSignIn: Sendable {
             if let existing {
                 let (token, record) = passkeys.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
-                    nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,
+                    token: spent, nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,
                     events: [passkeys.event(existing.userHandle, "sign_in", at: now, ["method": "apple"])])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: false, link: existing)
             } else if let session {
                 let link = Self.link(claims, userHandle: session.user.handle, at: now)
                 let (token, record) = passkeys.newSession(userHandle: session.user.handle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
-                    nonce: nonce, now: now, newUser: nil, newLink: link, session: record,
+                    token: spent, nonce: nonce, now: now, newUser: nil, newLink: link, session: record,
                     events: [
                         passkeys.event(session.user.handle, "apple_linked", at: now, ["sub": claims.subject]),
                         passkeys.event(session.user.handle, "sign_in", at: now, ["method": "apple"]),
@@ -208,7 +209,7 @@ public final class AppleSignIn: Sendable {
                 let link = Self.link(claims, userHandle: user.handle, at: now)
                 let (token, record) = passkeys.newSession(userHandle: user.handle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
-                    nonce: nonce, now: now, newUser: user, newLink: link, session: record,
+                    token: spent, nonce: nonce, now: now, newUser: user, newLink: link, session: record,
                     events: [
                         passkeys.event(user.handle, "apple_linked", at: now, ["sub": claims.subject]),
                         passkeys.event(user.handle, "sign_in", at: now, ["method": "apple", "new_account": "true"]),
@@ -221,6 +222,8 @@ public final class AppleSignIn: Sendable {
                 done.userName = userName
                 if let code = request.authorizationCode { await exchange(code: code, claims: claims, redirectURI: request.redirectURI) }
                 return done
+            case .tokenSpent:
+                throw APIError.tokenReplayed
             case .nonceGone:
                 throw APIError(.nonceMismatch("The nonce was not issued here, is spent or has expired."))
             case .accountLinked:
