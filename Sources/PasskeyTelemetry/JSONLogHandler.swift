@@ -43,12 +43,18 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// One `write(2)` per line, so lines from concurrent requests never interleave.
-    public static let standardError: @Sendable (String) -> Void = { line in
+    public static let standardError: @Sendable (String) -> Void = { line in writeAll(line, to: 2) }
+
+    /// Standard output: where `serve` announces `listening on http://HOST:PORT`, so that a
+    /// supervisor waiting for that line finds it in the `msg` of a JSON line too.
+    public static let standardOutput: @Sendable (String) -> Void = { line in writeAll(line, to: 1) }
+
+    static func writeAll(_ line: String, to descriptor: Int32) {
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written <= 0 { return }
                 offset += written
             }

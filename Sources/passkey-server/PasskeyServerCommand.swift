@@ -223,7 +223,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
     var mfbRequestTTL: Int?
 
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error; the listening line goes to standard output, as JSON too with json. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. (env: PASSKEY_LOG_LEVEL, default info)")
@@ -260,7 +260,10 @@ struct Serve: AsyncParsableCommand {
             // On standard output, as text or, with the JSON format, as the `msg` of a JSON line.
             let json = format == "json"
             app = try await PasskeyApplication.build(configuration: configuration, logger: logger, onListening: { host, port in
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+                let line = "listening on http://\(host):\(port)"
+                guard json else { return FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+                Logger(label: "passkey-server") { JSONLogHandler(label: $0, metadataProvider: nil, write: JSONLogHandler.standardOutput) }
+                    .info("\(line)")
             })
         } catch let error as PasskeyApplication.StartupError {
             FileHandle.standardError.write(Data("passkey-server: \(error.message)\n".utf8))

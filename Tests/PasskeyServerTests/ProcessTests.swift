@@ -11,6 +11,8 @@ import Testing
 final class ServerProcess: Sendable {
     let child: ChildProcess
     let port: Int
+    /// What the process wrote to standard output up to and including the `listening on` line.
+    let announcement: String
 
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var origin: String { "http://localhost:\(port)" }
@@ -44,12 +46,13 @@ final class ServerProcess: Sendable {
         // Read stdout until the `listening on` line.
         var buffer = Data()
         var found: Int?
+        var text = ""
         let deadline = Date().addingTimeInterval(30)
         while found == nil, Date() < deadline {
             let chunk = child.readStdout()
             if chunk.isEmpty { break }
             buffer += chunk
-            let text = String(decoding: buffer, as: UTF8.self)
+            text = String(decoding: buffer, as: UTF8.self)
             if let range = text.range(of: #"listening on http://[^:\s]+:(\d+)"#, options: .regularExpression) {
                 found = Int(text[range].split(separator: ":").last ?? "")
             }
@@ -60,6 +63,7 @@ final class ServerProcess: Sendable {
             throw POSIXError(.ETIMEDOUT)
         }
         port = found
+        announcement = text
     }
 
     func kill9() {
@@ -108,6 +112,26 @@ final class ServerProcess: Sendable {
         #expect(signedIn.status == 200)
         #expect(signedIn.json["user_name"] as? String == "kim")
         #expect(second.terminate() == 0)
+    }
+
+    /// With `--log-format json` every line the process writes is JSON, the `listening on` line
+    /// on standard output included (as its `msg`, so tools waiting for it still find it).
+    @Test func theListeningLineIsJSONWithJSONLogs() async throws {
+        let database = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        for format in ["json", "text"] {
+            let server = try await ServerProcess.start(arguments: ["--port", "0", "--database", database.path, "--log-format", format])
+            let line = try #require(server.announcement.split(separator: "\n").first.map(String.init))
+            if format == "json" {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+                #expect(object["msg"] as? String == "listening on http://127.0.0.1:\(server.port)")
+                #expect(object["level"] as? String == "info")
+                #expect(object["ts"] is String)
+            } else {
+                #expect(line == "listening on http://127.0.0.1:\(server.port)")
+            }
+            #expect(server.terminate() == 0)
+        }
     }
 
     /// SIGTERM: stop accepting, finish, close the database, exit 0. Flags come from the

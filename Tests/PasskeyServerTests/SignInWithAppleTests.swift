@@ -142,6 +142,22 @@ import Testing
         }
     }
 
+    /// The `user` JSON beside the token is unsigned: a new account takes its name from the
+    /// token's email or the subject, never from there (it only gives the display name).
+    @Test func aNewAccountIsNotNamedByTheUnsignedUserJSON() async throws {
+        try await Self.withApple { apple in
+            let nonce = try await apple.nonce()
+            let result = try await apple.finalize(
+                apple.token(nonce: nonce, subject: "000999.unsigned", email: nil), nonce: nonce,
+                extra: ["user": ["email": "ceo@example.com", "name": ["firstName": "Pat", "lastName": "Doe"]]])
+            #expect(result.status == 200)
+            let name = try #require(result.json["user_name"] as? String)
+            #expect(name.hasPrefix("apple-") && name != "ceo@example.com", "\(name)")
+            let session = try #require(result.json["session"] as? String)
+            #expect(try await apple.client.get("/me", bearer: session).json["display_name"] as? String == "Pat Doe")
+        }
+    }
+
     @Test func aNonceIsSpentOnceAndMustMatch() async throws {
         try await Self.withApple { apple in
             let nonce = try await apple.nonce()

@@ -289,12 +289,14 @@ public final class AppleSignIn: Sendable {
             emailVerified: claims.emailVerified, isPrivateEmail: claims.isPrivateEmail, createdAt: now)
     }
 
-    /// A new account's user name: the email when Apple gave one and the name is free, else
-    /// `apple-` and 12 hex digits of SHA-256(sub). Never linked by email: the email only names.
+    /// A new account's user name: the email of the signed token when it has one and the name is
+    /// free, else `apple-` and 12 hex digits of SHA-256(sub). Never the `user` JSON the client
+    /// posts beside the token (unsigned, anyone can write any address there): it only gives the
+    /// display name. Never linked by email: the email only names.
     func newAccount(_ claims: IdentityClaims, request: SignInRequest, at now: Date) async throws -> UserRecord {
         let digest = Digest.sha256.hash(Array(claims.subject.utf8)).map { String(format: "%02x", $0) }.joined()
         var name = try UserName("apple-" + digest.prefix(12))
-        if let email = claims.email ?? request.email, let byEmail = try? UserName(email),
+        if let email = claims.email, let byEmail = try? UserName(email),
            try await store.user(nameKey: byEmail.key) == nil {
             name = byEmail
         }
