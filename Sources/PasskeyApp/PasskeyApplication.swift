@@ -96,8 +96,11 @@ public struct PasskeyApplication: Sendable {
         }
 
         let host = configuration.host
+        let connections = ConnectionCounter(
+            maxTotal: configuration.maxConnections ?? Self.defaultMaxConnections(), maxPerAddress: configuration.maxConnectionsPerAddress)
         let application = Application(
             router: router,
+            server: PasskeyHTTP.server(configuration: configuration, counter: connections),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -126,6 +129,14 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
         await store.close()
+    }
+
+    /// 4096, or fewer when the process may open fewer files: its soft RLIMIT_NOFILE less 64
+    /// (the database, the metrics listener, outbound calls).
+    static func defaultMaxConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 4096 }
+        return max(16, min(4096, Int(clamping: limit.rlim_cur) - 64))
     }
 
     /// The SQLite file, or the PostgreSQL database when `--database` is a postgres:// URL. A

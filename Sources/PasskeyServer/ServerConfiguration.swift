@@ -35,6 +35,17 @@ public struct ServerConfiguration: Sendable {
     public var challengeTTL: TimeInterval = 300
     public var sessionTTL: TimeInterval = 7 * 24 * 3600
     public var maxBody = 65536
+    /// Seconds a new connection has to deliver its first request head (`--header-timeout`).
+    public var headerTimeout: TimeInterval = 10
+    /// Seconds a kept-alive connection may wait between a response and the next request head
+    /// (`--idle-timeout`).
+    public var idleTimeout: TimeInterval = 60
+    /// Open connections at most (`--max-connections`); nil: 4096, or fewer when the process may
+    /// open fewer files (its soft RLIMIT_NOFILE less 64 for the database and the rest).
+    public var maxConnections: Int?
+    /// Open connections at most from one client address, an IPv6 client by its /64; a trusted
+    /// proxy is not capped per address (`--max-connections-per-address`).
+    public var maxConnectionsPerAddress = 256
     /// `--metrics-listen HOST:PORT`: serve `GET /metrics` there instead of on the main port.
     public var metricsListen: (host: String, port: Int)?
     /// Audit events older than this are deleted by the sweeper (`--audit-retention-days`).

@@ -56,6 +56,11 @@ struct ConfigurationResolver {
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
+        c.headerTimeout = TimeInterval(try int(flags.headerTimeout, "HEADER_TIMEOUT", range: 1...3600) ?? Int(c.headerTimeout))
+        c.idleTimeout = TimeInterval(try int(flags.idleTimeout, "IDLE_TIMEOUT", range: 1...86400) ?? Int(c.idleTimeout))
+        c.maxConnections = try int(flags.maxConnections, "MAX_CONNECTIONS", range: 1...1_000_000) ?? c.maxConnections
+        c.maxConnectionsPerAddress = try int(flags.maxConnectionsPerAddress, "MAX_CONNECTIONS_PER_ADDRESS", range: 1...1_000_000)
+            ?? c.maxConnectionsPerAddress
         if let conveyance = try string(flags.attestation, "ATTESTATION") {
             guard let preference = AttestationConveyancePreference(rawValue: conveyance) else {
                 throw ValidationError("--attestation must be none, indirect, direct or enterprise, not \(conveyance)")

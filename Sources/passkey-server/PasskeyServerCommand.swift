@@ -106,6 +106,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
     var maxBody: Int?
 
+    @Option(name: .customLong("header-timeout"), help: "Seconds a new connection has to send its first request head; then it is closed. (env: PASSKEY_HEADER_TIMEOUT, default 10)")
+    var headerTimeout: Int?
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may wait for its next request; then it is closed. (env: PASSKEY_IDLE_TIMEOUT, default 60)")
+    var idleTimeout: Int?
+
+    @Option(name: .customLong("max-connections"), help: "Open connections at most; a connection over it is closed at once. (env: PASSKEY_MAX_CONNECTIONS, default 4096 or the file limit less 64)")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("max-connections-per-address"), help: "Open connections at most from one client address (IPv6: one /64); trusted proxies are not capped. (env: PASSKEY_MAX_CONNECTIONS_PER_ADDRESS, default 256)")
+    var maxConnectionsPerAddress: Int?
+
     @Option(help: ArgumentHelp("What registration options ask for: none, indirect, direct or enterprise. (env: PASSKEY_ATTESTATION, default none)", valueName: "none|indirect|direct|enterprise"))
     var attestation: String?
 
@@ -256,9 +268,10 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = parsedLevel
 
         let app: PasskeyApplication
+        // With the JSON format every line is JSON: the listening line (standard output) and a
+        // refusal at start-up (standard error) too.
+        let json = format == "json"
         do {
-            // On standard output, as text or, with the JSON format, as the `msg` of a JSON line.
-            let json = format == "json"
             app = try await PasskeyApplication.build(configuration: configuration, logger: logger, onListening: { host, port in
                 let line = "listening on http://\(host):\(port)"
                 guard json else { return FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
@@ -266,7 +279,11 @@ struct Serve: AsyncParsableCommand {
                     .info("\(line)")
             })
         } catch let error as PasskeyApplication.StartupError {
-            FileHandle.standardError.write(Data("passkey-server: \(error.message)\n".utf8))
+            if json {
+                logger.critical("\(error.message)")
+            } else {
+                FileHandle.standardError.write(Data("passkey-server: \(error.message)\n".utf8))
+            }
             throw ExitCode(1)
         }
         try await app.run()

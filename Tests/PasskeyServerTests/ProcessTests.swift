@@ -134,6 +134,19 @@ final class ServerProcess: Sendable {
         }
     }
 
+    /// A refusal at start-up is a JSON line on standard error with JSON logs, text without.
+    @Test func aStartupRefusalIsJSONWithJSONLogs() async throws {
+        let arguments = ["serve", "--port", "0", "--database", try temporaryDatabase().path, "--aasa", "/nonexistent/aasa"]
+        let json = try await CommandRun.run(arguments + ["--log-format", "json"])
+        #expect(json.status == 1)
+        let line = try #require(json.errors.split(separator: "\n").last.map(String.init))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(json.errors)")
+        #expect(object["level"] as? String == "critical")
+        #expect((object["msg"] as? String)?.contains("association file /nonexistent/aasa cannot be read") == true)
+        let text = try await CommandRun.run(arguments + ["--log-format", "text"])
+        #expect(text.status == 1 && text.errors.contains("passkey-server: association file /nonexistent/aasa cannot be read"))
+    }
+
     /// SIGTERM: stop accepting, finish, close the database, exit 0. Flags come from the
     /// environment too.
     @Test func terminatesCleanlyAndReadsTheEnvironment() async throws {
@@ -166,7 +179,8 @@ final class ServerProcess: Sendable {
     @Test func helpExplainsEveryFlag() async throws {
         let help = try await CommandRun.run(["serve", "--help"]).output
         for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
-                     "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "PASSKEY_"] {
+                     "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "--header-timeout", "--idle-timeout",
+                     "--max-connections", "--max-connections-per-address", "PASSKEY_HEADER_TIMEOUT", "PASSKEY_"] {
             #expect(help.contains(flag), "\(flag)")
         }
     }
