@@ -412,6 +412,17 @@ import Testing
         }
     }
 
+    /// The redirect URI is built from the first origin configured, whatever else is listed (a
+    /// set's first element differed between restarts and between instances).
+    @Test func theRedirectURIIsThePrimaryOrigin() async throws {
+        let origins = (0..<8).map { "https://o\($0).example.com" }
+        try await Self.withApple({ $0.origins = origins; $0.relatedOrigins = ["https://related.example.org"] }) { apple in
+            let initialize = try await apple.client.get("/siwa/initialize").json
+            let authorize = URLComponents(string: initialize["authorize_url"] as? String ?? "")
+            #expect(authorize?.queryItems?.first { $0.name == "redirect_uri" }?.value == "https://o0.example.com/siwa/callback")
+        }
+    }
+
     @Test func theWebFlowLinksToTheAccountThatStartedIt() async throws {
         try await Self.withApple { apple in
             let (registered, _, _) = try await apple.ceremonies.register("erin")

@@ -5,8 +5,17 @@ public import PasskeyCrypto
 public struct RelyingParty: Sendable {
     public var id: String
     public var name: String
-    /// Allowed origins, normalised once (see `Origin.normalize`); compared as exact strings.
+    /// Allowed web origins (`https://…`, `http://…`), normalised once (see `Origin.normalize`),
+    /// in the order configured, without repeats. The first is the server's own URL.
+    public private(set) var webOrigins: [String]
+    /// Allowed app origins (Android's `android:apk-key-hash:…`), in the order configured.
+    public private(set) var appOrigins: [String]
+    /// Every allowed origin, for matching only (compared as exact strings); never a source of
+    /// "the server's URL": a set's order changes between runs.
     public private(set) var origins: Set<String>
+    /// The server's own URL: the first web origin (the Sign in with Apple redirect URI, the push
+    /// QR code's host and links derive from it). Nil only with no web origin at all.
+    public var primaryOrigin: String? { webOrigins.first }
     /// Whether responses created in a cross-origin iframe are acceptable at all.
     public var allowCrossOrigin: Bool
     /// Origins that may embed a cross-origin ceremony (`topOrigin`), normalised.
@@ -22,9 +31,21 @@ public struct RelyingParty: Sendable {
     public var attestationPolicy: AttestationPolicy
     public var rpIDHash: [UInt8] { Digest.sha256.hash(Array(id.utf8)) }
 
-    /// Replaces the allowed origins (normalised), e.g. once the real port is known.
+    /// Replaces the allowed origins (normalised, order kept), e.g. once the real port is known.
     public mutating func setOrigins(_ origins: [String]) throws {
-        self.origins = Set(try origins.map(Origin.normalize))
+        (webOrigins, appOrigins) = try Self.ordered(origins)
+        self.origins = Set(webOrigins + appOrigins)
+    }
+
+    /// Normalised, split into web and app origins, first occurrence kept.
+    static func ordered(_ origins: [String]) throws -> (web: [String], app: [String]) {
+        var seen = Set<String>()
+        var web: [String] = []
+        var app: [String] = []
+        for origin in try origins.map(Origin.normalize) where seen.insert(origin).inserted {
+            if origin.hasPrefix("android:apk-key-hash:") { app.append(origin) } else { web.append(origin) }
+        }
+        return (web, app)
     }
 
     public init(
@@ -35,7 +56,8 @@ public struct RelyingParty: Sendable {
     ) throws {
         self.id = id
         self.name = name
-        self.origins = Set(try origins.map(Origin.normalize))
+        (webOrigins, appOrigins) = try Self.ordered(origins)
+        self.origins = Set(webOrigins + appOrigins)
         self.allowCrossOrigin = allowCrossOrigin
         self.topOrigins = Set(try topOrigins.map(Origin.normalize))
         self.algorithms = algorithms

@@ -285,9 +285,10 @@ struct Routes: Sendable {
         request.headers[.authorization].flatMap(AuthorizationHeader.basic)
     }
 
-    /// The web flow's redirect_uri: the RP's first origin's /siwa/callback.
+    /// The web flow's redirect_uri: the RP's primary (first configured) origin's /siwa/callback,
+    /// the same on every instance and after every restart.
     func callbackURI() -> String {
-        (service.rp.origins.first ?? "http://localhost") + "/siwa/callback"
+        (service.rp.primaryOrigin ?? "http://localhost") + "/siwa/callback"
     }
 
     static func redirect(_ location: String) -> Response {
