@@ -1,0 +1,75 @@
+public import Foundation
+public import PasskeyStorage
+internal import NIOCore
+internal import PostgresNIO
+
+/// Server secrets, the metadata BLOB number, and the sweep of expired rows.
+extension PostgresPasskeyStore {
+    // MARK: Secrets and maintenance
+
+    public func secret(named name: String, candidate: [UInt8]) async throws -> [UInt8] {
+        let candidate = ByteBuffer(bytes: candidate)
+        return try await transaction { db in
+            try await db.query(
+                "INSERT INTO secrets (name, value) VALUES (\(name), \(candidate)) ON CONFLICT (name) DO NOTHING",
+                logger: Self.quiet)
+            guard let value = try await Self.first(
+                db.query("SELECT value FROM secrets WHERE name = \(name)", logger: Self.quiet),
+                { Array(try $0.decode(ByteBuffer.self).readableBytesView) })
+            else {
+                throw StoreError.database("secret \(name) vanished inside its transaction")
+            }
+            return value
+        }
+    }
+
+    public func acceptMetadataNumber(_ number: Int) async throws -> Int? {
+        let name = MetadataNumber.secretName
+        let value = ByteBuffer(bytes: MetadataNumber.encode(number))
+        return try await transaction { db in
+            // Two instances starting at once with different BLOBs: one waits for the other.
+            try await db.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.metadataLock))", logger: Self.quiet)
+            let stored = try await Self.first(
+                db.query("SELECT value FROM secrets WHERE name = \(name)", logger: Self.quiet),
+                { Array(try $0.decode(ByteBuffer.self).readableBytesView) })
+            if let previous = stored.flatMap(MetadataNumber.decode), number < previous { return previous }
+            try await db.query(
+                """
+                INSERT INTO secrets (name, value) VALUES (\(name), \(value))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, logger: Self.quiet)
+            return nil
+        }
+    }
+
+    /// One instance sweeps at a time (a try-lock); the others skip the round and report 0.
+    public func sweepExpired(now: Date) async throws -> (ceremonies: Int, sessions: Int) {
+        let cutoff = try now.storeMilliseconds()
+        let counts: [Int] = try await transaction { db in
+            let locked = try await Self.first(
+                db.query("SELECT pg_try_advisory_xact_lock(\(PostgresSchema.sweepLock))", logger: Self.quiet),
+                { try $0.decode(Bool.self) })
+            guard locked == true else { return [0, 0] }
+            let ceremonies = try await Self.count(db.query(
+                "DELETE FROM ceremonies WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            let nonces = try await Self.count(db.query(
+                "DELETE FROM apple_nonces WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            try await db.query("DELETE FROM apple_spent_tokens WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            let old = cutoff - 30 * 86_400_000
+            try await db.query("DELETE FROM apple_notifications WHERE received_at <= \(old)", logger: Self.quiet)
+            let discoveries = try await Self.count(db.query(
+                "DELETE FROM push_discoveries WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            let dayAgo = cutoff - 86_400_000
+            try await db.query("DELETE FROM push_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
+            // Messages for Business: an expired request's key goes at once, the request a day later.
+            try await db.query(
+                "UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= \(cutoff) AND private_key IS NOT NULL", logger: Self.quiet)
+            try await db.query("DELETE FROM mfb_grants WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            try await db.query("DELETE FROM mfb_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
+            let sessions = try await Self.count(db.query(
+                "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
+            return [ceremonies + nonces + discoveries, sessions]
+        }
+        return (counts[0], counts[1])
+    }
+}
