@@ -1,0 +1,224 @@
+// The signed-in view: passkeys, phones, recent activity, and the signed-out view.
+
+import { runCeremony } from "./ceremonies.js";
+import { ServerError, api, badge, describeError, detail, el, formatTime, setStatus, state, timeElement } from "./shared.js";
+
+function passkeyItem(credential) {
+  const li = document.createElement("li");
+  li.className = "passkey";
+  li.dataset.credentialId = credential.credential_id;
+  li.dataset.signCount = String(credential.sign_count ?? 0);
+  li.dataset.lastUsed = credential.last_used_at ?? "";
+  li.dataset.possiblyCloned = credential.possibly_cloned ? "true" : "false";
+
+  const head = document.createElement("div");
+  head.className = "passkey-head";
+  const name = document.createElement("span");
+  name.className = "passkey-name";
+  name.textContent = credential.name || `Passkey ${String(credential.credential_id).slice(0, 8)}`;
+  head.append(name);
+  if (credential.backup_state) head.append(badge("Synced", "synced"));
+  else if (credential.backup_eligible) head.append(badge("Not synced yet", "neutral"));
+  else head.append(badge("This device only", "neutral"));
+  if (credential.credential_id === state.lastCredentialId) {
+    li.setAttribute("aria-current", "true");
+    head.append(badge("Just used", "current"));
+  }
+  li.append(head);
+
+  const dl = document.createElement("dl");
+  detail(dl, "Created", timeElement(credential.created_at, "unknown"), "created");
+  detail(dl, "Last used", timeElement(credential.last_used_at, "never"), "last-used");
+  detail(dl, "Sign count", String(credential.sign_count ?? 0), "sign-count");
+  const transports = Array.isArray(credential.transports) && credential.transports.length
+    ? credential.transports.join(", ")
+    : "unknown";
+  detail(dl, "Transports", transports, "transports");
+  const id = document.createElement("code");
+  const fullId = String(credential.credential_id);
+  id.textContent = fullId.length > 16 ? `${fullId.slice(0, 16)}…` : fullId;
+  id.title = fullId;
+  detail(dl, "Credential ID", id, "credential-id");
+  li.append(dl);
+
+  if (credential.possibly_cloned) {
+    const warning = document.createElement("p");
+    warning.className = "warning cloned";
+    warning.textContent =
+      "Warning: this passkey's signature counter went backwards once. It may have been cloned; " +
+      "consider removing it from your authenticator and creating a new one.";
+    li.append(warning);
+  }
+  return li;
+}
+
+export function showSignedIn(account) {
+  state.account = account;
+  const shown = account.display_name && account.display_name !== account.user_name
+    ? `${account.display_name} (${account.user_name})`
+    : account.user_name;
+  el.whoami.textContent = `Signed in as ${shown}`;
+  el.whoami.dataset.userName = account.user_name;
+  const items = (account.credentials ?? []).map(passkeyItem);
+  el.passkeys.replaceChildren(...items);
+  if (items.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No passkeys.";
+    el.passkeys.append(empty);
+  }
+  const phones = (account.push_devices ?? []).map(phoneItem);
+  el.phones.replaceChildren(...phones);
+  if (phones.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No phones.";
+    el.phones.append(empty);
+  }
+  const apple = account.apple ?? null;
+  el.appleLink.hidden = !apple;
+  el.appleLink.textContent = apple
+    ? `Apple ID linked${apple.email ? ` (${apple.email}${apple.is_private_email ? ", private relay" : ""})` : ""}.`
+    : "";
+  el.siwaLink.hidden = !state.apple || Boolean(apple);
+  el.siwaUnlink.hidden = !apple;
+  el.signedOut.hidden = true;
+  el.signedIn.hidden = false;
+}
+
+// ----------------------------------------------------------- recent activity
+
+const methodNames = { passkey: "a passkey", apple: "Apple", push: "a push notification", mfb: "Messages for Business" };
+
+// One line for an audit event of GET /me/events; unknown types show their name.
+function describeEvent(event) {
+  const d = event.details ?? {};
+  const passkey = d.credential ? ` (passkey ${String(d.credential).slice(0, 8)}…)` : "";
+  switch (event.type) {
+    case "registration": return `Passkey created${d.name ? `: ${d.name}` : ""}`;
+    case "sign_in": return `Signed in with ${methodNames[d.method] ?? d.method ?? "a passkey"}`;
+    case "sign_in_refused": return `Sign-in refused: ${d.error ?? "unknown reason"}${passkey}`;
+    case "counter_regression": return `Signature counter went backwards${passkey}`;
+    case "credential_renamed": return `Passkey renamed to ${d.name ?? "?"}`;
+    case "credential_deleted": return `Passkey removed${passkey}`;
+    case "session_ended": return d.everywhere === "true" ? "Signed out everywhere" : "Signed out";
+    case "apple_linked": return "Sign in with Apple linked";
+    case "apple_unlinked": return "Sign in with Apple unlinked";
+    case "push_device_enrolled": return `Device enrolled for push sign-in${d.name ? `: ${d.name}` : ""}`;
+    case "push_denied": return "A push sign-in request was denied";
+    case "push_number_mismatch": return "A push sign-in request was answered with the wrong number";
+    case "mfb_key_mismatch": return "A Messages for Business sign-in was refused (key mismatch)";
+    default: return event.type;
+  }
+}
+
+function eventItem(event) {
+  const li = document.createElement("li");
+  li.className = "event";
+  li.dataset.type = event.type;
+  li.dataset.id = event.id;
+  const what = document.createElement("span");
+  what.className = "event-what";
+  what.textContent = describeEvent(event);
+  li.append(what, timeElement(event.at, ""));
+  const where = [event.ip, event.user_agent].filter((part) => part).join(" · ");
+  if (where) {
+    const span = document.createElement("span");
+    span.className = "event-where";
+    span.textContent = where;
+    li.append(span);
+  }
+  return li;
+}
+
+// Loads the newest page of /me/events, or appends the next older one.
+async function loadActivity(older) {
+  const query = older && state.activityCursor ? `?before=${encodeURIComponent(state.activityCursor)}` : "";
+  const page = await api("GET", `/me/events${query}`);
+  const items = (page?.events ?? []).map(eventItem);
+  if (older) el.activity.append(...items);
+  else el.activity.replaceChildren(...items);
+  if (!el.activity.children.length) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No activity yet.";
+    el.activity.append(empty);
+  }
+  state.activityCursor = page?.next_before ?? null;
+  el.activityMore.hidden = state.activityCursor === null;
+}
+
+// The account view stays usable when the activity cannot be loaded.
+export async function refreshActivity() {
+  try {
+    await loadActivity(false);
+  } catch (error) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = `Recent activity could not be loaded: ${describeError(error)}`;
+    el.activity.replaceChildren(li);
+    el.activityMore.hidden = true;
+  }
+}
+
+function phoneItem(device) {
+  const li = document.createElement("li");
+  li.className = "phone";
+  li.dataset.deviceId = device.deviceId;
+  const label = document.createElement("span");
+  const used = device.last_used_at ? `last used ${formatTime(device.last_used_at)}` : "never used";
+  label.textContent = `${device.name} (${device.model}, ${device.key}), ${used}${device.disabled ? " — disabled by the push service" : ""}`;
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "remove-phone";
+  remove.textContent = "Remove";
+  remove.addEventListener("click", () => {
+    runCeremony("Removing the phone…", async () => {
+      await api("DELETE", `/push/devices/${encodeURIComponent(device.deviceId)}`);
+      await refreshAccount();
+      setStatus("ok", "Phone removed");
+    });
+  });
+  li.append(label, remove);
+  return li;
+}
+
+export function showSignedOut() {
+  state.account = null;
+  el.enrol.hidden = true;
+  state.lastCredentialId = null;
+  state.activityCursor = null;
+  el.passkeys.replaceChildren();
+  el.activity.replaceChildren();
+  el.activityMore.hidden = true;
+  el.whoami.textContent = "Signed in";
+  delete el.whoami.dataset.userName;
+  el.signedIn.hidden = true;
+  el.signedOut.hidden = false;
+}
+
+// Loads /me; shows the account and returns true, or shows the sign-in view on 401.
+export async function refreshAccount() {
+  try {
+    showSignedIn(await api("GET", "/me"));
+    await refreshActivity();
+    return true;
+  } catch (error) {
+    if (error instanceof ServerError && error.status === 401) {
+      showSignedOut();
+      return false;
+    }
+    throw error;
+  }
+}
+
+el.activityMore.addEventListener("click", async () => {
+  el.activityMore.disabled = true;
+  try {
+    await loadActivity(true);
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+  } finally {
+    el.activityMore.disabled = false;
+  }
+});

@@ -1,0 +1,184 @@
+// The page's shared parts: its URL switches, the elements, the state, the JSON API client and
+// its errors, and the status line.
+
+export const pageOptions = new URLSearchParams(location.search);
+export const useBrowserJSON = pageOptions.get("json") !== "manual";
+export const autofillEnabled = pageOptions.get("autofill") !== "off";
+// Where to go once signed in: only the OAuth authorization endpoint of Messages
+// for Business on this origin (it sends a browser without a session here with
+// ?return=…); anything else would make the page an open redirect.
+export const returnTo = (() => {
+  const value = pageOptions.get("return");
+  if (!value) return null;
+  try {
+    const url = new URL(value, location.origin);
+    return url.origin === location.origin && url.pathname === "/mfb/authorize" ? url.href : null;
+  } catch {
+    return null;
+  }
+})();
+
+// After a sign-in: back to where the sign-in was asked for, when there is such a place.
+export function followReturn() {
+  if (!returnTo) return false;
+  setStatus("busy", "Signed in; returning to Messages…");
+  location.assign(returnTo);
+  return true;
+}
+
+export const el = {
+  signedOut: document.querySelector("#signed-out"),
+  signedIn: document.querySelector("#signed-in"),
+  form: document.querySelector("#ceremony-form"),
+  username: document.querySelector("#username"),
+  register: document.querySelector("#register"),
+  login: document.querySelector("#login"),
+  whoami: document.querySelector("#whoami"),
+  passkeys: document.querySelector("#passkeys"),
+  addPasskey: document.querySelector("#add-passkey"),
+  logout: document.querySelector("#logout"),
+  pushLogin: document.querySelector("#push-login"),
+  pushWait: document.querySelector("#push-wait"),
+  pushNumber: document.querySelector("#push-number"),
+  pushCancel: document.querySelector("#push-cancel"),
+  phones: document.querySelector("#phones"),
+  addPhone: document.querySelector("#add-phone"),
+  enrol: document.querySelector("#enrol"),
+  enrolQR: document.querySelector("#enrol-qr"),
+  enrolJSON: document.querySelector("#enrol-json"),
+  siwa: document.querySelector("#siwa"),
+  siwaLink: document.querySelector("#siwa-link"),
+  siwaUnlink: document.querySelector("#siwa-unlink"),
+  appleLink: document.querySelector("#apple-link"),
+  activity: document.querySelector("#activity"),
+  activityMore: document.querySelector("#activity-more"),
+  status: document.querySelector("#status"),
+};
+
+export const state = {
+  account: null,          // the /me body while signed in, else null
+  busy: false,
+  conditional: null,      // {controller, done} while an autofill request is pending
+  lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
+  activityCursor: null,   // next_before of the last /me/events page, null on the last page
+  apple: false,           // Sign in with Apple is on (GET /healthz)
+  pushWatch: null,        // {cancelled} while the page waits for a phone's answer
+};
+
+// ------------------------------------------------------------------- server
+
+export class ServerError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = "ServerError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function api(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = typeof data?.message === "string" && data.message
+      ? data.message
+      : `The server answered ${response.status} ${response.statusText}.`.replace(" .", ".");
+    throw new ServerError(response.status, data?.error ?? `http_${response.status}`, message);
+  }
+  return data;
+}
+
+export function describeError(error) {
+  if (error instanceof ServerError) return error.message;
+  if (error instanceof DOMException || error?.name?.endsWith?.("Error")) {
+    switch (error.name) {
+      case "NotAllowedError":
+        return "The passkey request was cancelled or timed out.";
+      case "InvalidStateError":
+        return "This authenticator already holds a passkey for this account.";
+      case "AbortError":
+        return "The passkey request was aborted.";
+      case "SecurityError":
+        return "The browser refused the request: this page's address does not match the relying party.";
+      case "NotSupportedError":
+        return "This authenticator does not support the requested options.";
+      case "TypeError":
+        if (error.message.includes("fetch")) return "Could not reach the server.";
+        break;
+      default:
+        break;
+    }
+    return `${error.name}: ${error.message}`;
+  }
+  return String(error);
+}
+
+// ----------------------------------------------------------------- the view
+
+// `data-state` is idle | busy | ok | error; on error `data-error` carries the server's
+// error code or the browser's DOMException name, for scripts and tests.
+export function setStatus(kind, text, error) {
+  el.status.dataset.state = kind;
+  el.status.textContent = text;
+  if (kind === "error" && error !== undefined) {
+    el.status.dataset.error = error instanceof ServerError ? error.code : (error?.name ?? "Error");
+  } else {
+    delete el.status.dataset.error;
+  }
+}
+
+export function setBusy(busy) {
+  state.busy = busy;
+  document.body.setAttribute("aria-busy", busy ? "true" : "false");
+  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink, el.pushLogin, el.addPhone]) {
+    button.disabled = busy;
+  }
+}
+
+export function formatTime(iso) {
+  if (!iso) return null;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function timeElement(iso, fallback) {
+  if (!iso) {
+    const span = document.createElement("span");
+    span.textContent = fallback;
+    return span;
+  }
+  const time = document.createElement("time");
+  time.dateTime = iso;
+  time.textContent = formatTime(iso);
+  time.title = iso;
+  return time;
+}
+
+export function detail(list, term, value, className) {
+  const dt = document.createElement("dt");
+  dt.textContent = term;
+  const dd = document.createElement("dd");
+  if (className) dd.className = className;
+  if (value instanceof Node) dd.append(value);
+  else dd.textContent = value;
+  list.append(dt, dd);
+}
+
+export function badge(text, className) {
+  const span = document.createElement("span");
+  span.className = `badge ${className}`;
+  span.textContent = text;
+  return span;
+}
