@@ -14,11 +14,11 @@
 // build step); this one starts it.
 
 import { refreshAccount, showSignedOut } from "./js/account.js";
+import { showAppleConfirm } from "./js/apple.js";
 import { startConditional } from "./js/ceremonies.js";
 import { ServerError, api, describeError, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
-import "./js/apple.js";
 
 // ---------------------------------------------------------------- start-up
 
@@ -41,10 +41,15 @@ async function start() {
     showSignedOut();
     setStatus("error", describeError(error), error);
   }
-  // Back from Sign in with Apple's callback: report a refusal, then clean the address.
+  // Back from Sign in with Apple's callback: report a refusal, or ask to confirm a link; then
+  // clean the address.
   const appleError = pageOptions.get("error");
   if (appleError) {
     setStatus("error", `Sign in with Apple was refused: ${appleError}`, new ServerError(400, appleError, appleError));
+    history.replaceState(null, "", location.pathname);
+  }
+  if (pageOptions.get("siwa") === "confirm-link") {
+    if (state.account) showAppleConfirm();
     history.replaceState(null, "", location.pathname);
   }
   if (returnTo && !state.account) setStatus("idle", "Sign in to continue in Messages.");

@@ -38,7 +38,7 @@ extension PostgresPasskeyStore {
     }
 
     public func completeAppleSignIn(
-        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord?,
         events: [AuditEvent]
     ) async throws -> AppleSignInOutcome {
         let tokenHash = ByteBuffer(bytes: token.hash)
@@ -47,9 +47,12 @@ extension PostgresPasskeyStore {
         let at = try now.storeMilliseconds()
         let userRow = try newUser.map(UserRow.init)
         let linkRow = try newLink.map(AppleLinkRow.init)
-        let sessionRow = try SessionRow(session)
+        let sessionRow = try session.map(SessionRow.init)
         let eventRows = try events.map(EventRow.init)
-        let userHandle = ByteBuffer(bytes: session.userHandle)
+        guard let accountHandle = session?.userHandle ?? newLink?.userHandle else {
+            throw StoreError.database("an Apple sign-in with neither a session nor a link")
+        }
+        let userHandle = ByteBuffer(bytes: accountHandle)
         do {
             return try await transaction { db in
                 // Waits for a concurrent insert of the same token, then sees it.
@@ -90,7 +93,7 @@ extension PostgresPasskeyStore {
                 guard let name = try await Self.first(
                     db.query("SELECT name FROM users WHERE handle = \(userHandle)", logger: Self.quiet), { try $0[0].decode(String.self) })
                 else { throw StoreError.database("the Apple ID's account vanished") }
-                try await Self.insert(db, sessionRow)
+                if let sessionRow { try await Self.insert(db, sessionRow) }
                 for row in eventRows { try await Self.insert(db, row) }
                 return .signedIn(userName: name)
             }

@@ -32,14 +32,17 @@ extension SQLitePasskeyStore {
     }
 
     public func completeAppleSignIn(
-        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord?,
         events: [AuditEvent]
     ) async throws -> AppleSignInOutcome {
         let tokenArguments: [SQLiteValue] = [.blob(token.hash), try .time(token.expiresAt)]
         let nonceArguments: [SQLiteValue]? = try nonce.map { [.blob($0), try .time(now)] }
         let userArguments = try newUser?.arguments()
         let linkArguments = try newLink?.arguments()
-        let sessionArguments = try session.arguments()
+        let sessionArguments = try session?.arguments()
+        guard let accountHandle = session?.userHandle ?? newLink?.userHandle else {
+            throw StoreError.database("an Apple sign-in with neither a session nor a link")
+        }
         let eventArguments = try events.map { try $0.insertArguments() }
         do {
             return try await database.write { db in
@@ -62,10 +65,10 @@ extension SQLitePasskeyStore {
                     }
                     try db.execute("INSERT INTO apple_links (\(AppleLinkRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", linkArguments)
                 }
-                guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
+                guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(accountHandle)], { $0.text(0) }) else {
                     throw StoreError.database("the Apple ID's account vanished")
                 }
-                try db.execute(SessionRecord.insert, sessionArguments)
+                if let sessionArguments { try db.execute(SessionRecord.insert, sessionArguments) }
                 for arguments in eventArguments { try Self.insertEvent(db, arguments) }
                 return .signedIn(userName: name)
             }

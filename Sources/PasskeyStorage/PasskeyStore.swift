@@ -150,10 +150,11 @@ public protocol PasskeyStore: Sendable {
     /// Finishes a verified identity token in one atomic write: spends `token` (remembered until
     /// it expires, so the same identity token never signs in twice, with or without a nonce, on
     /// any instance), spends `nonce` when given, creates `newUser` when given, inserts `newLink`
-    /// when given, opens `session` and stores `events`. On any outcome but `.signedIn` nothing
-    /// is stored.
+    /// when given, opens `session` when given (a link confirmed by a signed-in user opens none)
+    /// and stores `events`. On any outcome but `.signedIn` (with the name of the account of the
+    /// session, else of the link) nothing is stored.
     func completeAppleSignIn(
-        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord,
+        token: SpentToken, nonce: [UInt8]?, now: Date, newUser: UserRecord?, newLink: AppleLinkRecord?, session: SessionRecord?,
         events: [AuditEvent]
     ) async throws -> AppleSignInOutcome
 

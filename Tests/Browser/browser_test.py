@@ -178,6 +178,8 @@ class AppleStandIn:
     EMAIL = "apple-browser@example.com"
 
     def __init__(self, workdir):
+        # The Apple ID the authorize page signs in as (a test may switch to another).
+        self.subject = self.SUBJECT
         self.key = os.path.join(workdir, "apple-test-key.pem")
         subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", self.key],
                        check=True, capture_output=True)
@@ -237,7 +239,7 @@ class AppleStandIn:
         now = int(time.time())
         header = b64url(json.dumps({"alg": "RS256", "kid": "browser-test"}).encode())
         claims = b64url(json.dumps({
-            "iss": "https://appleid.apple.com", "aud": audience, "sub": self.SUBJECT, "iat": now, "exp": now + 600,
+            "iss": "https://appleid.apple.com", "aud": audience, "sub": self.subject, "iat": now, "exp": now + 600,
             "nonce": nonce, "email": self.EMAIL, "email_verified": "true", "is_private_email": "false",
         }).encode())
         signing_input = f"{header}.{claims}".encode()
@@ -894,6 +896,28 @@ def run_checks(results, driver, page, server_port, context):
         expect(snap["signedOut"], "a denied request signed in")
     if phone:
         check("a denial on the phone shows a clear message and does not sign in", push_deny)
+
+    # Linking an Apple ID to a passkey account through the web flow: the callback links nothing
+    # until the account's owner confirms it on the page.
+    def apple_link_confirmed():
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        driver.type_into("#username", "mfb-dana")
+        page.run("#login", "ok")
+        context["apple"].subject = "000456.browser-link"
+        driver.click("#siwa-link")
+        page.wait_for(lambda s: s["signedIn"] and driver.script("return !document.querySelector('#apple-confirm').hidden;"),
+                      "the page to ask to confirm the link")
+        expect(driver.script("return location.search;") == "", "the confirm-link address was not cleaned")
+        unlinked = driver.script("return document.querySelector('#apple-link').hidden;")
+        expect(unlinked, "the Apple ID shows as linked before the confirmation")
+        snap = page.run("#apple-confirm-link", "ok")
+        linked = driver.script("return document.querySelector('#apple-link').textContent;")
+        expect(AppleStandIn.EMAIL in linked, f"the Apple ID line reads {linked!r}")
+        expect(driver.script("return document.querySelector('#apple-confirm').hidden;"), "the confirmation still shows")
+    if apple:
+        check("Link your Apple ID: the page asks to confirm, and only then the account shows it", apple_link_confirmed)
 
 
 def pad(text):

@@ -449,13 +449,42 @@ import Testing
             #expect(hijack.lowercased().contains("location: /?error=nonce_mismatch"), "\(hijack)")
             #expect(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000666.victim") == nil)
 
+            // The right browser: nothing is linked yet; the page is asked to confirm, with the
+            // pending link in its cookie and no new session.
             let answer = try await callback(subject: "000444.erin", cookie: cookie)
-            #expect(answer.lowercased().contains("location: /\r\n"), "\(answer)")
+            #expect(answer.lowercased().contains("location: /?siwa=confirm-link\r\n"), "\(answer)")
             // The binding is spent with the flow: the callback clears its cookie.
             #expect(answer.contains("siwa_binding=; Path=/siwa; Max-Age=0"), "\(answer)")
+            #expect(!answer.lowercased().contains("set-cookie: session="))
+            #expect(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin") == nil)
+            let pendingPair = try #require(answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: siwa_link=") })
+            #expect(pendingPair.contains("HttpOnly") && pendingPair.contains("SameSite=Strict") && pendingPair.contains("Path=/siwa"))
+            let pending = String(pendingPair.dropFirst("set-cookie: ".count).split(separator: ";")[0])
+
+            func confirm(bearer: String?, cookie: String?) async throws -> HTTPResult {
+                var headers = ["Content-Type": "application/json"]
+                if let cookie { headers["Cookie"] = cookie }
+                return try await apple.client.send("POST", "/siwa/link/confirm", body: Data("{}".utf8), bearer: bearer, headers: headers)
+            }
+            // Another account cannot take it, nor can anyone without the cookie or with a forged one.
+            let (other, _, _) = try await apple.ceremonies.register("mallory")
+            let otherSession = try #require(other.json["session"] as? String)
+            #expect(try await confirm(bearer: otherSession, cookie: pending).error == "no_pending_link")
+            #expect(try await confirm(bearer: session, cookie: nil).error == "no_pending_link")
+            #expect(try await confirm(bearer: session, cookie: pending + "x").error == "no_pending_link")
+            #expect(try await confirm(bearer: nil, cookie: pending).status == 401)
+            #expect(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin") == nil)
+
+            // Its owner confirms: linked, with the event; once only.
+            let confirmed = try await confirm(bearer: session, cookie: pending)
+            #expect(confirmed.status == 200, "\(confirmed.json)")
+            #expect(confirmed.setCookie?.hasPrefix("siwa_link=; Path=/siwa; Max-Age=0") == true)
             let link = try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000444.erin")
             let erin = try await apple.server.app.store.user(nameKey: "erin")
             #expect(link?.userHandle == erin?.handle)
+            #expect(try await confirm(bearer: session, cookie: pending).error == "token_replayed")
+            let events = try await EventsTests.events(apple.client, session).items.compactMap { $0["type"] as? String }
+            #expect(events.filter { $0 == "apple_linked" }.count == 1)
         }
     }
 

@@ -45,6 +45,7 @@ public enum RoutePaths {
         "/siwa/callback": Policy(methods: [.post], body: .form, ceremony: true),
         "/siwa/notifications": Policy(methods: [.post]),
         "/siwa/link": Policy(methods: [.delete]),
+        "/siwa/link/confirm": Policy(methods: [.post]),
         "/push/devices/discovery": Policy(methods: [.post], ceremony: true),
         "/push/devices": Policy(methods: [.post], ceremony: true),
         "/push/devices/{deviceId}": Policy(methods: [.delete]),

@@ -151,6 +151,15 @@ struct Routes: Sendable {
                 }
                 let binding = SIWABindingCookie.value(in: request).flatMap { Base64URL.decodeStrict($0) }
                 let result = try await apple.callback(signIn, state: state, binding: binding, session: nil)
+                if let pending = result.pendingLink {
+                    // Linking to a signed-in account: the page asks its owner to confirm first.
+                    var response = Self.redirect("/?siwa=confirm-link")
+                    response.headers[values: .setCookie] = [
+                        SIWALinkCookie.header(value: pending, maxAge: Int(service.configuration.challengeTTL)),
+                        SIWABindingCookie.header(value: "", maxAge: 0),
+                    ]
+                    return response
+                }
                 var response = Self.redirect("/")
                 response.headers[values: .setCookie] = [
                     SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request)),
@@ -166,6 +175,13 @@ struct Routes: Sendable {
             let body = try Self.decode(Notification.self, try await Self.body(request))
             try await apple.notification(payload: body.payload)
             return Self.json(["status": "ok"])
+        }
+        router.post("/siwa/link/confirm") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await apple.confirmLink(SIWALinkCookie.value(in: request), session: session)
+            var response = Self.json(["status": "ok"])
+            response.headers[.setCookie] = SIWALinkCookie.header(value: "", maxAge: 0)
+            return response
         }
         router.delete("/siwa/link") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }

@@ -64,3 +64,18 @@ enum SIWABindingCookie {
         "\(name)=\(value); Path=/siwa; Max-Age=\(maxAge); HttpOnly; SameSite=None; Secure"
     }
 }
+
+/// A Sign in with Apple link that waits for its owner's confirmation (`PendingAppleLink`,
+/// sealed): set by the callback, read and cleared by `POST /siwa/link/confirm`, which the page
+/// sends from this origin (so `SameSite=Strict`). `HttpOnly; Secure`, scoped to `/siwa`.
+enum SIWALinkCookie {
+    static let name = "siwa_link"
+
+    static func value(in request: Request) -> String? {
+        CookieHeader.first(name, in: request.headers[values: .cookie]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func header(value: String, maxAge: Int) -> String {
+        "\(name)=\(value); Path=/siwa; Max-Age=\(maxAge); HttpOnly; SameSite=Strict; Secure"
+    }
+}

@@ -180,6 +180,15 @@ public final class AppleSignIn: Sendable {
             guard let user = try await store.user(handle: linking) else {
                 throw APIError(.nonceMismatch("The account this sign-in was to link is gone."))
             }
+            // A new link waits for the account's owner to confirm it on the page.
+            if let nonce, try await store.appleLink(issuer: claims.issuer, subject: claims.subject) == nil {
+                let pending = PendingAppleLink(
+                    claims: claims, userHandle: linking, token: spent, nonce: nonce, request: request,
+                    expiresAt: now.addingTimeInterval(configuration.challengeTTL))
+                return AppleSignInResult(
+                    userName: user.name, session: "", created: false, linked: false, link: Self.link(claims, userHandle: linking, at: now),
+                    pendingLink: pending.sealed(secret: passkeys.serverSecret))
+            }
             session = SignedInUser(user: user, tokenHash: [])
         }
 
@@ -220,7 +229,9 @@ public final class AppleSignIn: Sendable {
             case .signedIn(let userName):
                 var done = result
                 done.userName = userName
-                if let code = request.authorizationCode { await exchange(code: code, claims: claims, redirectURI: request.redirectURI) }
+                if let code = request.authorizationCode {
+                    await exchange(code: code, audience: claims.audience, issuer: claims.issuer, subject: claims.subject, redirectURI: request.redirectURI)
+                }
                 return done
             case .tokenSpent:
                 throw APIError.tokenReplayed
@@ -375,13 +386,13 @@ public final class AppleSignIn: Sendable {
 
     /// Exchanges the authorization code and keeps the refresh token; failures are logged, the
     /// sign-in stands.
-    func exchange(code: String, claims: IdentityClaims, redirectURI: String?) async {
-        guard let secret = clientSecret(for: claims.audience) else { return }
+    func exchange(code: String, audience: String, issuer: String, subject: String, redirectURI: String?) async {
+        guard let secret = clientSecret(for: audience) else { return }
         do {
             let refreshToken = try await AppleHTTP.exchangeCode(
-                url: configuration.appleTokenURL, clientID: claims.audience, clientSecret: secret, code: code, redirectURI: redirectURI)
+                url: configuration.appleTokenURL, clientID: audience, clientSecret: secret, code: code, redirectURI: redirectURI)
             if let refreshToken {
-                try await store.setAppleRefreshToken(issuer: claims.issuer, subject: claims.subject, refreshToken: refreshToken)
+                try await store.setAppleRefreshToken(issuer: issuer, subject: subject, refreshToken: refreshToken)
             }
         } catch {
             logger.warning("Apple code exchange failed", metadata: ["error": "\(error)"])
@@ -416,6 +427,9 @@ public struct AppleSignInResult: Sendable {
     public let created: Bool
     public let linked: Bool
     let link: AppleLinkRecord
+    /// Web flow, linking to a signed-in account: nothing is linked or opened yet; this sealed
+    /// pending link goes into the `siwa_link` cookie until the owner confirms it on the page.
+    public var pendingLink: String? = nil
 
     public var body: AppleFinalizeResponse {
         AppleFinalizeResponse(user_name: userName, session: session, created: created, linked: linked)
