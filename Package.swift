@@ -125,12 +125,22 @@ let package = Package(
         // fuzz target.
         .target(name: "PasskeyHTTPParsing", dependencies: ["PasskeyCore"]),
 
-        // HTTP: translates requests to core calls and back.
+        // The sign-in use cases (passkey ceremonies and sessions, Sign in with Apple, push,
+        // Messages for Business), the configuration they run with, and their errors and answers.
+        // No HTTP framework, no NIO: the HTTP layer calls them.
         .target(
-            name: "PasskeyServer",
+            name: "PasskeyAccounts",
             dependencies: [
                 "PasskeyCore", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
                 "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // HTTP: translates requests to use-case calls and back.
+        .target(
+            name: "PasskeyServer",
+            dependencies: [
+                "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeyAssociation", "PasskeyTelemetry", "PasskeyHTTPParsing",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -147,7 +157,7 @@ let package = Package(
         .target(
             name: "PasskeyApp",
             dependencies: [
-                "PasskeyServer", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
+                "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
                 "PasskeyAssociation", "PasskeyTelemetry", "PasskeyPush", "PasskeyOutbound",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyApp", "PasskeyServer", "PasskeyCore", "PasskeyAssociation", "PasskeyStorage", "PasskeyTelemetry", "PasskeyApple",
+                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyAssociation", "PasskeyStorage", "PasskeyTelemetry", "PasskeyApple",
                 "PasskeyPush", "PasskeyCrypto", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -215,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyApp", "PasskeyServer", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
+                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
                 "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "Hummingbird", package: "hummingbird"),

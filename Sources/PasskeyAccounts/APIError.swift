@@ -51,7 +51,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The contract's answer to an error from the service, when it has one: an APIError itself,
     /// or `unavailable` for an unreachable database. ErrorMiddleware answers anything else 500.
-    static func answer(to error: any Error) -> APIError? {
+    package static func answer(to error: any Error) -> APIError? {
         switch error {
         case let error as APIError: return error
         case let error as StoreError where error.code == .unavailable: return .unavailable
@@ -86,8 +86,13 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// A request body as the contract reads JSON: strict (no repeated names, no byte order mark),
 /// then decoded; either failure is `invalid_request`.
-enum JSONBody {
-    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+package enum JSONBody {
+    /// Nothing but JSON white space: an optional body that was left out.
+    package static func isBlank(_ bytes: [UInt8]) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+
+    package static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
         do { try StrictJSON.validate(bytes) } catch {
             throw APIError.invalidRequest("The body is not strict JSON: \(error.reason).")
         }

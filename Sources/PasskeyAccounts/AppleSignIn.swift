@@ -414,7 +414,7 @@ public final class AppleSignIn: Sendable {
     }
 
     /// `GET /me`'s `apple`.
-    func meApple(_ userHandle: [UInt8]) async throws -> MeResponse.Apple? {
+    package func meApple(_ userHandle: [UInt8]) async throws -> MeResponse.Apple? {
         guard let link = try await store.appleLink(userHandle: userHandle) else { return nil }
         return MeResponse.Apple(sub: link.subject, email: link.email, is_private_email: link.isPrivateEmail)
     }

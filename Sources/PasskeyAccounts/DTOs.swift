@@ -223,12 +223,6 @@ public struct HealthResponse: Codable, Sendable {
     public let metadata: Metadata
 }
 
-/// Bodies of the POST variants of the initialize endpoints.
-struct InitializeRequest: Decodable {
-    let user_name: String?
-    let display_name: String?
-}
-
 /// `GET /me/events`.
 public struct EventsResponse: Codable, Sendable {
     public struct Event: Codable, Sendable {

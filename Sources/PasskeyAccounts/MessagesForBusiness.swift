@@ -58,7 +58,7 @@ public final class MessagesForBusiness: Sendable {
 
     /// `POST /mfb/requests`: a new request with a fresh key pair, and the message to send.
     public func create(body: [UInt8]) async throws -> MfBRequestCreated {
-        let request = Routes.isBlank(body) ? CreateBody(scope: nil, state: nil, title: nil) : try JSONBody.decode(CreateBody.self, body)
+        let request = JSONBody.isBlank(body) ? CreateBody(scope: nil, state: nil, title: nil) : try JSONBody.decode(CreateBody.self, body)
         let scope = request.scope ?? ["profile"]
         guard scope.count <= 16, scope.allSatisfy({ Self.isScopeToken($0) }) else {
             throw APIError.invalidRequest("scope must be at most 16 OAuth scope tokens (printable ASCII, no space, quote or backslash).")
@@ -326,7 +326,7 @@ public struct OAuthError: Error, Sendable, Equatable {
     public let description: String
     public let status: Int
 
-    init(code: String, _ description: String, status: Int = 400) {
+    package init(code: String, _ description: String, status: Int = 400) {
         self.code = code
         self.description = description
         self.status = status

@@ -115,7 +115,7 @@ public final class PushSignIn: Sendable {
     }
 
     /// `GET /me`'s `push_devices`.
-    func meDevices(_ userHandle: [UInt8]) async throws -> [MeResponse.PushDevice] {
+    package func meDevices(_ userHandle: [UInt8]) async throws -> [MeResponse.PushDevice] {
         try await store.pushDevices(userHandle: userHandle).map { device in
             let key = (try? PublicKey(subjectPublicKeyInfo: device.publicKey)).map(DeviceKey.label) ?? "unknown"
             return MeResponse.PushDevice(

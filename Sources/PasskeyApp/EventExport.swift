@@ -2,6 +2,7 @@ public import Foundation
 public import Logging
 public import PasskeyStorage
 public import PasskeyServer
+public import PasskeyAccounts
 internal import PasskeyCore
 
 /// `passkey-server events`: the audit trail for operators, one JSON object per line, oldest

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import PasskeyServer
+internal import PasskeyAccounts
 internal import Logging
 internal import PasskeyCrypto
 internal import PasskeyPush

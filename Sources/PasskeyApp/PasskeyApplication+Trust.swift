@@ -1,6 +1,7 @@
 internal import Foundation
 internal import PasskeyTelemetry
 internal import PasskeyServer
+internal import PasskeyAccounts
 internal import Logging
 internal import PasskeyCore
 internal import PasskeyCrypto

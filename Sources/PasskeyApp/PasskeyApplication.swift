@@ -4,6 +4,7 @@ public import Logging
 public import PasskeyCore
 public import PasskeyStorage
 public import PasskeyServer
+public import PasskeyAccounts
 internal import NIOCore
 internal import ServiceLifecycle
 internal import PasskeyCrypto

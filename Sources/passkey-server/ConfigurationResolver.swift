@@ -4,6 +4,7 @@ import PasskeyAssociation
 import PasskeyCore
 import PasskeyHTTPParsing
 import PasskeyStorage
+import PasskeyAccounts
 import PasskeyServer
 
 /// Flag, else `PASSKEY_*` environment variable, else the default.

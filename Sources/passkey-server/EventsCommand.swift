@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PasskeyApp
+import PasskeyAccounts
 import PasskeyServer
 
 /// `passkey-server events`: the audit trail for operators, as JSON lines.

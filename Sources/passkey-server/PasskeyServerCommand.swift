@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PasskeyCore
 import PasskeyApp
+import PasskeyAccounts
 import PasskeyServer
 import PasskeyTelemetry
 

@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyCore
 import PasskeyCrypto
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

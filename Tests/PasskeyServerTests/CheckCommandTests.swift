@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyAssociation
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

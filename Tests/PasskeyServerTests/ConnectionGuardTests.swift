@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyApp
 import PasskeyHTTPParsing
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyCore
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

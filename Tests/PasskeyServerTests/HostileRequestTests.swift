@@ -5,6 +5,7 @@ import PasskeyCore
 import PasskeyCrypto
 import PasskeyHTTPParsing
 import PasskeyApp
+@testable import PasskeyAccounts
 @testable import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

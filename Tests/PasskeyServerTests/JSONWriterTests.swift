@@ -1,4 +1,5 @@
 import Foundation
+@testable import PasskeyAccounts
 @testable import PasskeyServer
 import Testing
 

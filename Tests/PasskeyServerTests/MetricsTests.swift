@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyCore
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

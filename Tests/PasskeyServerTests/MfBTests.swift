@@ -3,6 +3,7 @@ import PasskeyCore
 import PasskeyCrypto
 import PasskeyMfB
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import Testing

@@ -3,6 +3,7 @@ import PasskeyAssociation
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Testing

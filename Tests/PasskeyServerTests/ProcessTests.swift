@@ -2,6 +2,7 @@ import Foundation
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

@@ -6,6 +6,7 @@ import PasskeyCore
 import PasskeyCrypto
 import PasskeyPush
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import PasskeyApp
 import PasskeyCore
 import PasskeyHTTPParsing
+@testable import PasskeyAccounts
 @testable import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

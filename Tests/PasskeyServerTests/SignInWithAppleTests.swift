@@ -3,6 +3,7 @@ import PasskeyApple
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport

@@ -6,6 +6,7 @@ import Logging
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyTestSupport
 import Synchronization

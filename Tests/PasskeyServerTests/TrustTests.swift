@@ -3,6 +3,7 @@ import Logging
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyApp
+@testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
 import PasskeySQLite

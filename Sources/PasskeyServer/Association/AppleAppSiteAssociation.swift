@@ -1,3 +1,4 @@
+internal import PasskeyAccounts
 internal import PasskeyAssociation
 
 /// The apple-app-site-association file as Apple's CDN fetches it: the top-level file's JSON,

@@ -1,3 +1,4 @@
+public import PasskeyAccounts
 public import Hummingbird
 internal import Foundation
 

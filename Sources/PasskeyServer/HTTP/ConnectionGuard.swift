@@ -1,3 +1,4 @@
+public import PasskeyAccounts
 public import Hummingbird
 internal import HummingbirdCore
 internal import NIOCore
@@ -137,7 +138,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
 extension PasskeyHTTP {
     /// HTTP/1.1 with the connection guard in every connection's pipeline.
-    public static func server(configuration: ServerConfiguration, counter: ConnectionCounter) -> HTTPServerBuilder {
+    public static func server(configuration: PasskeyAccounts.ServerConfiguration, counter: ConnectionCounter) -> HTTPServerBuilder {
         let resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         let header = TimeAmount.milliseconds(Int64(configuration.headerTimeout * 1000))
         let idle = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))

@@ -1,3 +1,4 @@
+internal import PasskeyAccounts
 public import Hummingbird
 internal import NIOCore
 internal import Logging

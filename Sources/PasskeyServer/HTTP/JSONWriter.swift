@@ -1,3 +1,4 @@
+internal import PasskeyAccounts
 internal import PasskeyStorage
 
 /// Writes the answers of the hot endpoints (the options of both initializes, the result of both

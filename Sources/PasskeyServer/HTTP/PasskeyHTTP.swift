@@ -1,23 +1,18 @@
+public import PasskeyAccounts
 public import Hummingbird
 public import Logging
 public import PasskeyAssociation
 internal import PasskeyHTTPParsing
 
-/// A refusal at start-up: bad configuration, association file, trust anchors or metadata. The
-/// message says what is wrong and how to fix it.
-public struct ServerStartupError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-
-    public init(message: String) { self.message = message }
-}
-
 /// The HTTP side of the server, mounted by the composition root: the middleware in their order,
 /// the contract's routes, and `GET /metrics` (on the main router, or on a router of its own for
 /// `--metrics-listen`).
+/// The use cases' configuration (HummingbirdCore has a type of the same name).
+typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
+
 public enum PasskeyHTTP {
     public static func routers(
-        configuration: ServerConfiguration, service: PasskeyService, apple: AppleSignIn?, push: PushSignIn,
+        configuration: PasskeyAccounts.ServerConfiguration, service: PasskeyService, apple: AppleSignIn?, push: PushSignIn,
         mfb: MessagesForBusiness?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
         metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {

@@ -1,3 +1,4 @@
+public import PasskeyAccounts
 public import Hummingbird
 public import NIOCore
 

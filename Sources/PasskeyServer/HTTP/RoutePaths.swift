@@ -1,3 +1,4 @@
+internal import PasskeyAccounts
 public import HTTPTypes
 internal import PasskeyHTTPParsing
 

@@ -1,3 +1,4 @@
+internal import PasskeyAccounts
 internal import Foundation
 internal import PasskeyCore
 internal import PasskeyStorage
@@ -38,7 +39,7 @@ struct Routes: Sendable {
         router.post("/registration_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
             let options = try await service.beginRegistration(
-                userName: body.user_name, displayName: body.display_name, session: try await session(request))
+                userName: body.userName, displayName: body.displayName, session: try await session(request))
             return Self.json(writing: options)
         }
         router.post("/registration_finalize") { request, _ in
@@ -50,7 +51,7 @@ struct Routes: Sendable {
         }
         router.post("/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            return Self.json(writing: try await service.beginAuthentication(userName: body.user_name))
+            return Self.json(writing: try await service.beginAuthentication(userName: body.userName))
         }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
@@ -209,7 +210,7 @@ struct Routes: Sendable {
         }
         router.post("/push/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            return try Self.json(try await push.initialize(userName: body.user_name))
+            return try Self.json(try await push.initialize(userName: body.userName))
         }
         router.post("/push/authenticate") { request, _ in
             try await push.authenticate(body: try await Self.body(request))
@@ -360,9 +361,7 @@ struct Routes: Sendable {
         }
     }
 
-    static func isBlank(_ bytes: [UInt8]) -> Bool {
-        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-    }
+    static func isBlank(_ bytes: [UInt8]) -> Bool { JSONBody.isBlank(bytes) }
 
     // MARK: Bodies
 
@@ -375,7 +374,7 @@ struct Routes: Sendable {
     static func initializeBody(_ request: Request) async throws -> InitializeRequest {
         let bytes = try await body(request)
         if isBlank(bytes) {
-            return InitializeRequest(user_name: nil, display_name: nil)
+            return InitializeRequest(userName: nil, displayName: nil)
         }
         return try decode(InitializeRequest.self, bytes)
     }
@@ -410,5 +409,16 @@ struct Routes: Sendable {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+/// The body of the POST variants of the initialize endpoints.
+struct InitializeRequest: Decodable {
+    let userName: String?
+    let displayName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case userName = "user_name"
+        case displayName = "display_name"
     }
 }

@@ -1,0 +1,110 @@
+public import Foundation
+public import PasskeyCore
+public import PasskeyStorage
+internal import PasskeyCrypto
+internal import Synchronization
+public import Logging
+public import PasskeyTelemetry
+
+/// The signed-in account: its sessions, its passkeys and its audit trail.
+extension PasskeyService {
+    // MARK: Audit events
+
+    /// An event of this account, with the client the current request came from.
+    func event(_ userHandle: [UInt8], _ type: String, at: Date, _ details: [String: String] = [:]) -> AuditEvent {
+        let client = RequestClient.current
+        return AuditEvent(userHandle: userHandle, type: type, at: at, ip: client?.address, userAgent: client?.userAgent, details: details)
+    }
+
+    /// `GET /me/events`: the signed-in account's own events, newest first, `limit` (1–100,
+    /// default 20) at a time, before the cursor of the previous page.
+    public func events(_ session: SignedInUser, limit rawLimit: String?, before rawBefore: String?) async throws -> EventsResponse {
+        var limit = 20
+        if let rawLimit {
+            guard let value = Int(rawLimit), (1...100).contains(value) else { throw APIError.invalidRequest("limit must be 1 to 100") }
+            limit = value
+        }
+        var before: Int64?
+        if let rawBefore {
+            guard let value = Int64(rawBefore), value > 0 else { throw APIError.invalidRequest("before must be a cursor from next_before") }
+            before = value
+        }
+        // One more than asked tells whether there is a next page.
+        let found = try await store.events(userHandle: session.user.handle, before: before, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        return EventsResponse(
+            events: page.map {
+                .init(id: String($0.id), type: $0.type, at: Self.timestamp($0.at), ip: $0.ip, user_agent: $0.userAgent, details: $0.details)
+            },
+            next_before: found.count > limit ? page.last.map { String($0.id) } : nil)
+    }
+
+    // MARK: Sessions
+
+    /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
+    func newSession(userHandle: [UInt8], credentialID: [UInt8]?, via: String? = nil) -> (token: String, record: SessionRecord) {
+        let token = SecureRandom.bytes(32)
+        let created = now()
+        let record = SessionRecord(
+            tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via)
+        return (Base64URL.encode(token), record)
+    }
+
+    /// The signed-in user for a session token, or nil when the token is unknown or expired.
+    public func signedInUser(token: String?) async throws -> SignedInUser? {
+        guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
+        let hash = Digest.sha256.hash(bytes)
+        guard let session = try await store.session(tokenHash: hash, now: now()),
+              let user = try await store.user(handle: session.userHandle)
+        else { return nil }
+        return SignedInUser(user: user, tokenHash: hash)
+    }
+
+    /// Ends this session, or with `everywhere` every session of the account.
+    public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
+        guard let session else { return }
+        if everywhere {
+            try await store.deleteSessions(
+                userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
+        } else {
+            try await store.deleteSession(
+                tokenHash: session.tokenHash, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "false"]))
+        }
+    }
+
+    public func me(_ session: SignedInUser) async throws -> MeResponse {
+        let credentials = try await store.credentials(userHandle: session.user.handle)
+        return MeResponse(
+            user_name: session.user.name, display_name: session.user.displayName,
+            credentials: credentials.map { c in
+                MeResponse.Credential(
+                    credential_id: Base64URL.encode(c.id), name: c.name, created_at: Self.timestamp(c.createdAt),
+                    last_used_at: c.lastUsedAt.map(Self.timestamp), sign_count: c.signCount,
+                    backup_eligible: c.backupEligible, backup_state: c.backupState, transports: c.transports,
+                    aaguid: UUIDString.format(c.aaguid), possibly_cloned: c.possiblyCloned,
+                    attestation_format: c.attestationFormat, attestation_type: c.attestationType,
+                    attestation_trusted: c.attestationTrusted, authenticator_name: c.authenticatorName)
+            })
+    }
+
+    /// Renames one of the signed-in user's passkeys.
+    public func renameCredential(_ session: SignedInUser, id: String, name rawName: String?) async throws {
+        guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
+        guard let rawName else { throw APIError.invalidRequest("name is required.") }
+        let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        guard !label.isEmpty else { throw APIError.invalidRequest("name must not be empty.") }
+        try UserName.checkLabel(label, field: "name")
+        let renamed = event(session.user.handle, "credential_renamed", at: now(), ["credential": Base64URL.encode(id), "name": label])
+        guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label, event: renamed) else {
+            throw APIError.notFound
+        }
+    }
+
+    /// Deletes one of the signed-in user's passkeys, and the sessions it opened.
+    public func deleteCredential(_ session: SignedInUser, id: String) async throws {
+        guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
+        let deleted = event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
+        guard try await store.deleteCredential(id: id, userHandle: session.user.handle, event: deleted) else { throw APIError.notFound }
+    }
+}
