@@ -59,12 +59,15 @@ enum IPAddressTarget {
 }
 
 /// `request-path`: the canonical-path check that every request passes before routing.
-/// Consistency: an accepted path has no empty, `.` or `..` segment.
+/// Consistency: an accepted path has no empty, `.` or `..` segment, counted in UTF-8 bytes as
+/// the check and the router count them (as Characters, a combining mark after `/` would merge
+/// with it).
 enum RequestPathTarget {
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         guard RequestPath.isCanonical(text), text != "/" else { return }
-        let segments = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        expect(!segments.contains { $0.isEmpty || $0 == "." || $0 == ".." }, "accepted a non-canonical path")
+        let segments = Array(text.utf8).dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let dot = UInt8(ascii: ".")
+        expect(!segments.contains { $0.isEmpty || $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }, "accepted a non-canonical path")
     }
 }
