@@ -60,12 +60,6 @@ public enum RoutePaths {
         "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true),
     ]
 
-    /// The policy of the route the router matched (`context.endpointPath`); nil for a request
-    /// no route took (static files, 404, 405).
-    static func policy(forMatched endpoint: String?) -> Policy? {
-        endpoint.flatMap { routes[$0] }
-    }
-
     /// The route template a canonical path belongs to, or nil for a path the API does not
     /// have: for the answers given without a matched route (405 with `Allow`, and metrics).
     public static func template(for path: String) -> String? {
