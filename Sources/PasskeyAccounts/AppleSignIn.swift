@@ -182,7 +182,7 @@ public final class AppleSignIn: Sendable {
             }
             // A new link waits for the account's owner to confirm it on the page.
             if let nonce, try await store.appleLink(issuer: claims.issuer, subject: claims.subject) == nil {
-                let pending = PendingAppleLink(
+                let pending = try PendingAppleLink(
                     claims: claims, userHandle: linking, token: spent, nonce: nonce, request: request,
                     expiresAt: now.addingTimeInterval(configuration.challengeTTL))
                 return AppleSignInResult(

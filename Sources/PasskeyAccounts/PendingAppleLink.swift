@@ -26,7 +26,8 @@ struct PendingAppleLink: Codable, Equatable {
     /// Milliseconds since 1970.
     var expiresAt: Int64
 
-    init(claims: IdentityClaims, userHandle: [UInt8], token: SpentToken, nonce: [UInt8], request: AppleSignIn.SignInRequest, expiresAt: Date) {
+    /// Throws `StoreError` for a time out of the storable range (as every store does).
+    init(claims: IdentityClaims, userHandle: [UInt8], token: SpentToken, nonce: [UInt8], request: AppleSignIn.SignInRequest, expiresAt: Date) throws {
         issuer = claims.issuer
         subject = claims.subject
         audience = claims.audience
@@ -35,11 +36,11 @@ struct PendingAppleLink: Codable, Equatable {
         isPrivateEmail = claims.isPrivateEmail
         self.userHandle = Base64URL.encode(userHandle)
         tokenHash = Base64URL.encode(token.hash)
-        tokenExpiresAt = Int64((token.expiresAt.timeIntervalSince1970 * 1000).rounded())
+        tokenExpiresAt = try token.expiresAt.storeMilliseconds()
         self.nonce = Base64URL.encode(nonce)
         authorizationCode = request.authorizationCode
         redirectURI = request.redirectURI
-        self.expiresAt = Int64((expiresAt.timeIntervalSince1970 * 1000).rounded())
+        self.expiresAt = try expiresAt.storeMilliseconds()
     }
 
     static let label = Array("siwa-link".utf8)
@@ -59,7 +60,7 @@ struct PendingAppleLink: Codable, Equatable {
         let expected = HMAC.sha256(key: secret, data: label + Array(parts[0].utf8))
         guard constantTimeEquals(expected, mac), let payload = Base64URL.decodeStrict(String(parts[0])),
               let pending = try? JSONDecoder().decode(PendingAppleLink.self, from: Data(payload)),
-              Double(pending.expiresAt) / 1000 > now.timeIntervalSince1970
+              Date(storeMilliseconds: pending.expiresAt) > now
         else { return nil }
         return pending
     }
@@ -86,7 +87,7 @@ extension AppleSignIn {
               let link = pending.link(at: now), constantTimeEquals(link.userHandle, session.user.handle),
               let tokenHash = Base64URL.decodeStrict(pending.tokenHash), let nonce = Base64URL.decodeStrict(pending.nonce)
         else { throw Self.noPendingLink }
-        let token = SpentToken(hash: tokenHash, expiresAt: Date(timeIntervalSince1970: Double(pending.tokenExpiresAt) / 1000))
+        let token = SpentToken(hash: tokenHash, expiresAt: Date(storeMilliseconds: pending.tokenExpiresAt))
         let outcome = try await store.completeAppleSignIn(
             token: token, nonce: nonce, now: now, newUser: nil, newLink: link, session: nil,
             events: [passkeys.event(link.userHandle, "apple_linked", at: now, ["sub": link.subject])])

@@ -108,7 +108,7 @@ struct Routes: Sendable {
         router.get("/siwa/initialize") { request, _ in
             let (answer, binding) = try await apple.initialize(redirectURI: callbackURI(), session: try await session(request))
             var response = try Self.json(answer)
-            response.headers[.setCookie] = SIWABindingCookie.header(
+            response.headers[.setCookie] = SIWACookie.binding.header(
                 value: Base64URL.encode(binding), maxAge: Int(service.configuration.challengeTTL))
             return response
         }
@@ -150,21 +150,21 @@ struct Routes: Sendable {
                     signIn.lastName = name?["lastName"] as? String
                     signIn.email = user["email"] as? String
                 }
-                let binding = SIWABindingCookie.value(in: request).flatMap { Base64URL.decodeStrict($0) }
+                let binding = SIWACookie.binding.value(in: request).flatMap { Base64URL.decodeStrict($0) }
                 let result = try await apple.callback(signIn, state: state, binding: binding, session: nil)
                 if let pending = result.pendingLink {
                     // Linking to a signed-in account: the page asks its owner to confirm first.
                     var response = Self.redirect("/?siwa=confirm-link")
                     response.headers[values: .setCookie] = [
-                        SIWALinkCookie.header(value: pending, maxAge: Int(service.configuration.challengeTTL)),
-                        SIWABindingCookie.header(value: "", maxAge: 0),
+                        SIWACookie.link.header(value: pending, maxAge: Int(service.configuration.challengeTTL)),
+                        SIWACookie.binding.header(value: "", maxAge: 0),
                     ]
                     return response
                 }
                 var response = Self.redirect("/")
                 response.headers[values: .setCookie] = [
                     SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request)),
-                    SIWABindingCookie.header(value: "", maxAge: 0),
+                    SIWACookie.binding.header(value: "", maxAge: 0),
                 ]
                 return response
             } catch let error as APIError where error.httpStatus < 500 {
@@ -179,9 +179,9 @@ struct Routes: Sendable {
         }
         router.post("/siwa/link/confirm") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
-            try await apple.confirmLink(SIWALinkCookie.value(in: request), session: session)
+            try await apple.confirmLink(SIWACookie.link.value(in: request), session: session)
             var response = Self.json(["status": "ok"])
-            response.headers[.setCookie] = SIWALinkCookie.header(value: "", maxAge: 0)
+            response.headers[.setCookie] = SIWACookie.link.header(value: "", maxAge: 0)
             return response
         }
         router.delete("/siwa/link") { request, _ in
