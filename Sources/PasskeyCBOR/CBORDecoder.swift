@@ -1,7 +1,7 @@
 internal import CPasskeyCBOR
 
-/// Strict CBOR decoder for WebAuthn data (RFC 8949, definite lengths only, but for an
-/// optional indefinite-length top-level map).
+/// Strict CBOR decoder for WebAuthn data (RFC 8949, definite lengths only, but for optional
+/// indefinite-length arrays and maps).
 ///
 /// Decoding runs libcbor's streaming decoder (`cbor_stream_decode`) one head at a time and
 /// builds the tree in Swift (`CBORTreeBuilder`). Nothing is allocated from a declared
@@ -15,11 +15,12 @@ public enum CBORDecoder {
 
     /// Decodes exactly one item; bytes after it are refused (`trailingBytes`).
     ///
-    /// `allowingIndefiniteTopLevelMap` admits one exception to "definite lengths only": the
-    /// top-level item may be an indefinite-length map (real security keys encode attestation
-    /// objects so). Everything inside it must still be definite.
-    public static func decode(_ bytes: [UInt8], allowingIndefiniteTopLevelMap: Bool = false) throws(CBORError) -> CBORValue {
-        let (value, length) = try decodePrefix(bytes[...], allowingIndefiniteTopLevelMap: allowingIndefiniteTopLevelMap)
+    /// `allowingIndefiniteContainers` admits one exception to "definite lengths only": arrays
+    /// and maps, at any depth, may be indefinite-length (real security keys such as the
+    /// YubiKey 5 encode attestation objects so, attStmt included). Strings stay definite, and
+    /// the depth and size limits are the same.
+    public static func decode(_ bytes: [UInt8], allowingIndefiniteContainers: Bool = false) throws(CBORError) -> CBORValue {
+        let (value, length) = try decodePrefix(bytes[...], allowingIndefiniteContainers: allowingIndefiniteContainers)
         guard length == bytes.count else {
             throw CBORError(.trailingBytes, "\(bytes.count - length) bytes after the item that ends at offset \(length)")
         }
@@ -30,9 +31,9 @@ public enum CBORDecoder {
     /// used (the COSE key inside authenticator data is followed by extensions). Limits are
     /// checked against the bytes in `bytes`, trailing ones included.
     public static func decodePrefix(
-        _ bytes: ArraySlice<UInt8>, allowingIndefiniteTopLevelMap: Bool = false
+        _ bytes: ArraySlice<UInt8>, allowingIndefiniteContainers: Bool = false
     ) throws(CBORError) -> (value: CBORValue, length: Int) {
-        let builder = CBORTreeBuilder(allowsIndefiniteTopLevelMap: allowingIndefiniteTopLevelMap)
+        let builder = CBORTreeBuilder(allowsIndefiniteContainers: allowingIndefiniteContainers)
         var callbacks = CBORTreeBuilder.makeCallbacks()
         let outcome = withExtendedLifetime(builder) {
             bytes.withUnsafeBufferPointer { buffer in

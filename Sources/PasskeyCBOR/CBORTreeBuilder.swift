@@ -9,7 +9,7 @@ internal import CPasskeyCBOR
 /// is kept in `error` and the driver (`CBORDecoder`) stops there.
 final class CBORTreeBuilder {
     /// An open array, map or tag waiting for `remaining` more child items.
-    private struct Frame {
+    struct Frame {
         enum Kind {
             case array
             case map
@@ -23,16 +23,16 @@ final class CBORTreeBuilder {
         var entries: [CBORMapEntry] = []
         var keys: Set<CBORValue> = []
         var pendingKey: CBORValue?
-        /// An indefinite-length map, closed by a break (0xff) rather than by a count.
+        /// An indefinite-length array or map, closed by a break (0xff) rather than by a count.
         var indefinite = false
     }
 
-    /// Whether the top-level item may be an indefinite-length map (some security keys send
-    /// their attestation object so). Nowhere else is an indefinite length accepted.
-    let allowsIndefiniteTopLevelMap: Bool
+    /// Whether arrays and maps may have indefinite lengths, at any depth (real security keys
+    /// encode attestation objects so, attStmt included). Strings never may.
+    let allowsIndefiniteContainers: Bool
 
-    init(allowsIndefiniteTopLevelMap: Bool = false) {
-        self.allowsIndefiniteTopLevelMap = allowsIndefiniteTopLevelMap
+    init(allowsIndefiniteContainers: Bool = false) {
+        self.allowsIndefiniteContainers = allowsIndefiniteContainers
     }
 
     /// Upper bound on any up-front reservation; declared counts are already checked
@@ -158,25 +158,26 @@ final class CBORTreeBuilder {
         fail(.indefiniteLength, "indefinite-length \(what) at offset \(headOffset); only definite lengths are accepted")
     }
 
-    /// An indefinite-length map: accepted only as the top-level item, and only when allowed.
-    func indefiniteMapStart() {
-        guard allowsIndefiniteTopLevelMap, stack.isEmpty else {
-            indefinite("map")
+    /// An indefinite-length array or map: accepted only when allowed, under the same depth
+    /// limit as a definite one.
+    func indefiniteContainerStart(_ kind: Frame.Kind, _ what: String) {
+        guard allowsIndefiniteContainers else {
+            indefinite(what)
             return
         }
         guard beginItem() else { return }
         // The break needs at least one byte.
         guard remainingAfterHead > 0 else {
-            fail(.truncated, "indefinite-length map at offset \(headOffset) has no break")
+            fail(.truncated, "indefinite-length \(what) at offset \(headOffset) has no break")
             return
         }
-        var frame = Frame(kind: .map, remaining: 0)
+        var frame = Frame(kind: kind, remaining: 0)
         frame.indefinite = true
         stack.append(frame)
     }
 
-    /// A break (0xff): closes the open indefinite-length map, if that is what is open and it
-    /// holds whole pairs; anywhere else it is malformed.
+    /// A break (0xff): closes the open indefinite-length array or map (a map only when it holds
+    /// whole pairs); anywhere else it is malformed.
     func breakItem() {
         guard error == nil, result == nil else { return }
         guard let top = stack.last, top.indefinite else {
@@ -188,7 +189,11 @@ final class CBORTreeBuilder {
             return
         }
         let frame = stack.removeLast()
-        complete(.map(frame.entries))
+        if case .array = frame.kind {
+            complete(.array(frame.items))
+        } else {
+            complete(.map(frame.entries))
+        }
     }
 
     /// Hands a finished item to the innermost open container, closing every container it
@@ -276,9 +281,9 @@ extension CBORTreeBuilder {
         cb.byte_string_start = { context in treeBuilder(context)?.indefinite("byte string") }
         cb.string_start = { context in treeBuilder(context)?.indefinite("text string") }
         cb.array_start = { context, count in treeBuilder(context)?.arrayStart(UInt(bitPattern: count)) }
-        cb.indef_array_start = { context in treeBuilder(context)?.indefinite("array") }
+        cb.indef_array_start = { context in treeBuilder(context)?.indefiniteContainerStart(.array, "array") }
         cb.map_start = { context, count in treeBuilder(context)?.mapStart(UInt(bitPattern: count)) }
-        cb.indef_map_start = { context in treeBuilder(context)?.indefiniteMapStart() }
+        cb.indef_map_start = { context in treeBuilder(context)?.indefiniteContainerStart(.map, "map") }
         cb.tag = { context, tag in treeBuilder(context)?.tagStart(tag) }
         cb.float2 = { context, v in treeBuilder(context)?.scalar(.float(Double(v))) }
         cb.float4 = { context, v in treeBuilder(context)?.scalar(.float(Double(v))) }

@@ -143,15 +143,41 @@ import Testing
         let parsed = try AttestationObject(bytes: try indefinite(definite))
         #expect(parsed.format == "none")
         #expect(parsed.authenticatorData.bytes == b.authData.bytes)
-        // Still refused: no break, a break after a key, trailing bytes, an indefinite map inside.
+        // Still refused: no break, a break after a key, trailing bytes, an indefinite string.
         expectRefusal(.invalidRequest) { _ = try AttestationObject(bytes: try indefinite(definite, tail: [])) }
         expectRefusal(.invalidRequest) { _ = try AttestationObject(bytes: try indefinite(definite, tail: [0x61, 0x78, 0xFF])) }
         expectRefusal(.invalidRequest) { _ = try AttestationObject(bytes: try indefinite(definite, tail: [0xFF, 0x00])) }
-        #expect(throws: CBORError.self) { _ = try CBORDecoder.decode([0xBF, 0x61, 0x61, 0xBF, 0xFF, 0xFF], allowingIndefiniteTopLevelMap: true) }
+        #expect(throws: CBORError.self) {
+            _ = try CBORDecoder.decode([0xBF, 0x61, 0x61, 0x5F, 0x41, 0x00, 0xFF, 0xFF], allowingIndefiniteContainers: true)
+        }
         // And nowhere else unless asked: the default decoder refuses it.
         #expect(throws: CBORError.self) { _ = try CBORDecoder.decode(try indefinite(definite)) }
         // Duplicate keys inside it are refused like anywhere else.
-        #expect(throws: CBORError.self) { _ = try CBORDecoder.decode([0xBF, 0x61, 0x61, 0x01, 0x61, 0x61, 0x02, 0xFF], allowingIndefiniteTopLevelMap: true) }
+        #expect(throws: CBORError.self) { _ = try CBORDecoder.decode([0xBF, 0x61, 0x61, 0x01, 0x61, 0x61, 0x02, 0xFF], allowingIndefiniteContainers: true) }
+    }
+
+    /// A YubiKey 5 writes attStmt (and its x5c) with indefinite lengths too: a packed basic
+    /// registration so encoded verifies like its definite twin.
+    @Test func indefiniteLengthsInsideAttStmtAreAccepted() throws {
+        var b = RegistrationBuilder(credential: try TestCredential(), rpID: rpID, origin: origin, challenge: challenge)
+        b.format = "packed"
+        b.packedSigner = try MDSFixtures.goodSigner()
+        b.authData.aaguid = try MDSFixtures.expected().aaguid("good")
+        b.indefiniteLengths = true
+        let encoded = try b.attestationObject()
+        #expect(encoded.first == 0xBF)
+        #expect(encoded.contains(0x9F), "x5c is an indefinite array")
+        let verified = try register(b, expecting: expectation(challenge))
+        #expect(verified.format == "packed")
+        #expect(verified.attestationType == .basic)
+        // Nested indefinite arrays and maps decode to the same values as definite ones.
+        #expect(try CBORDecoder.decode([0xBF, 0x61, 0x61, 0x9F, 0x01, 0xBF, 0xFF, 0xFF, 0xFF], allowingIndefiniteContainers: true)
+            == .map([CBORMapEntry(key: .text("a"), value: .array([.unsigned(1), .map([])]))]))
+        // The depth limit still holds for indefinite containers.
+        let deep = [UInt8](repeating: 0x9F, count: CBORDecoder.maximumDepth + 1) + [UInt8](repeating: 0xFF, count: CBORDecoder.maximumDepth + 1)
+        #expect(throws: CBORError.self) { _ = try CBORDecoder.decode(deep, allowingIndefiniteContainers: true) }
+        // An array break inside a map, and a break closing a map after a lone key, are malformed.
+        #expect(throws: CBORError.self) { _ = try CBORDecoder.decode([0x9F, 0x01, 0xFF, 0xFF], allowingIndefiniteContainers: true) }
     }
 
     @Test func statementsMayCarryMembersTheFormatDoesNotDefine() throws {

@@ -138,6 +138,9 @@ public struct RegistrationBuilder: Sendable {
     public var packedSigner: PackedAttestationSigner?
     public var rawID: [UInt8]?
     public var transports: [String]? = ["internal"]
+    /// Encodes every map and array of the attestation object, attStmt included, with an
+    /// indefinite length (as a YubiKey 5 does).
+    public var indefiniteLengths = false
     public var base64: @Sendable ([UInt8]) -> String = { Base64URL.encode($0) }
 
     public init(credential: TestCredential, rpID: String, origin: String, challenge: [UInt8], flags: UInt8 = AuthDataBuilder.up | AuthDataBuilder.uv | AuthDataBuilder.at) {
@@ -166,11 +169,12 @@ public struct RegistrationBuilder: Sendable {
         } else {
             stmt = .map([])
         }
-        return CBORValue.map([
+        let object = CBORValue.map([
             CBORMapEntry(key: .text("fmt"), value: .text(format)),
             CBORMapEntry(key: .text("attStmt"), value: stmt),
             CBORMapEntry(key: .text("authData"), value: .bytes(authBytes)),
-        ]).encoded()
+        ])
+        return indefiniteLengths ? object.indefiniteLengthEncoded() : object.encoded()
     }
 
     public func json() throws -> [UInt8] {
@@ -231,5 +235,20 @@ public struct AssertionBuilder: Sendable {
         let id = Base64URL.encode(rawID ?? credential.id)
         let object: [String: Any] = ["id": id, "rawId": id, "type": "public-key", "response": response, "clientExtensionResults": [:] as [String: Any]]
         return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+}
+
+extension CBORValue {
+    /// This value with every map and array written with an indefinite length (head 0xbf or
+    /// 0x9f, closed by a break); strings and scalars as `encoded()` writes them.
+    public func indefiniteLengthEncoded() -> [UInt8] {
+        switch self {
+        case .map(let entries):
+            return [0xBF] + entries.flatMap { $0.key.indefiniteLengthEncoded() + $0.value.indefiniteLengthEncoded() } + [0xFF]
+        case .array(let items):
+            return [0x9F] + items.flatMap { $0.indefiniteLengthEncoded() } + [0xFF]
+        default:
+            return encoded()
+        }
     }
 }

@@ -10,7 +10,7 @@ public struct AttestationObject: Sendable {
     /// bytes, unique keys, and attested credential data present.
     public init(bytes: [UInt8]) throws {
         let value: CBORValue
-        do { value = try CBORDecoder.decode(bytes, allowingIndefiniteTopLevelMap: true) } catch {
+        do { value = try CBORDecoder.decode(bytes, allowingIndefiniteContainers: true) } catch {
             throw WebAuthnError.invalidRequest("attestationObject is not valid CBOR: \(error)")
         }
         guard let entries = value.mapEntries else { throw WebAuthnError.invalidRequest("attestationObject is not a map") }
