@@ -16,8 +16,13 @@ public struct CreationOptionsResponse: Codable, Sendable {
             public let residentKey: String
             public let requireResidentKey: Bool
             public let userVerification: String
+            public var authenticatorAttachment: String? = nil
         }
-        public struct Extensions: Codable, Sendable { public let credProps: Bool }
+        public struct Extensions: Codable, Sendable {
+            public let credProps: Bool
+            /// `{}` asks the authenticator to enable PRF for the new credential.
+            public var prf: PRFInputs? = nil
+        }
 
         public let rp: RelyingPartyEntity
         public let user: UserEntity
@@ -26,10 +31,20 @@ public struct CreationOptionsResponse: Codable, Sendable {
         public let timeout: Int
         public let excludeCredentials: [Descriptor]
         public let authenticatorSelection: AuthenticatorSelection
+        public var hints: [String]? = nil
         public let attestation: String
         public let extensions: Extensions
     }
     public let publicKey: Options
+}
+
+/// The `prf` extension's inputs (WebAuthn L3 §10.1.4): empty at registration; at sign-in one
+/// salt per allowed credential, keyed by its base64url id.
+public struct PRFInputs: Codable, Sendable {
+    public struct Values: Codable, Sendable {
+        public let first: String
+    }
+    public var evalByCredential: [String: Values]? = nil
 }
 
 /// PublicKeyCredentialRequestOptionsJSON (WebAuthn L3 §5.1.6) wrapped as `{"publicKey": …}`.
@@ -40,6 +55,11 @@ public struct RequestOptionsResponse: Codable, Sendable {
         public let timeout: Int
         public let userVerification: String
         public let allowCredentials: [CreationOptionsResponse.Options.Descriptor]?
+        public var hints: [String]? = nil
+        public var extensions: Extensions? = nil
+    }
+    public struct Extensions: Codable, Sendable {
+        public var prf: PRFInputs?
     }
     public let publicKey: Options
 }
@@ -70,6 +90,11 @@ public struct MeResponse: Codable, Sendable {
         public let attestation_trusted: Bool
         /// The model's name from the authenticator metadata; null when not listed.
         public let authenticator_name: String?
+        /// Found without a name (usernameless sign-in); false for a security key that kept no
+        /// record of it.
+        public var discoverable = true
+        /// The authenticator enabled the PRF extension for it.
+        public var prf_enabled = false
 
         // `last_used_at` and `authenticator_name` are written as null, not left out.
         public func encode(to encoder: any Encoder) throws {
@@ -88,6 +113,8 @@ public struct MeResponse: Codable, Sendable {
             try c.encode(attestation_type, forKey: .attestation_type)
             try c.encode(attestation_trusted, forKey: .attestation_trusted)
             try c.encode(authenticator_name, forKey: .authenticator_name)
+            try c.encode(discoverable, forKey: .discoverable)
+            try c.encode(prf_enabled, forKey: .prf_enabled)
         }
     }
     /// The linked Apple ID (siwa.md).
@@ -105,6 +132,10 @@ public struct MeResponse: Codable, Sendable {
     }
     public let user_name: String
     public let display_name: String
+    /// The WebAuthn user handle (`user.id`, base64url) and the RP ID: what the page passes to
+    /// the Signal API so the password manager keeps its passkeys in step with this list.
+    public var user_id = ""
+    public var rp_id = ""
     /// A phone enrolled as a push authenticator (push.md).
     public struct PushDevice: Codable, Sendable {
         public let deviceId: String
@@ -133,12 +164,14 @@ public struct MeResponse: Codable, Sendable {
     public var apple: Apple?
     public var push_devices: [PushDevice] = []
 
-    enum CodingKeys: String, CodingKey { case user_name, display_name, credentials, apple, push_devices }
+    enum CodingKeys: String, CodingKey { case user_name, display_name, user_id, rp_id, credentials, apple, push_devices }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(user_name, forKey: .user_name)
         try c.encode(display_name, forKey: .display_name)
+        try c.encode(user_id, forKey: .user_id)
+        try c.encode(rp_id, forKey: .rp_id)
         try c.encode(credentials, forKey: .credentials)
         try c.encode(apple, forKey: .apple)
         try c.encode(push_devices, forKey: .push_devices)

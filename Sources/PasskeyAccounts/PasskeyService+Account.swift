@@ -77,6 +77,7 @@ extension PasskeyService {
         let credentials = try await store.credentials(userHandle: session.user.handle)
         return MeResponse(
             user_name: session.user.name, display_name: session.user.displayName,
+            user_id: Base64URL.encode(session.user.handle), rp_id: rp.id,
             credentials: credentials.map { c in
                 MeResponse.Credential(
                     credential_id: Base64URL.encode(c.id), name: c.name, created_at: Self.timestamp(c.createdAt),
@@ -84,8 +85,19 @@ extension PasskeyService {
                     backup_eligible: c.backupEligible, backup_state: c.backupState, transports: c.transports,
                     aaguid: UUIDString.format(c.aaguid), possibly_cloned: c.possiblyCloned,
                     attestation_format: c.attestationFormat, attestation_type: c.attestationType,
-                    attestation_trusted: c.attestationTrusted, authenticator_name: c.authenticatorName)
+                    attestation_trusted: c.attestationTrusted, authenticator_name: c.authenticatorName,
+                    discoverable: c.discoverable, prf_enabled: c.prfEnabled)
             })
+    }
+
+    /// `PATCH /me`: the signed-in user's display name, checked as registration checks it.
+    public func updateDisplayName(_ session: SignedInUser, displayName rawDisplayName: String?) async throws {
+        guard let rawDisplayName else { throw APIError.invalidRequest("display_name is required.") }
+        let displayName = try UserName.displayName(rawDisplayName, default: try UserName(session.user.name))
+        let changed = event(session.user.handle, "display_name_changed", at: now(), ["display_name": displayName])
+        guard try await store.updateDisplayName(userHandle: session.user.handle, displayName: displayName, event: changed) else {
+            throw APIError.unauthorized
+        }
     }
 
     /// Renames one of the signed-in user's passkeys.

@@ -62,11 +62,15 @@ public final class PasskeyService: Sendable {
     // MARK: Registration
 
     /// `registration_initialize`: a new name starts a new account; an existing name is refused
-    /// unless the caller is signed in as that user, who then adds one more passkey.
-    public func beginRegistration(userName rawName: String?, displayName rawDisplayName: String?, session: SignedInUser?) async throws -> CreationOptionsResponse {
-        guard let rawName else { throw APIError.invalidRequest("user_name is required.") }
+    /// unless the caller is signed in as that user, who then adds one more passkey. A
+    /// conditional creation (an automatic upgrade) is only for that signed-in case.
+    public func beginRegistration(_ request: CeremonyOptionsRequest, session: SignedInUser?) async throws -> CreationOptionsResponse {
+        guard let rawName = request.userName else { throw APIError.invalidRequest("user_name is required.") }
         let name = try UserName(rawName)
-        let displayName = try UserName.displayName(rawDisplayName, default: name)
+        let displayName = try UserName.displayName(request.displayName, default: name)
+        let conditional = try CeremonyOptionsChecks.checkMediation(request.mediation)
+        let residentKey = try CeremonyOptionsChecks.checkResidentKey(request.residentKey, configured: configuration.residentKey)
+        let hints = try CeremonyOptionsChecks.checkHints(request.hints)
         let existing = try await store.user(nameKey: name.key)
         try limitUser(handle: existing?.handle, nameKey: name.key)
         let user: UserRecord
@@ -76,6 +80,8 @@ public final class PasskeyService: Sendable {
             user = existing
             isNew = false
         } else {
+            // A conditional creation upgrades a signed-in account; it never opens one.
+            guard !conditional else { throw APIError.unauthorized }
             user = UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now())
             isNew = true
         }
@@ -86,8 +92,8 @@ public final class PasskeyService: Sendable {
         try await store.insertCeremony(CeremonyRecord(
             challenge: challenge, kind: .registration, userHandle: user.handle, userName: user.name,
             displayName: user.displayName, isNewUser: isNew, userVerification: configuration.userVerification.rawValue,
-            allowCredentialIDs: [], algorithms: algorithms, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
+            allowCredentialIDs: [], algorithms: algorithms, conditional: conditional, residentKey: residentKey.rawValue,
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
         typealias Options = CreationOptionsResponse.Options
         return CreationOptionsResponse(publicKey: Options(
             rp: .init(id: rp.id, name: rp.name),
@@ -99,9 +105,12 @@ public final class PasskeyService: Sendable {
                 Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports))
             },
             authenticatorSelection: .init(
-                residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
+                residentKey: residentKey.rawValue, requireResidentKey: residentKey == .required,
+                userVerification: configuration.userVerification.rawValue,
+                authenticatorAttachment: configuration.authenticatorAttachment?.rawValue),
+            hints: hints,
             attestation: configuration.attestationConveyance.rawValue,
-            extensions: .init(credProps: true)))
+            extensions: .init(credProps: true, prf: request.prf ? PRFInputs() : nil)))
     }
 
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
@@ -143,7 +152,7 @@ public final class PasskeyService: Sendable {
         let expectation = RegistrationExpectation(
             challenge: ceremony.challenge,
             userVerification: UserVerificationRequirement(rawValue: ceremony.userVerification) ?? .required,
-            algorithms: ceremony.algorithms)
+            algorithms: ceremony.algorithms, conditional: ceremony.conditional)
         let verified: VerifiedRegistration
         do {
             verified = try RegistrationVerifier(rp: rp).verify(response, expecting: expectation, now: now())
@@ -161,7 +170,9 @@ public final class PasskeyService: Sendable {
             uvInitialized: verified.userVerified, aaguid: verified.aaguid, attestationFormat: verified.format,
             attestationType: verified.attestationType.rawValue, attestationTrusted: verified.attestationTrusted,
             authenticatorName: verified.authenticatorName, name: Self.defaultCredentialName(verified),
-            createdAt: created, lastUsedAt: nil, possiblyCloned: false)
+            createdAt: created, lastUsedAt: nil, possiblyCloned: false,
+            discoverable: Self.isDiscoverable(reported: verified.residentKey, requested: ceremony.residentKey),
+            prfEnabled: verified.prfEnabled)
         let newUser = ceremony.isNewUser
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
@@ -183,6 +194,12 @@ public final class PasskeyService: Sendable {
         return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
     }
 
+    /// Whether the new credential is discoverable: what credProps `rk` reports, else what the
+    /// options demanded (an authenticator that cannot store it fails a `required` creation).
+    static func isDiscoverable(reported: Bool?, requested: String) -> Bool {
+        reported ?? (requested == ResidentKeyRequirement.required.rawValue)
+    }
+
     /// The authenticator model's name from the metadata when known (trimmed to the 64
     /// characters a label may have), else a generic one.
     static func defaultCredentialName(_ verified: VerifiedRegistration) -> String {
@@ -200,7 +217,11 @@ public final class PasskeyService: Sendable {
     /// `authentication_initialize`: with a name, allowCredentials lists that user's passkeys;
     /// for a name that does not exist, a stable pseudo-random list derived from the server
     /// secret, so the answer does not reveal whether the account exists.
-    public func beginAuthentication(userName rawName: String?) async throws -> RequestOptionsResponse {
+    public func beginAuthentication(_ request: CeremonyOptionsRequest) async throws -> RequestOptionsResponse {
+        let rawName = request.userName
+        let hints = try CeremonyOptionsChecks.checkHints(request.hints)
+        guard request.mediation == nil else { throw APIError.invalidRequest("mediation is a registration option.") }
+        guard request.residentKey == nil else { throw APIError.invalidRequest("resident_key is a registration option.") }
         var userHandle: [UInt8]?
         var allow: [CreationOptionsResponse.Options.Descriptor]?
         if let rawName, !rawName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
@@ -228,7 +249,24 @@ public final class PasskeyService: Sendable {
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
         return RequestOptionsResponse(publicKey: .init(
             challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
-            userVerification: configuration.userVerification.rawValue, allowCredentials: allow))
+            userVerification: configuration.userVerification.rawValue, allowCredentials: allow, hints: hints,
+            extensions: try prfExtension(requested: request.prf, allow: allow)))
+    }
+
+    /// The `prf` inputs of a sign-in: one salt per listed credential (`evalByCredential`), the
+    /// decoys of an unknown name included, so the answer looks the same. PRF needs a name:
+    /// without allowCredentials a client may not take per-credential salts.
+    func prfExtension(requested: Bool, allow: [CreationOptionsResponse.Options.Descriptor]?) throws -> RequestOptionsResponse.Extensions? {
+        guard requested else { return nil }
+        guard let allow, !allow.isEmpty else {
+            throw APIError.invalidRequest("prf needs a user_name: its salts are given per credential.")
+        }
+        var salts: [String: PRFInputs.Values] = [:]
+        for descriptor in allow {
+            guard let id = Base64URL.decode(descriptor.id) else { continue }
+            salts[descriptor.id] = .init(first: Base64URL.encode(PRFSalts.salt(secret: serverSecret, credentialID: id)))
+        }
+        return .init(prf: PRFInputs(evalByCredential: salts))
     }
 
     /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.

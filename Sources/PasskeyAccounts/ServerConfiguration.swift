@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable {
     /// and allowed in ceremonies.
     public var relatedOrigins: [String] = []
     public var userVerification: UserVerificationRequirement = .preferred
+    /// `residentKey` in the registration options, and the weakest a request may ask for
+    /// (`--resident-key`).
+    public var residentKey: ResidentKeyRequirement = .required
+    /// `authenticatorSelection.authenticatorAttachment` in the registration options; nil: either
+    /// (`--authenticator-attachment`).
+    public var authenticatorAttachment: AuthenticatorAttachment?
     public var challengeTTL: TimeInterval = 300
     public var sessionTTL: TimeInterval = 7 * 24 * 3600
     public var maxBody = 65536

@@ -68,7 +68,7 @@ extension PostgresPasskeyStore {
             \(c.id), \(c.userHandle), \(c.publicKey), \(c.algorithm), \(c.signCount), \(c.transports),
             \(c.backupEligible), \(c.backupState), \(c.uvInitialized), \(c.aaguid), \(c.attestationFormat),
             \(c.attestationType), \(c.attestationTrusted), \(c.authenticatorName), \(c.name), \(c.createdAt),
-            \(c.lastUsedAt), \(c.possiblyCloned))
+            \(c.lastUsedAt), \(c.possiblyCloned), \(c.discoverable), \(c.prfEnabled))
             ON CONFLICT (id) DO NOTHING RETURNING 1
             """, logger: quiet))
         if inserted == 0 {
@@ -126,6 +126,18 @@ extension PostgresPasskeyStore {
             guard try await Self.count(db.query(
                 "UPDATE credentials SET name = \(name) WHERE id = \(id) AND user_handle = \(handle) RETURNING 1",
                 logger: Self.quiet)) == 1
+            else { return false }
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        let handle = ByteBuffer(bytes: userHandle)
+        return try await transaction { db in
+            guard try await Self.count(db.query(
+                "UPDATE users SET display_name = \(displayName) WHERE handle = \(handle) RETURNING 1", logger: Self.quiet)) == 1
             else { return false }
             try await Self.insert(db, eventRow)
             return true

@@ -14,7 +14,8 @@ extension PostgresPasskeyStore {
                 """
                 INSERT INTO ceremonies (\(unescaped: CeremonyRow.columns)) VALUES (
                 \(row.challenge), \(row.kind), \(row.userHandle), \(row.userName), \(row.displayName), \(row.isNewUser),
-                \(row.userVerification), \(row.allowCredentialIDs), \(row.algorithms), \(row.createdAt), \(row.expiresAt))
+                \(row.userVerification), \(row.allowCredentialIDs), \(row.algorithms), \(row.createdAt), \(row.expiresAt),
+                \(row.conditional), \(row.residentKey))
                 """, logger: Self.quiet)
         }
     }

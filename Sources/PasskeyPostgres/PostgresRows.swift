@@ -57,7 +57,8 @@ struct CredentialRow {
     static let columns = """
         id, user_handle, public_key, algorithm, sign_count, transports, backup_eligible, \
         backup_state, uv_initialized, aaguid, attestation_format, attestation_type, \
-        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned
+        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned, \
+        discoverable, prf_enabled
         """
 
     let id: ByteBuffer
@@ -78,6 +79,8 @@ struct CredentialRow {
     let createdAt: Int64
     let lastUsedAt: Int64?
     let possiblyCloned: Bool
+    let discoverable: Bool
+    let prfEnabled: Bool
 
     init(_ c: CredentialRecord) throws {
         id = ByteBuffer(bytes: c.id)
@@ -98,6 +101,8 @@ struct CredentialRow {
         createdAt = try c.createdAt.storeMilliseconds()
         lastUsedAt = try c.lastUsedAt?.storeMilliseconds()
         possiblyCloned = c.possiblyCloned
+        discoverable = c.discoverable
+        prfEnabled = c.prfEnabled
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> CredentialRecord {
@@ -117,14 +122,15 @@ struct CredentialRow {
             uvInitialized: try c.next(), aaguid: try c.bytes(), attestationFormat: try c.next(),
             attestationType: try c.next(), attestationTrusted: try c.next(), authenticatorName: try c.next(String?.self),
             name: try c.next(), createdAt: try c.date(),
-            lastUsedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)), possiblyCloned: try c.next())
+            lastUsedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)), possiblyCloned: try c.next(),
+            discoverable: try c.next(), prfEnabled: try c.next())
     }
 }
 
 struct CeremonyRow {
     static let columns = """
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
-        allow_credential_ids, algorithms, created_at, expires_at
+        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key
         """
 
     let challenge: ByteBuffer
@@ -138,6 +144,8 @@ struct CeremonyRow {
     let algorithms: [Int64]
     let createdAt: Int64
     let expiresAt: Int64
+    let conditional: Bool
+    let residentKey: String
 
     init(_ c: CeremonyRecord) throws {
         challenge = ByteBuffer(bytes: c.challenge)
@@ -151,6 +159,8 @@ struct CeremonyRow {
         algorithms = c.algorithms.map(Int64.init)
         createdAt = try c.createdAt.storeMilliseconds()
         expiresAt = try c.expiresAt.storeMilliseconds()
+        conditional = c.conditional
+        residentKey = c.residentKey
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
@@ -169,10 +179,12 @@ struct CeremonyRow {
             guard let algorithm = Int(exactly: value) else { throw StoreError.database("ceremonies.algorithms out of range") }
             return algorithm
         }
+        let createdAt = try c.date()
+        let expiresAt = try c.date()
         return CeremonyRecord(
             challenge: challenge, kind: kind, userHandle: userHandle, userName: userName, displayName: displayName,
             isNewUser: isNewUser, userVerification: userVerification, allowCredentialIDs: allowed, algorithms: algorithms,
-            createdAt: try c.date(), expiresAt: try c.date())
+            conditional: try c.next(), residentKey: try c.next(), createdAt: createdAt, expiresAt: expiresAt)
     }
 }
 

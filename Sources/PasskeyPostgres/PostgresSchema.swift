@@ -16,7 +16,7 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5, migration6]
+    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5, migration6, migration7]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +32,14 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 7: WebAuthn Level 3 options (SQLite's migration 8).
+    static let migration7 = Migration(additive: true, statements: [
+        "ALTER TABLE ceremonies ADD COLUMN conditional boolean NOT NULL DEFAULT false",
+        "ALTER TABLE ceremonies ADD COLUMN resident_key text NOT NULL DEFAULT 'required'",
+        "ALTER TABLE credentials ADD COLUMN discoverable boolean NOT NULL DEFAULT true",
+        "ALTER TABLE credentials ADD COLUMN prf_enabled boolean NOT NULL DEFAULT false",
+    ])
 
     /// Version 6: Sign in with Apple identity tokens once used (SQLite's migration 7).
     static let migration6 = Migration(additive: true, statements: [

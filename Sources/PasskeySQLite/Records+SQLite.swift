@@ -25,7 +25,8 @@ extension CredentialRecord {
     static let columns = """
         id, user_handle, public_key, algorithm, sign_count, transports, backup_eligible, \
         backup_state, uv_initialized, aaguid, attestation_format, attestation_type, \
-        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned
+        attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned, \
+        discoverable, prf_enabled
         """
 
     init(row: SQLiteRow) throws {
@@ -54,7 +55,9 @@ extension CredentialRecord {
             name: row.text(14),
             createdAt: Date(storeMilliseconds: row.int64(15)),
             lastUsedAt: row.isNull(16) ? nil : Date(storeMilliseconds: row.int64(16)),
-            possiblyCloned: row.bool(17))
+            possiblyCloned: row.bool(17),
+            discoverable: row.bool(18),
+            prfEnabled: row.bool(19))
     }
 
     func arguments() throws -> [SQLiteValue] {
@@ -64,7 +67,7 @@ extension CredentialRecord {
             .bool(backupEligible), .bool(backupState), .bool(uvInitialized), .blob(aaguid),
             .text(attestationFormat), .text(attestationType), .bool(attestationTrusted),
             .optionalText(authenticatorName), .text(name), try .time(createdAt),
-            try .optionalTime(lastUsedAt), .bool(possiblyCloned),
+            try .optionalTime(lastUsedAt), .bool(possiblyCloned), .bool(discoverable), .bool(prfEnabled),
         ]
     }
 }
@@ -72,7 +75,7 @@ extension CredentialRecord {
 extension CeremonyRecord {
     static let columns = """
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
-        allow_credential_ids, algorithms, created_at, expires_at
+        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key
         """
 
     init(row: SQLiteRow) throws {
@@ -90,6 +93,8 @@ extension CeremonyRecord {
             allowCredentialIDs: try ListCoding.byteStrings(
                 row.text(7), column: "ceremonies.allow_credential_ids"),
             algorithms: try ListCoding.integers(row.text(8), column: "ceremonies.algorithms"),
+            conditional: row.bool(11),
+            residentKey: row.text(12),
             createdAt: Date(storeMilliseconds: row.int64(9)),
             expiresAt: Date(storeMilliseconds: row.int64(10)))
     }
@@ -100,6 +105,7 @@ extension CeremonyRecord {
             .optionalText(userName), .optionalText(displayName), .bool(isNewUser),
             .text(userVerification), try ListCoding.encode(byteStrings: allowCredentialIDs),
             try ListCoding.encode(integers: algorithms), try .time(createdAt), try .time(expiresAt),
+            .bool(conditional), .text(residentKey),
         ]
     }
 }

@@ -46,7 +46,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let arguments = try c.arguments()
         try await database.write(durable: durable) { db in
             try db.execute(
-                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)
         }
     }
@@ -241,7 +241,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute(
                 """
                 INSERT INTO credentials (\(CredentialRecord.columns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments)
             return nil
         } catch let error as SQLiteError where error.isConstraintViolation {
@@ -320,6 +320,16 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute(
                 "UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ?",
                 [.text(name), .blob(id), .blob(userHandle)])
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    public func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute("UPDATE users SET display_name = ? WHERE handle = ?", [.text(displayName), .blob(userHandle)])
             guard try db.changes() == 1 else { return false }
             try Self.insertEvent(db, eventArguments)
             return true

@@ -7,7 +7,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4, migration5, migration6, migration7,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -75,6 +75,16 @@ enum Schema {
             }
         }
     }
+
+    /// Version 8: WebAuthn Level 3 options. A ceremony remembers a conditional creation and the
+    /// residentKey it asked for; a credential whether it is discoverable and has PRF enabled.
+    /// Only adds: every earlier credential was registered with residentKey required.
+    static let migration8: [String] = [
+        "ALTER TABLE ceremonies ADD COLUMN conditional INTEGER NOT NULL DEFAULT 0 CHECK (conditional IN (0, 1))",
+        "ALTER TABLE ceremonies ADD COLUMN resident_key TEXT NOT NULL DEFAULT 'required'",
+        "ALTER TABLE credentials ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 1 CHECK (discoverable IN (0, 1))",
+        "ALTER TABLE credentials ADD COLUMN prf_enabled INTEGER NOT NULL DEFAULT 0 CHECK (prf_enabled IN (0, 1))",
+    ]
 
     /// Version 6: Messages for Business requests with their keys, and the codes and access
     /// tokens issued for them. Only adds.

@@ -21,6 +21,11 @@ public struct CeremonyRecord: Sendable, Equatable {
     public var allowCredentialIDs: [[UInt8]]
     /// The offered pubKeyCredParams algorithms, in order.
     public var algorithms: [Int]
+    /// Registration: the creation was asked for with `mediation: "conditional"` (WebAuthn L3
+    /// §7.1 step 15: only then may the response come without user presence).
+    public var conditional: Bool
+    /// Registration: the `residentKey` the options asked for (required | preferred | discouraged).
+    public var residentKey: String
     /// Stored with millisecond precision.
     public var createdAt: Date
     /// Stored with millisecond precision; the ceremony is expired at `expiresAt` and later.
@@ -29,7 +34,8 @@ public struct CeremonyRecord: Sendable, Equatable {
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, userName: String?,
         displayName: String?, isNewUser: Bool, userVerification: String,
-        allowCredentialIDs: [[UInt8]], algorithms: [Int], createdAt: Date, expiresAt: Date
+        allowCredentialIDs: [[UInt8]], algorithms: [Int], conditional: Bool = false, residentKey: String = "required",
+        createdAt: Date, expiresAt: Date
     ) {
         self.challenge = challenge
         self.kind = kind
@@ -40,6 +46,8 @@ public struct CeremonyRecord: Sendable, Equatable {
         self.userVerification = userVerification
         self.allowCredentialIDs = allowCredentialIDs
         self.algorithms = algorithms
+        self.conditional = conditional
+        self.residentKey = residentKey
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

@@ -29,13 +29,19 @@ public struct CredentialRecord: Sendable, Equatable {
     /// Stored with millisecond precision; nil before the first assertion.
     public var lastUsedAt: Date?
     public var possiblyCloned: Bool
+    /// A discoverable (client-side, "resident") credential: usernameless sign-in can find it.
+    /// False for a security key that kept no record of it (credProps `rk: false`, or absent when
+    /// the options did not require one): it signs in only when its id is in allowCredentials.
+    public var discoverable: Bool
+    /// The authenticator reported the `prf` extension enabled at registration.
+    public var prfEnabled: Bool
 
     public init(
         id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: Int, signCount: UInt32,
         transports: [String], backupEligible: Bool, backupState: Bool, uvInitialized: Bool,
         aaguid: [UInt8], attestationFormat: String, attestationType: String,
         attestationTrusted: Bool, authenticatorName: String?, name: String, createdAt: Date,
-        lastUsedAt: Date?, possiblyCloned: Bool
+        lastUsedAt: Date?, possiblyCloned: Bool, discoverable: Bool = true, prfEnabled: Bool = false
     ) {
         self.id = id
         self.userHandle = userHandle
@@ -55,5 +61,7 @@ public struct CredentialRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.possiblyCloned = possiblyCloned
+        self.discoverable = discoverable
+        self.prfEnabled = prfEnabled
     }
 }

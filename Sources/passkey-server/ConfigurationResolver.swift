@@ -54,6 +54,18 @@ struct ConfigurationResolver {
             }
             c.userVerification = requirement
         }
+        if let residentKey = try string(flags.residentKey, "RESIDENT_KEY") {
+            guard let requirement = ResidentKeyRequirement(rawValue: residentKey) else {
+                throw ValidationError("--resident-key must be required, preferred or discouraged, not \(residentKey)")
+            }
+            c.residentKey = requirement
+        }
+        if let attachment = try string(flags.authenticatorAttachment, "AUTHENTICATOR_ATTACHMENT") {
+            guard let value = AuthenticatorAttachment(rawValue: attachment) else {
+                throw ValidationError("--authenticator-attachment must be platform or cross-platform, not \(attachment)")
+            }
+            c.authenticatorAttachment = value
+        }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody

@@ -98,6 +98,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("user-verification"), help: "required, preferred or discouraged. (env: PASSKEY_USER_VERIFICATION, default preferred)")
     var userVerification: String?
 
+    @Option(name: .customLong("resident-key"), help: ArgumentHelp("What registration asks of a credential: required (a discoverable passkey, for usernameless sign-in), preferred or discouraged (security keys that store nothing may register; they sign in by name). A request may ask for more, never less. (env: PASSKEY_RESIDENT_KEY, default required)", valueName: "required|preferred|discouraged"))
+    var residentKey: String?
+
+    @Option(name: .customLong("authenticator-attachment"), help: ArgumentHelp("Limit registration to platform authenticators (the device's own) or cross-platform ones (security keys, phones); default either. (env: PASSKEY_AUTHENTICATOR_ATTACHMENT)", valueName: "platform|cross-platform"))
+    var authenticatorAttachment: String?
+
     @Option(name: .customLong("challenge-ttl"), help: "Seconds a ceremony's challenge stays valid. (env: PASSKEY_CHALLENGE_TTL, default 300)")
     var challengeTTL: Int?
 

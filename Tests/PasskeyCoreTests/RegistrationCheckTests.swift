@@ -121,6 +121,37 @@ import Testing
         expectRefusal(.userPresenceRequired) { _ = try register(b, expecting: expectation(challenge)) }
     }
 
+    // §7.1 step 15, conditional creation: an automatic upgrade comes without UP (Apple's
+    // authenticator sends neither UP nor UV); only a ceremony issued as conditional accepts it,
+    // and user verification is still applied as the ceremony asked.
+    @Test func conditionalCreationNeedsNoUserPresence() throws {
+        var b = try builder()
+        b.authData.flags &= ~(AuthDataBuilder.up | AuthDataBuilder.uv)
+        var conditional = expectation(challenge)
+        conditional.conditional = true
+        let result = try register(b, expecting: conditional)
+        #expect(!result.userVerified)
+        expectRefusal(.userPresenceRequired) { _ = try register(b, expecting: expectation(challenge)) }
+        var required = expectation(challenge, uv: .required)
+        required.conditional = true
+        expectRefusal(.userVerificationRequired) { _ = try register(b, expecting: required) }
+        // The named check, alone.
+        let authData = try AuthenticatorData(bytes: b.authData.bytes)
+        #expect(throws: WebAuthnError.self) { try RegistrationVerifier.checkUserPresence(authData, conditional: false) }
+        try RegistrationVerifier.checkUserPresence(authData, conditional: true)
+    }
+
+    @Test func prfEnabledIsReadFromTheExtensionResults() throws {
+        let b = try builder()
+        #expect(try register(b, expecting: expectation(challenge)).prfEnabled == false)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(b.json())) as? [String: Any])
+        object["clientExtensionResults"] = ["prf": ["enabled": true, "results": ["first": "AAAA"]]]
+        let json = [UInt8](try JSONSerialization.data(withJSONObject: object))
+        let verified = try RegistrationVerifier(rp: makeRP()).verify(
+            try RegistrationResponse(json: json), expecting: expectation(challenge), now: fixedNow)
+        #expect(verified.prfEnabled)
+    }
+
     // §7.1 step 16
     @Test func requiresUserVerificationOnlyWhenRequired() throws {
         var b = try builder()

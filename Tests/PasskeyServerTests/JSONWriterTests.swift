@@ -41,6 +41,26 @@ import Testing
                 attestation: "none", extensions: .init(credProps: false)))
             try Self.check(value)
         }
+        // Every Level 3 member present: attachment, hints, prf.
+        let full = CreationOptionsResponse(publicKey: Options(
+            rp: .init(id: "example.org", name: "x"), user: .init(id: "dXNlcg", name: "u", displayName: "d"),
+            challenge: "Y2hhbGxlbmdl", pubKeyCredParams: [.init(alg: -7)], timeout: 1, excludeCredentials: Self.descriptors,
+            authenticatorSelection: .init(
+                residentKey: "discouraged", requireResidentKey: false, userVerification: "required", authenticatorAttachment: "cross-platform"),
+            hints: ["security-key", "hybrid"], attestation: "direct", extensions: .init(credProps: true, prf: PRFInputs())))
+        try Self.check(full)
+        #expect(String(decoding: full.jsonBytes, as: UTF8.self).contains(#""extensions":{"credProps":true,"prf":{}}"#))
+    }
+
+    @Test("request options with hints and PRF salts per credential")
+    func requestOptionsLevel3() throws {
+        let salts: [String: PRFInputs.Values] = ["AAEC": .init(first: "c2FsdA"), Self.awkward: .init(first: "b3RoZXI")]
+        for extensions in [nil, RequestOptionsResponse.Extensions(prf: nil), .init(prf: PRFInputs(evalByCredential: salts))] {
+            let value = RequestOptionsResponse(publicKey: .init(
+                challenge: "Y2hhbGxlbmdl", rpId: "example.org", timeout: 0, userVerification: "preferred",
+                allowCredentials: Self.descriptors, hints: ["client-device"], extensions: extensions))
+            try Self.check(value)
+        }
     }
 
     @Test("request options, with and without allowCredentials")

@@ -157,12 +157,15 @@ final class ServerProcess: Sendable {
             "PASSKEY_PORT": "0", "PASSKEY_DATABASE": database.path, "PASSKEY_RP_ID": "example.test",
             "PASSKEY_RP_NAME": "Env Name", "PASSKEY_ORIGIN": "https://example.test, https://www.example.test",
             "PASSKEY_USER_VERIFICATION": "required", "PASSKEY_IOS_APP_ID": "ABCDE12345.com.example.env",
+            "PASSKEY_RESIDENT_KEY": "discouraged", "PASSKEY_AUTHENTICATOR_ATTACHMENT": "platform",
         ])
         let client = Client(base: server.base)
         let options = (try await client.get("/registration_initialize?user_name=lee")).json["publicKey"] as! [String: Any]
         #expect((options["rp"] as? [String: Any])?["id"] as? String == "example.test")
         #expect((options["rp"] as? [String: Any])?["name"] as? String == "Env Name")
         #expect((options["authenticatorSelection"] as? [String: Any])?["userVerification"] as? String == "required")
+        #expect((options["authenticatorSelection"] as? [String: Any])?["residentKey"] as? String == "discouraged")
+        #expect((options["authenticatorSelection"] as? [String: Any])?["authenticatorAttachment"] as? String == "platform")
         let aasa = try await client.get("/.well-known/apple-app-site-association")
         #expect(((aasa.json["webcredentials"] as? [String: Any])?["apps"] as? [String])?.contains("ABCDE12345.com.example.env") == true)
         #expect(server.terminate() == 0)
@@ -170,7 +173,8 @@ final class ServerProcess: Sendable {
     }
 
     @Test func refusesBadConfigurationWithAMessage() async throws {
-        for arguments in [["--aasa", "/nonexistent/aasa"], ["--user-verification", "sometimes"], ["--origin", "ftp://x"], ["--port", "70000"]] {
+        for arguments in [["--aasa", "/nonexistent/aasa"], ["--user-verification", "sometimes"], ["--origin", "ftp://x"], ["--port", "70000"],
+                          ["--resident-key", "always"], ["--authenticator-attachment", "usb"]] {
             let run = try await CommandRun.run(["serve", "--port", "0", "--database", "/tmp/never-created-\(UUID().uuidString).sqlite"] + arguments)
             #expect(run.status != 0, "\(arguments)")
             #expect(!run.errors.isEmpty, "\(arguments)")
@@ -181,7 +185,8 @@ final class ServerProcess: Sendable {
         let help = try await CommandRun.run(["serve", "--help"]).output
         for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
                      "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "--header-timeout", "--idle-timeout",
-                     "--max-connections", "--max-connections-per-address", "PASSKEY_HEADER_TIMEOUT", "PASSKEY_"] {
+                     "--max-connections", "--max-connections-per-address", "PASSKEY_HEADER_TIMEOUT", "PASSKEY_",
+                     "--resident-key", "--authenticator-attachment", "--attestation"] {
             #expect(help.contains(flag), "\(flag)")
         }
     }

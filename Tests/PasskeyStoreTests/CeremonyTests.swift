@@ -12,7 +12,8 @@ struct CeremonyTests {
                 userName: "Alice", displayName: "Alice A.", isNewUser: true,
                 userVerification: "required",
                 allowCredentialIDs: [Fixture.bytes(16), Fixture.bytes(64), Fixture.bytes(255)],
-                algorithms: [-8, -7, -257], createdAt: Fixture.date(), expiresAt: Fixture.date(300_000))
+                algorithms: [-8, -7, -257], conditional: true, residentKey: "discouraged",
+                createdAt: Fixture.date(), expiresAt: Fixture.date(300_000))
             let authentication = CeremonyRecord(
                 challenge: Fixture.bytes(16), kind: .authentication, userHandle: nil, userName: nil,
                 displayName: nil, isNewUser: false, userVerification: "discouraged",

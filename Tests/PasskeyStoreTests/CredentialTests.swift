@@ -23,14 +23,15 @@ struct CredentialTests {
     func credentialRoundTrip(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let user = Fixture.user()
-            // Minimal: nil lastUsedAt, empty transports, no authenticator name, all flags false.
+            // Minimal: nil lastUsedAt, empty transports, no authenticator name, all flags false
+            // (a security key's non-discoverable credential).
             let minimal = CredentialRecord(
                 id: Fixture.bytes(16), userHandle: user.handle, publicKey: Fixture.bytes(77),
                 algorithm: -8, signCount: 0, transports: [], backupEligible: false,
                 backupState: false, uvInitialized: false, aaguid: [UInt8](repeating: 0, count: 16),
                 attestationFormat: "none", attestationType: "none", attestationTrusted: false,
                 authenticatorName: nil, name: "", createdAt: Fixture.date(1_000), lastUsedAt: nil,
-                possiblyCloned: false)
+                possiblyCloned: false, discoverable: false, prfEnabled: false)
             // Maximal: every optional set, every flag true, extreme counter, long ID.
             let maximal = CredentialRecord(
                 id: Fixture.bytes(1023), userHandle: user.handle, publicKey: Fixture.bytes(270),
@@ -38,7 +39,8 @@ struct CredentialTests {
                 backupEligible: true, backupState: true, uvInitialized: true, aaguid: Fixture.bytes(16),
                 attestationFormat: "packed", attestationType: "basic", attestationTrusted: true,
                 authenticatorName: "YubiKey 5 \"NFC\" / ✓", name: "Work key ✓\ttail \u{1F511}",
-                createdAt: Fixture.date(2_000), lastUsedAt: Fixture.date(3_000), possiblyCloned: true)
+                createdAt: Fixture.date(2_000), lastUsedAt: Fixture.date(3_000), possiblyCloned: true,
+                discoverable: true, prfEnabled: true)
 
             try await store.registerCredential(minimal, newUser: user)
             try await store.registerCredential(maximal, newUser: nil)

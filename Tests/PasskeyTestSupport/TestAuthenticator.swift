@@ -141,6 +141,10 @@ public struct RegistrationBuilder: Sendable {
     /// Encodes every map and array of the attestation object, attStmt included, with an
     /// indefinite length (as a YubiKey 5 does).
     public var indefiniteLengths = false
+    /// clientExtensionResults.credProps.rk; nil leaves credProps out.
+    public var reportedResidentKey: Bool? = true
+    /// clientExtensionResults.prf.enabled; nil leaves prf out.
+    public var reportedPRFEnabled: Bool?
     public var base64: @Sendable ([UInt8]) -> String = { Base64URL.encode($0) }
 
     public init(credential: TestCredential, rpID: String, origin: String, challenge: [UInt8], flags: UInt8 = AuthDataBuilder.up | AuthDataBuilder.uv | AuthDataBuilder.at) {
@@ -184,9 +188,12 @@ public struct RegistrationBuilder: Sendable {
             "attestationObject": base64(try attestationObject()),
         ]
         if let transports { response["transports"] = transports }
+        var extensions: [String: Any] = [:]
+        if let reportedResidentKey { extensions["credProps"] = ["rk": reportedResidentKey] }
+        if let reportedPRFEnabled { extensions["prf"] = ["enabled": reportedPRFEnabled] }
         let object: [String: Any] = [
             "id": id, "rawId": id, "type": "public-key", "response": response,
-            "authenticatorAttachment": "platform", "clientExtensionResults": ["credProps": ["rk": true]],
+            "authenticatorAttachment": "platform", "clientExtensionResults": extensions,
         ]
         return [UInt8](try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }

@@ -9,11 +9,15 @@ public struct RegistrationExpectation: Sendable {
     public var algorithms: [Int]
     /// Issued challenges shorter than this are refused (16 bytes, WebAuthn §13.4.3).
     public var minimumChallengeLength = 16
+    /// The options were used with `mediation: "conditional"` (an automatic passkey upgrade):
+    /// §7.1 step 15 then does not require user presence.
+    public var conditional: Bool
 
-    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, algorithms: [Int]) {
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, algorithms: [Int], conditional: Bool = false) {
         self.challenge = challenge
         self.userVerification = userVerification
         self.algorithms = algorithms
+        self.conditional = conditional
     }
 }
 
@@ -31,6 +35,8 @@ public struct VerifiedRegistration: Sendable {
     public let attestationType: AttestationType
     public let attestationTrusted: Bool
     public let residentKey: Bool?
+    /// clientExtensionResults.prf.enabled: the credential can evaluate the PRF extension.
+    public let prfEnabled: Bool
     /// The model's name from the authenticator metadata (MDS description), only when the AAGUID
     /// is attested (`aaguidAttested`).
     public let authenticatorName: String?
@@ -84,8 +90,8 @@ public struct RegistrationVerifier: Sendable {
         try report.run("7.1.14", "rpIdHash is SHA-256 of the RP ID") {
             try CeremonyChecks.checkRPIDHash(authData, rp: rp)
         }
-        try report.run("7.1.15", "UP flag set") {
-            try CeremonyChecks.checkUserPresent(authData)
+        try report.run("7.1.15", "UP flag set, unless the creation was conditional") {
+            try Self.checkUserPresence(authData, conditional: expectation.conditional)
         }
         try report.run("7.1.16", "UV flag set when required") {
             try CeremonyChecks.checkUserVerified(authData, requirement: expectation.userVerification)
@@ -141,8 +147,17 @@ public struct RegistrationVerifier: Sendable {
             attestationType: outcome!.type,
             attestationTrusted: trusted,
             residentKey: response.residentKey,
+            prfEnabled: response.prfEnabled == true,
             authenticatorName: aaguidAttested ? metadataEntry?.description.map(Self.printable) : nil,
             aaguidAttested: aaguidAttested)
+    }
+
+    /// §7.1 step 15: "If options.mediation is not set to conditional, verify that the UP bit of
+    /// the flags in authData is set." A conditional creation (an automatic upgrade to a passkey
+    /// after another sign-in) comes without a gesture; every other one needs UP.
+    public static func checkUserPresence(_ authData: AuthenticatorData, conditional: Bool) throws {
+        guard !conditional else { return }
+        try CeremonyChecks.checkUserPresent(authData)
     }
 
     /// §7.1 step 16, for formats whose signature does not cover the flags: a fido-u2f statement

@@ -11,6 +11,9 @@ public struct RegistrationResponse: Sendable {
     public let authenticatorAttachment: String?
     /// clientExtensionResults.credProps.rk, when the client reported it.
     public let residentKey: Bool?
+    /// clientExtensionResults.prf.enabled, when the client reported it. Any PRF output the
+    /// client also returned is not read: it is the user's secret, not the server's.
+    public let prfEnabled: Bool?
 
     private struct JSON: Decodable {
         struct Response: Decodable {
@@ -20,7 +23,9 @@ public struct RegistrationResponse: Sendable {
         }
         struct Extensions: Decodable {
             struct CredProps: Decodable { let rk: Bool? }
+            struct PRF: Decodable { let enabled: Bool? }
             let credProps: CredProps?
+            let prf: PRF?
         }
         let id: String?
         let rawId: String?
@@ -51,6 +56,7 @@ public struct RegistrationResponse: Sendable {
         self.transports = transports
         authenticatorAttachment = decoded.authenticatorAttachment
         residentKey = decoded.clientExtensionResults?.credProps?.rk
+        prfEnabled = decoded.clientExtensionResults?.prf?.enabled
     }
 }
 

@@ -130,13 +130,41 @@ extension CreationOptionsResponse: JSONWritable {
         json.key("residentKey"); json.string(o.authenticatorSelection.residentKey)
         json.key("requireResidentKey"); json.boolean(o.authenticatorSelection.requireResidentKey)
         json.key("userVerification"); json.string(o.authenticatorSelection.userVerification)
+        if let attachment = o.authenticatorSelection.authenticatorAttachment {
+            json.key("authenticatorAttachment"); json.string(attachment)
+        }
         json.endObject()
+        if let hints = o.hints {
+            json.key("hints"); json.strings(hints)
+        }
         json.key("attestation"); json.string(o.attestation)
         json.key("extensions")
         json.beginObject()
         json.key("credProps"); json.boolean(o.extensions.credProps)
+        if let prf = o.extensions.prf {
+            json.key("prf"); prf.write(to: &json)
+        }
         json.endObject()
         json.endObject()
+        json.endObject()
+    }
+}
+
+extension PRFInputs: JSONWritable {
+    /// `evalByCredential` in the order of its keys, so one value is always written alike.
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        if let evalByCredential {
+            json.key("evalByCredential")
+            json.beginObject()
+            for (id, values) in evalByCredential.sorted(by: { $0.key < $1.key }) {
+                json.key(id)
+                json.beginObject()
+                json.key("first"); json.string(values.first)
+                json.endObject()
+            }
+            json.endObject()
+        }
         json.endObject()
     }
 }
@@ -168,6 +196,17 @@ extension RequestOptionsResponse: JSONWritable {
             json.beginArray()
             for descriptor in allowCredentials { descriptor.write(to: &json) }
             json.endArray()
+        }
+        if let hints = o.hints {
+            json.key("hints"); json.strings(hints)
+        }
+        if let extensions = o.extensions {
+            json.key("extensions")
+            json.beginObject()
+            if let prf = extensions.prf {
+                json.key("prf"); prf.write(to: &json)
+            }
+            json.endObject()
         }
         json.endObject()
         json.endObject()

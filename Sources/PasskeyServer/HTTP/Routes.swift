@@ -32,14 +32,13 @@ struct Routes: Sendable {
         }
         router.get("/registration_initialize") { request, _ in
             let options = try await service.beginRegistration(
-                userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request),
+                CeremonyOptionsRequest(userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request)),
                 session: try await session(request))
             return Self.json(writing: options)
         }
         router.post("/registration_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            let options = try await service.beginRegistration(
-                userName: body.userName, displayName: body.displayName, session: try await session(request))
+            let options = try await service.beginRegistration(body.options, session: try await session(request))
             return Self.json(writing: options)
         }
         router.post("/registration_finalize") { request, _ in
@@ -47,60 +46,21 @@ struct Routes: Sendable {
             return try signedIn(result, token: token, request: request)
         }
         router.get("/authentication_initialize") { request, _ in
-            Self.json(writing: try await service.beginAuthentication(userName: try Self.query("user_name", request)))
+            Self.json(writing: try await service.beginAuthentication(CeremonyOptionsRequest(userName: try Self.query("user_name", request))))
         }
         router.post("/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            return Self.json(writing: try await service.beginAuthentication(userName: body.userName))
+            return Self.json(writing: try await service.beginAuthentication(body.options))
         }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
             return try signedIn(result, token: token, request: request)
         }
-        router.get("/me") { request, _ in
-            guard let session = try await session(request) else { throw APIError.unauthorized }
-            var me = try await service.me(session)
-            me.apple = try await apple?.meApple(session.user.handle)
-            me.push_devices = try await push.meDevices(session.user.handle)
-            return try Self.json(me)
-        }
-        router.get("/me/events") { request, _ in
-            guard let session = try await session(request) else { throw APIError.unauthorized }
-            return try Self.json(try await service.events(
-                session, limit: try Self.query("limit", request), before: try Self.query("before", request)))
-        }
-        router.post("/logout") { request, _ in
-            // An optional body: {"everywhere": true} ends every session of the account.
-            struct Logout: Decodable { let everywhere: Bool? }
-            let bytes = try await Self.body(request)
-            let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
-            try await service.logout(try await session(request), everywhere: everywhere)
-            var response = Self.json(["status": "ok"])
-            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
-            return response
-        }
-        router.patch("/credentials/:id") { request, context in
-            guard let session = try await session(request) else { throw APIError.unauthorized }
-            struct Rename: Decodable { let name: String? }
-            let body = try Self.decode(Rename.self, try await Self.body(request))
-            try await service.renameCredential(session, id: context.parameters.get("id") ?? "", name: body.name)
-            return Self.json(["status": "ok"])
-        }
-        router.delete("/credentials/:id") { request, context in
-            guard let session = try await session(request) else { throw APIError.unauthorized }
-            try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
-            return Self.json(["status": "ok"])
-        }
+        registerAccountRoutes(on: router)
         if let apple { registerAppleRoutes(apple, on: router) }
         registerPushRoutes(on: router)
         if let mfb { registerMfBRoutes(mfb, on: router) }
-        // Association files, when configured: 200 with exactly `application/json`, no redirect,
-        // no Content-Encoding whatever the client accepts (nothing here compresses).
-        for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-            router.get(RouterPath(path)) { _, _ in try Self.wellKnown(association?.json) }
-        }
-        router.get("/.well-known/assetlinks.json") { _, _ in try Self.wellKnown(assetLinks) }
-        router.get("/.well-known/webauthn") { _, _ in try Self.wellKnown(relatedOrigins) }
+        registerWellKnownRoutes(on: router)
     }
 
     /// Sign in with Apple (siwa.md).
@@ -315,15 +275,6 @@ struct Routes: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    /// A well-known JSON file as fetchers want it; 404 when it is not configured.
-    static func wellKnown(_ document: [UInt8]?) throws -> Response {
-        guard let document else { throw APIError.notFound }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "max-age=3600"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: document)))
-    }
-
     // MARK: Sessions
 
     /// The session from `Authorization: Bearer …` (native apps) or the session cookie.
@@ -374,7 +325,7 @@ struct Routes: Sendable {
     static func initializeBody(_ request: Request) async throws -> InitializeRequest {
         let bytes = try await body(request)
         if isBlank(bytes) {
-            return InitializeRequest(userName: nil, displayName: nil)
+            return InitializeRequest()
         }
         return try decode(InitializeRequest.self, bytes)
     }
@@ -413,12 +364,27 @@ struct Routes: Sendable {
 }
 
 /// The body of the POST variants of the initialize endpoints.
+/// The JSON body of both initializes (and of the push one, which reads the name only).
 struct InitializeRequest: Decodable {
-    let userName: String?
-    let displayName: String?
+    var userName: String?
+    var displayName: String?
+    var mediation: String?
+    var residentKey: String?
+    var hints: [String]?
+    var prf: Bool?
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name"
         case displayName = "display_name"
+        case mediation
+        case residentKey = "resident_key"
+        case hints
+        case prf
+    }
+
+    var options: CeremonyOptionsRequest {
+        CeremonyOptionsRequest(
+            userName: userName, displayName: displayName, mediation: mediation, residentKey: residentKey, hints: hints,
+            prf: prf ?? false)
     }
 }

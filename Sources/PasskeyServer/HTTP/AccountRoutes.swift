@@ -1,0 +1,51 @@
+internal import PasskeyAccounts
+internal import Hummingbird
+internal import HTTPTypes
+internal import PasskeyStorage
+
+/// The signed-in user's own account: who they are, their passkeys, their activity, signing out.
+extension Routes {
+    func registerAccountRoutes(on router: Router<Context>) {
+        router.get("/me") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            var me = try await service.me(session)
+            me.apple = try await apple?.meApple(session.user.handle)
+            me.push_devices = try await push.meDevices(session.user.handle)
+            return try Self.json(me)
+        }
+        router.patch("/me") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            struct Update: Decodable { let display_name: String? }
+            let body = try Self.decode(Update.self, try await Self.body(request))
+            try await service.updateDisplayName(session, displayName: body.display_name)
+            return Self.json(["status": "ok"])
+        }
+        router.get("/me/events") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            return try Self.json(try await service.events(
+                session, limit: try Self.query("limit", request), before: try Self.query("before", request)))
+        }
+        router.post("/logout") { request, _ in
+            // An optional body: {"everywhere": true} ends every session of the account.
+            struct Logout: Decodable { let everywhere: Bool? }
+            let bytes = try await Self.body(request)
+            let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
+            try await service.logout(try await session(request), everywhere: everywhere)
+            var response = Self.json(["status": "ok"])
+            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
+            return response
+        }
+        router.patch("/credentials/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            struct Rename: Decodable { let name: String? }
+            let body = try Self.decode(Rename.self, try await Self.body(request))
+            try await service.renameCredential(session, id: context.parameters.get("id") ?? "", name: body.name)
+            return Self.json(["status": "ok"])
+        }
+        router.delete("/credentials/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
+            return Self.json(["status": "ok"])
+        }
+    }
+}
