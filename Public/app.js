@@ -9,6 +9,11 @@
 // - `?autofill=off` never starts the conditional-mediation (autofill) request.
 //   Virtual authenticators answer such a request at once instead of waiting for
 //   the user to pick a passkey, which would sign a test straight back in.
+// - `?upgrade=off` never upgrades an account to a passkey by itself (conditional
+//   create after a sign-in by another way), for the same reason.
+//
+// Fragments: `#add-passkey` (the passkey endpoints' `enroll`) and `#passkeys` (`manage`)
+// bring the signed-in view's part forward; signed out, they lead to the sign-in form.
 //
 // The page is split into ES modules by view under js/, loaded by the browser as they are (no
 // build step); this one starts it.
@@ -16,6 +21,8 @@
 import { refreshAccount, showSignedOut } from "./js/account.js";
 import { showAppleConfirm } from "./js/apple.js";
 import { startConditional } from "./js/ceremonies.js";
+import { takeMark, upgradeToPasskey } from "./js/upgrade.js";
+import "./js/prf-note.js";
 import { ServerError, api, describeError, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
@@ -53,7 +60,23 @@ async function start() {
     history.replaceState(null, "", location.pathname);
   }
   if (returnTo && !state.account) setStatus("idle", "Sign in to continue in Messages.");
+  showFragment();
   if (!state.account) startConditional();
+  // Back from a sign-in by another way (Apple): offer the passkey upgrade.
+  if (takeMark() && state.account) await upgradeToPasskey();
+}
+
+// The passkey endpoints' views: the part of the page a fragment names.
+function showFragment() {
+  const target = { "#add-passkey": el.addPasskey, "#passkeys": el.passkeys }[location.hash];
+  if (!target) return;
+  if (!state.account) {
+    setStatus("idle", "Sign in first to manage your passkeys.");
+    el.username.focus();
+    return;
+  }
+  target.scrollIntoView({ block: "center" });
+  if (target === el.addPasskey) target.focus();
 }
 
 start();

@@ -2,6 +2,7 @@
 
 import { runCeremony } from "./ceremonies.js";
 import { ServerError, api, badge, describeError, detail, el, formatTime, setStatus, state, timeElement } from "./shared.js";
+import { signalAccepted, signalUserDetails } from "./signals.js";
 
 function passkeyItem(credential) {
   const li = document.createElement("li");
@@ -10,6 +11,7 @@ function passkeyItem(credential) {
   li.dataset.signCount = String(credential.sign_count ?? 0);
   li.dataset.lastUsed = credential.last_used_at ?? "";
   li.dataset.possiblyCloned = credential.possibly_cloned ? "true" : "false";
+  li.dataset.discoverable = credential.discoverable === false ? "false" : "true";
 
   const head = document.createElement("div");
   head.className = "passkey-head";
@@ -49,6 +51,26 @@ function passkeyItem(credential) {
       "consider removing it from your authenticator and creating a new one.";
     li.append(warning);
   }
+  if (credential.discoverable === false) {
+    const note = document.createElement("p");
+    note.className = "hint not-discoverable";
+    note.textContent =
+      "This security key keeps no record of the passkey, so it cannot be found without your name: " +
+      "type your user name before signing in with it.";
+    li.append(note);
+  }
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "remove-passkey";
+  remove.textContent = "Remove";
+  remove.addEventListener("click", () => {
+    runCeremony("Removing the passkey…", async () => {
+      await api("DELETE", `/credentials/${encodeURIComponent(credential.credential_id)}`);
+      if (await refreshAccount()) signalAccepted(state.account);
+      setStatus("ok", "Passkey removed");
+    });
+  });
+  li.append(remove);
   return li;
 }
 
@@ -59,6 +81,7 @@ export function showSignedIn(account) {
     : account.user_name;
   el.whoami.textContent = `Signed in as ${shown}`;
   el.whoami.dataset.userName = account.user_name;
+  if (document.activeElement !== el.displayName) el.displayName.value = account.display_name ?? "";
   const items = (account.credentials ?? []).map(passkeyItem);
   el.passkeys.replaceChildren(...items);
   if (items.length === 0) {
@@ -211,6 +234,17 @@ export async function refreshAccount() {
     throw error;
   }
 }
+
+el.displayNameForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const displayName = el.displayName.value.trim();
+  runCeremony("Saving your display name…", async () => {
+    await api("PATCH", "/me", { display_name: displayName });
+    el.displayName.blur();
+    if (await refreshAccount()) signalUserDetails(state.account);
+    setStatus("ok", "Display name saved");
+  });
+});
 
 el.activityMore.addEventListener("click", async () => {
   el.activityMore.disabled = true;

@@ -3,12 +3,14 @@
 import { refreshAccount } from "./account.js";
 import { runCeremony } from "./ceremonies.js";
 import { api, el, setStatus } from "./shared.js";
+import { markSignInByAnotherWay } from "./upgrade.js";
 
 // Sign in with Apple, web flow: Apple's page posts the token back to /siwa/callback, which
 // redirects here (with ?error=CODE when it was refused). Signed in, the callback links nothing:
 // it redirects here with ?siwa=confirm-link, and the account's owner confirms the link.
 async function startAppleSignIn() {
   const { authorize_url: url } = await api("GET", "/siwa/initialize");
+  markSignInByAnotherWay();
   location.assign(url);
 }
 

@@ -2,6 +2,7 @@
 
 import { refreshAccount, showSignedOut } from "./account.js";
 import { ServerError, api, autofillEnabled, describeError, el, followReturn, setBusy, setStatus, state } from "./shared.js";
+import { signalAccepted, signalUnknown } from "./signals.js";
 import { assertionToJSON, creationOptionsFromJSON, registrationToJSON, requestOptionsFromJSON } from "./webauthn-json.js";
 
 // ---------------------------------------------------------- conditional UI
@@ -69,13 +70,6 @@ async function stopConditional() {
 
 // ---------------------------------------------------------------- ceremonies
 
-// WebAuthn L3 signal API, where the browser has it; best effort.
-function signalUnknown(rpId, credentialId) {
-  if (typeof PublicKeyCredential.signalUnknownCredential !== "function") return;
-  PublicKeyCredential.signalUnknownCredential({ rpId: rpId ?? location.hostname, credentialId })
-    .catch(() => {});
-}
-
 // Sends the assertion. `publicKey` is the request options JSON it answers.
 async function finishSignIn(credential, publicKey) {
   let result;
@@ -95,11 +89,13 @@ async function finishSignIn(credential, publicKey) {
   state.lastCredentialId = result?.credential_id ?? credential.id;
   if (followReturn()) return;
   await refreshAccount();
+  // The passkeys the account has now: the password manager hides any it no longer has.
+  signalAccepted(state.account);
   setStatus("ok", `Signed in as ${result?.user_name ?? state.account?.user_name ?? "you"}`);
 }
 
 async function register(userName) {
-  const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName });
+  const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName, prf: true });
   const credential = await navigator.credentials.create({ publicKey: creationOptionsFromJSON(publicKey) });
   let result;
   try {

@@ -3,6 +3,7 @@
 import { refreshAccount, refreshActivity, showSignedIn } from "./account.js";
 import { runCeremony } from "./ceremonies.js";
 import { ServerError, api, el, followReturn, setStatus, state } from "./shared.js";
+import { upgradeToPasskey } from "./upgrade.js";
 
 // ------------------------------------------------------------ push sign-in
 
@@ -27,6 +28,7 @@ async function pushSignIn(userName) {
         if (followReturn()) return;
         await refreshAccount();
         setStatus("ok", `Signed in as ${answer.user_name ?? state.account?.user_name ?? userName} with your phone`);
+        upgradeToPasskey();
         return;
       }
       if (answer.status !== "pending") {

@@ -4,6 +4,7 @@
 export const pageOptions = new URLSearchParams(location.search);
 export const useBrowserJSON = pageOptions.get("json") !== "manual";
 export const autofillEnabled = pageOptions.get("autofill") !== "off";
+export const upgradeEnabled = pageOptions.get("upgrade") !== "off";
 // Where to go once signed in: only the OAuth authorization endpoint of Messages
 // for Business on this origin (it sends a browser without a session here with
 // ?return=…); anything else would make the page an open redirect.
@@ -53,6 +54,11 @@ export const el = {
   appleConfirm: document.querySelector("#apple-confirm"),
   appleConfirmLink: document.querySelector("#apple-confirm-link"),
   appleConfirmCancel: document.querySelector("#apple-confirm-cancel"),
+  displayNameForm: document.querySelector("#display-name-form"),
+  displayName: document.querySelector("#display-name"),
+  prfText: document.querySelector("#prf-text"),
+  prfEncrypt: document.querySelector("#prf-encrypt"),
+  prfDecrypt: document.querySelector("#prf-decrypt"),
   activity: document.querySelector("#activity"),
   activityMore: document.querySelector("#activity-more"),
   status: document.querySelector("#status"),

@@ -5,7 +5,7 @@ import { useBrowserJSON } from "./shared.js";
 
 // ---------------------------------------------------------------- base64url
 
-function bufferToBase64url(value) {
+export function bufferToBase64url(value) {
   const bytes = value instanceof ArrayBuffer
     ? new Uint8Array(value)
     : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -15,7 +15,7 @@ function bufferToBase64url(value) {
 }
 
 // Accepts base64url with or without padding, and plain base64.
-function base64urlToBuffer(text) {
+export function base64urlToBuffer(text) {
   const b64 = String(text).replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
   const bytes = new Uint8Array(binary.length);

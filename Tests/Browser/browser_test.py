@@ -344,8 +344,12 @@ class WebDriver:
             f.write(png)
         return len(png)
 
+    def cdp(self, command, params=None):
+        """A Chrome DevTools Protocol command through chromedriver."""
+        return self.command("POST", "/goog/cdp/execute", {"cmd": command, "params": params or {}})
+
     # -- WebAuthn L3 §11 virtual authenticators
-    def add_authenticator(self, transport="internal"):
+    def add_authenticator(self, transport="internal", extensions=()):
         return self.command("POST", "/webauthn/authenticator", {
             "protocol": "ctap2",
             "transport": transport,
@@ -353,6 +357,13 @@ class WebDriver:
             "hasUserVerification": True,
             "isUserConsenting": True,
             "isUserVerified": True,
+            **({"extensions": list(extensions)} if extensions else {}),
+        })
+
+    def add_credential(self, authenticator, credential):
+        """Puts a credential (as `credentials` lists it) into an authenticator."""
+        self.command("POST", f"/webauthn/authenticator/{authenticator}/credential", {
+            key: credential[key] for key in ("credentialId", "isResidentCredential", "rpId", "privateKey", "userHandle", "signCount")
         })
 
     def remove_authenticator(self, authenticator):
@@ -365,14 +376,7 @@ class WebDriver:
         """Removes a credential and adds it back (same key) with another signature counter."""
         base = f"/webauthn/authenticator/{authenticator}"
         self.command("DELETE", f"{base}/credentials/{credential['credentialId']}")
-        self.command("POST", f"{base}/credential", {
-            "credentialId": credential["credentialId"],
-            "isResidentCredential": credential["isResidentCredential"],
-            "rpId": credential["rpId"],
-            "privateKey": credential["privateKey"],
-            "userHandle": credential["userHandle"],
-            "signCount": sign_count,
-        })
+        self.add_credential(authenticator, {**credential, "signCount": sign_count})
 
 
 # ----------------------------------------------------------------- page model
@@ -816,7 +820,7 @@ def run_checks(results, driver, page, server_port, context):
     # Sign in with Apple, web flow: the button, Apple's (stand-in) page posting the token back to
     # /siwa/callback, and the signed-in view of the new account.
     def apple_sign_in():
-        snap = page.open("?autofill=off")
+        snap = page.open("?autofill=off&upgrade=off")
         if snap["signedIn"]:
             page.run("#logout", "ok")
         visible = driver.script("return !document.querySelector('#siwa').hidden;")
@@ -862,7 +866,7 @@ def run_checks(results, driver, page, server_port, context):
                             add_phone)
 
     def push_round(deny):
-        snap = page.open("?autofill=off")
+        snap = page.open("?autofill=off&upgrade=off")
         if snap["signedIn"]:
             page.run("#logout", "ok")
         driver.type_into("#username", AppleStandIn.EMAIL)
@@ -918,6 +922,166 @@ def run_checks(results, driver, page, server_port, context):
         expect(driver.script("return document.querySelector('#apple-confirm').hidden;"), "the confirmation still shows")
     if apple:
         check("Link your Apple ID: the page asks to confirm, and only then the account shows it", apple_link_confirmed)
+
+    level3_checks(check, driver, page, context, authenticator, apple)
+
+
+# Records the page's Signal API calls (calling the browser's own afterwards) and the bodies it
+# posts to /authentication_finalize.
+SIGNAL_RECORDER_JS = """
+window.__signals = [];
+window.__finalizeBodies = [];
+for (const name of ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails']) {
+  const original = PublicKeyCredential[name];
+  PublicKeyCredential[name] = (argument) => {
+    window.__signals.push({name, argument});
+    return typeof original === 'function' ? original.call(PublicKeyCredential, argument) : Promise.resolve();
+  };
+}
+const originalFetch = window.fetch;
+window.fetch = (url, init) => {
+  if (String(url).endsWith('/authentication_finalize')) window.__finalizeBodies.push(String(init && init.body));
+  return originalFetch(url, init);
+};
+"""
+
+# Installed before the page's own scripts: the browser offers conditional creation, and each
+# create() is recorded with its mediation, then run without it, so the virtual authenticator
+# answers as a modal ceremony (UP=1) whatever its support for conditional creation.
+UPGRADE_RECORDER_JS = """
+window.__creates = [];
+PublicKeyCredential.getClientCapabilities = async () => ({conditionalCreate: true, conditionalGet: true});
+const originalCreate = navigator.credentials.create.bind(navigator.credentials);
+navigator.credentials.create = (options) => {
+  window.__creates.push(options.mediation || 'modal');
+  const {mediation, ...modal} = options;
+  return originalCreate(modal);
+};
+"""
+
+
+def level3_checks(check, driver, page, context, authenticator, apple):
+    """WebAuthn Level 3 on the page: PRF, the Signal API, the display name, automatic upgrades."""
+    state = {}
+
+    def signals(name):
+        return [s["argument"] for s in driver.script("return window.__signals || [];") if s["name"] == name]
+
+    def me():
+        return driver.script("return fetch('/me').then((r) => r.json());")
+
+    def prf_note():
+        driver.remove_authenticator(authenticator)
+        state["a"] = driver.add_authenticator(extensions=["prf"])
+        snap = page.open("?autofill=off&upgrade=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        driver.type_into("#username", "sam")
+        page.run("#register", "ok")
+        driver.script(SIGNAL_RECORDER_JS)
+        account = me()
+        expect(account["credentials"][0]["prf_enabled"] is True, f"/me lists {account['credentials']!r}")
+        driver.type_into("#prf-text", "secret note 42")
+        page.run("#prf-encrypt", "ok")
+        stored = driver.script("return JSON.stringify(localStorage);")
+        expect("data" in stored and "secret note 42" not in stored, f"localStorage holds {stored[:200]!r}")
+        expect(driver.script("return document.querySelector('#prf-text').value;") == "", "the note was not cleared")
+        page.run("#prf-decrypt", "ok")
+        opened = driver.script("return document.querySelector('#prf-text').value;")
+        expect(opened == "secret note 42", f"the decrypted note reads {opened!r}")
+        bodies = driver.script("return window.__finalizeBodies;")
+        expect(len(bodies) == 2, f"{len(bodies)} finalize requests were sent")
+        expect(all('"prf"' not in body for body in bodies), "the PRF output was sent to the server")
+    prf = check("PRF: a note encrypted with a key the passkey derives in the browser, opened again; "
+                "the server never gets the PRF output", prf_note)
+
+    def display_name():
+        driver.type_into("#display-name", "Sam S.")
+        page.run("#save-display-name", "ok")
+        account = me()
+        expect(account["display_name"] == "Sam S.", f"display_name is {account['display_name']!r}")
+        calls = signals("signalCurrentUserDetails")
+        expect(calls == [{"rpId": "localhost", "userId": account["user_id"], "name": "sam", "displayName": "Sam S."}],
+               f"signalCurrentUserDetails calls: {calls!r}")
+    if prf:
+        check("the display name changes (PATCH /me) and the page calls signalCurrentUserDetails", display_name)
+
+    def accepted_after_sign_in():
+        page.run("#logout", "ok")
+        driver.type_into("#username", "sam")
+        page.run("#login", "ok")
+        account = me()
+        ids = [c["credential_id"] for c in account["credentials"]]
+        calls = signals("signalAllAcceptedCredentials")
+        expect(calls and calls[-1] == {"rpId": "localhost", "userId": account["user_id"], "allAcceptedCredentialIds": ids},
+               f"signalAllAcceptedCredentials calls: {calls!r}")
+    if prf:
+        check("after a sign-in the page calls signalAllAcceptedCredentials with the account's passkeys",
+              accepted_after_sign_in)
+
+    def accepted_after_deletion():
+        first = driver.credentials(state["a"])[0]
+        state["deleted"] = first
+        driver.remove_authenticator(state["a"])
+        state["b"] = driver.add_authenticator()
+        page.run("#add-passkey", "ok")
+        driver.click(f"#passkeys li[data-credential-id='{first['credentialId'].rstrip('=')}'] .remove-passkey")
+        snap = page.wait_for(lambda s: s["state"] == "ok" and len(s["passkeys"]) == 1, "the passkey to be removed")
+        account = me()
+        calls = signals("signalAllAcceptedCredentials")
+        expect(calls and calls[-1]["allAcceptedCredentialIds"] == [snap["passkeys"][0]["id"]]
+               and calls[-1]["userId"] == account["user_id"], f"signalAllAcceptedCredentials calls: {calls!r}")
+    deleted = prf and check("after removing a passkey the page calls signalAllAcceptedCredentials without it",
+                            accepted_after_deletion)
+
+    def unknown_credential():
+        page.run("#logout", "ok")
+        driver.remove_authenticator(state["b"])
+        state["c"] = driver.add_authenticator()
+        driver.add_credential(state["c"], state["deleted"])
+        driver.type_into("#username", "")
+        snap = page.run("#login", "error")
+        expect(snap["error"] == "unknown_credential", f"data-error is {snap['error']!r}")
+        calls = signals("signalUnknownCredential")
+        expect(calls and calls[-1]["rpId"] == "localhost" and same_id(calls[-1]["credentialId"], state["deleted"]["credentialId"]),
+               f"signalUnknownCredential calls: {calls!r}")
+    if deleted:
+        check("a usernameless sign-in with a deleted passkey makes the page call signalUnknownCredential",
+              unknown_credential)
+
+    def endpoints():
+        status, body, _ = http("GET", page.origin + "/.well-known/passkey-endpoints", timeout=10)
+        expect(status == 200 and body.get("manage") == page.origin + "/#passkeys", f"{status} {body!r}")
+        snap = page.open("?autofill=off&upgrade=off")
+        if snap["signedOut"]:
+            driver.type_into("#username", "sam")
+            page.run("#login", "error")  # the deleted passkey is the only one this authenticator holds
+        driver.navigate(body["enroll"])
+        page.wait_for(lambda s: s["signedIn"] or s["signedOut"], "a view to show")
+        focused = driver.script("return document.activeElement && document.activeElement.id;")
+        signed_in = page.snapshot()["signedIn"]
+        expect(focused == ("add-passkey" if signed_in else "username"), f"the focus is on {focused!r}")
+    check("/.well-known/passkey-endpoints names the page's views; the enroll view brings the button forward",
+          endpoints)
+
+    def automatic_upgrade():
+        script = driver.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": UPGRADE_RECORDER_JS})
+        try:
+            context["apple"].subject = "000789.browser-upgrade"
+            snap = page.open("?autofill=off")
+            if snap["signedIn"]:
+                page.run("#logout", "ok")
+            driver.click("#siwa")
+            snap = page.wait_for(lambda s: s["signedIn"] and s["state"] == "ok" and len(s["passkeys"]) == 1,
+                                 "the page to come back from Apple and add a passkey by itself")
+            expect("passkey was added" in snap["text"], f"status text is {snap['text']!r}")
+            creates = driver.script("return window.__creates;")
+            expect(creates == ["conditional"], f"create() was called with mediation {creates!r}")
+        finally:
+            driver.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+    if apple:
+        check("after Sign in with Apple, an account without a passkey is upgraded by conditional create",
+              automatic_upgrade)
 
 
 def pad(text):
