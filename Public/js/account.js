@@ -4,6 +4,13 @@ import { runCeremony } from "./ceremonies.js";
 import { ServerError, api, badge, describeError, detail, el, formatTime, setStatus, state, timeElement } from "./shared.js";
 import { signalAccepted, signalUserDetails } from "./signals.js";
 
+function paragraph(className, text) {
+  const p = document.createElement("p");
+  p.className = className;
+  p.textContent = text;
+  return p;
+}
+
 function passkeyItem(credential) {
   const li = document.createElement("li");
   li.className = "passkey";
@@ -44,20 +51,14 @@ function passkeyItem(credential) {
   li.append(dl);
 
   if (credential.possibly_cloned) {
-    const warning = document.createElement("p");
-    warning.className = "warning cloned";
-    warning.textContent =
+    li.append(paragraph("warning cloned",
       "Warning: this passkey's signature counter went backwards once. It may have been cloned; " +
-      "consider removing it from your authenticator and creating a new one.";
-    li.append(warning);
+      "consider removing it from your authenticator and creating a new one."));
   }
   if (credential.discoverable === false) {
-    const note = document.createElement("p");
-    note.className = "hint not-discoverable";
-    note.textContent =
+    li.append(paragraph("hint not-discoverable",
       "This security key keeps no record of the passkey, so it cannot be found without your name: " +
-      "type your user name before signing in with it.";
-    li.append(note);
+      "type your user name before signing in with it."));
   }
   const remove = document.createElement("button");
   remove.type = "button";
