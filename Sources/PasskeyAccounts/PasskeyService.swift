@@ -85,32 +85,10 @@ public final class PasskeyService: Sendable {
             user = UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now())
             isNew = true
         }
-        let existingCredentials = isNew ? [] : try await store.credentials(userHandle: user.handle)
-        let challenge = SecureRandom.bytes(32)
-        let created = now()
-        let algorithms = rp.algorithms.map(\.rawValue)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .registration, userHandle: user.handle, userName: user.name,
-            displayName: user.displayName, isNewUser: isNew, userVerification: configuration.userVerification.rawValue,
-            allowCredentialIDs: [], algorithms: algorithms, conditional: conditional, residentKey: residentKey.rawValue,
-            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
-        typealias Options = CreationOptionsResponse.Options
-        return CreationOptionsResponse(publicKey: Options(
-            rp: .init(id: rp.id, name: rp.name),
-            user: .init(id: Base64URL.encode(user.handle), name: user.name, displayName: user.displayName),
-            challenge: Base64URL.encode(challenge),
-            pubKeyCredParams: algorithms.map { Options.Parameters(alg: $0) },
-            timeout: Int(configuration.challengeTTL * 1000),
-            excludeCredentials: existingCredentials.map {
-                Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports))
-            },
-            authenticatorSelection: .init(
-                residentKey: residentKey.rawValue, requireResidentKey: residentKey == .required,
-                userVerification: configuration.userVerification.rawValue,
-                authenticatorAttachment: configuration.authenticatorAttachment?.rawValue),
-            hints: hints,
-            attestation: configuration.attestationConveyance.rawValue,
-            extensions: .init(credProps: true, prf: request.prf ? PRFInputs() : nil)))
+        return try await issueRegistration(for: user, isNew: isNew, settings: RegistrationSettings(
+            userVerification: configuration.userVerification, attestation: configuration.attestationConveyance,
+            residentKey: residentKey, attachment: configuration.authenticatorAttachment, conditional: conditional,
+            hints: hints, prf: request.prf))
     }
 
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
@@ -218,6 +196,12 @@ public final class PasskeyService: Sendable {
     /// for a name that does not exist, a stable pseudo-random list derived from the server
     /// secret, so the answer does not reveal whether the account exists.
     public func beginAuthentication(_ request: CeremonyOptionsRequest) async throws -> RequestOptionsResponse {
+        try await beginAuthentication(request, userVerification: configuration.userVerification)
+    }
+
+    func beginAuthentication(
+        _ request: CeremonyOptionsRequest, userVerification: UserVerificationRequirement
+    ) async throws -> RequestOptionsResponse {
         let rawName = request.userName
         let hints = try CeremonyOptionsChecks.checkHints(request.hints)
         guard request.mediation == nil else { throw APIError.invalidRequest("mediation is a registration option.") }
@@ -244,29 +228,13 @@ public final class PasskeyService: Sendable {
         let created = now()
         try await store.insertCeremony(CeremonyRecord(
             challenge: challenge, kind: .authentication, userHandle: userHandle, userName: nil, displayName: nil,
-            isNewUser: false, userVerification: configuration.userVerification.rawValue,
+            isNewUser: false, userVerification: userVerification.rawValue,
             allowCredentialIDs: (allow ?? []).compactMap { Base64URL.decode($0.id) }, algorithms: [],
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
         return RequestOptionsResponse(publicKey: .init(
             challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
-            userVerification: configuration.userVerification.rawValue, allowCredentials: allow, hints: hints,
+            userVerification: userVerification.rawValue, allowCredentials: allow, hints: hints,
             extensions: try prfExtension(requested: request.prf, allow: allow)))
-    }
-
-    /// The `prf` inputs of a sign-in: one salt per listed credential (`evalByCredential`), the
-    /// decoys of an unknown name included, so the answer looks the same. PRF needs a name:
-    /// without allowCredentials a client may not take per-credential salts.
-    func prfExtension(requested: Bool, allow: [CreationOptionsResponse.Options.Descriptor]?) throws -> RequestOptionsResponse.Extensions? {
-        guard requested else { return nil }
-        guard let allow, !allow.isEmpty else {
-            throw APIError.invalidRequest("prf needs a user_name: its salts are given per credential.")
-        }
-        var salts: [String: PRFInputs.Values] = [:]
-        for descriptor in allow {
-            guard let id = Base64URL.decode(descriptor.id) else { continue }
-            salts[descriptor.id] = .init(first: Base64URL.encode(PRFSalts.salt(secret: serverSecret, credentialID: id)))
-        }
-        return .init(prf: PRFInputs(evalByCredential: salts))
     }
 
     /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.

@@ -135,6 +135,9 @@ public struct ServerConfiguration: Sendable {
 
     public var messagesForBusinessEnabled: Bool { mfbClientID != nil }
 
+    /// The FIDO conformance API (`--fido-conformance`): a test mode, never for real accounts.
+    public var fidoConformance = false
+
     public init() {}
 
     /// The attestation policy in force.

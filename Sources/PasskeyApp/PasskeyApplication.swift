@@ -86,8 +86,13 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
 
+        let conformance = configuration.fidoConformance ? FIDOConformance(passkeys: service) : nil
+        if conformance != nil {
+            logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
+        }
         let (router, metricsRouter) = PasskeyHTTP.routers(
-            configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, association: association,
+            configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
+            association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
         if let listen = configuration.metricsListen, let metricsRouter {

@@ -66,6 +66,12 @@ struct ConfigurationResolver {
             }
             c.authenticatorAttachment = value
         }
+        if flags.fidoConformance {
+            c.fidoConformance = true
+        } else if let value = environment["PASSKEY_FIDO_CONFORMANCE"] {
+            guard ["0", "1"].contains(value) else { throw ValidationError("PASSKEY_FIDO_CONFORMANCE must be 0 or 1, not \(value)") }
+            c.fidoConformance = value == "1"
+        }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody

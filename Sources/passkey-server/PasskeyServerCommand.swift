@@ -104,6 +104,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("authenticator-attachment"), help: ArgumentHelp("Limit registration to platform authenticators (the device's own) or cross-platform ones (security keys, phones); default either. (env: PASSKEY_AUTHENTICATOR_ATTACHMENT)", valueName: "platform|cross-platform"))
     var authenticatorAttachment: String?
 
+    @Flag(name: .customLong("fido-conformance"), help: "Serve FIDO's conformance API (/attestation/options, /attestation/result, /assertion/options, /assertion/result) for the FIDO conformance tools. A test mode: it adds passkeys to existing accounts without a session; never turn it on where real accounts live. (env: PASSKEY_FIDO_CONFORMANCE=1)")
+    var fidoConformance = false
+
     @Option(name: .customLong("challenge-ttl"), help: "Seconds a ceremony's challenge stays valid. (env: PASSKEY_CHALLENGE_TTL, default 300)")
     var challengeTTL: Int?
 

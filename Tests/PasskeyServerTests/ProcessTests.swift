@@ -186,7 +186,7 @@ final class ServerProcess: Sendable {
         for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
                      "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "--header-timeout", "--idle-timeout",
                      "--max-connections", "--max-connections-per-address", "PASSKEY_HEADER_TIMEOUT", "PASSKEY_",
-                     "--resident-key", "--authenticator-attachment", "--attestation"] {
+                     "--resident-key", "--authenticator-attachment", "--attestation", "--fido-conformance"] {
             #expect(help.contains(flag), "\(flag)")
         }
     }

@@ -19,6 +19,7 @@ import Testing
         c.mfbClientSecret = "mfb-secret-0123456789"
         c.mfbRedirectURIs = ["https://business.example/callback"]
         c.mfbAPIToken = "api-token-0123456789"
+        c.fidoConformance = true
     }
 
     static func raw(_ port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: String = "") async throws -> (status: Int, text: String) {

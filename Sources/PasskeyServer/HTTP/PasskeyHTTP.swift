@@ -13,7 +13,7 @@ typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 public enum PasskeyHTTP {
     public static func routers(
         configuration: PasskeyAccounts.ServerConfiguration, service: PasskeyService, apple: AppleSignIn?, push: PushSignIn,
-        mfb: MessagesForBusiness?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
+        mfb: MessagesForBusiness?, conformance: FIDOConformance?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
         metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
         let router = Router(context: PasskeyRequestContext.self)
@@ -28,7 +28,7 @@ public enum PasskeyHTTP {
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         Routes(
-            service: service, apple: apple, push: push, mfb: mfb, association: association, assetLinks: assetLinks,
+            service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
             relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL
         ).register(on: router)
         guard configuration.metricsListen != nil else {

@@ -59,6 +59,10 @@ public enum RoutePaths {
         "/mfb/responses": Policy(methods: [.post]),
         "/mfb/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
         "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true),
+        "/attestation/options": Policy(methods: [.post], ceremony: true),
+        "/attestation/result": Policy(methods: [.post], ceremony: true),
+        "/assertion/options": Policy(methods: [.post], ceremony: true),
+        "/assertion/result": Policy(methods: [.post], ceremony: true),
     ]
 
     /// The route template a canonical path belongs to, or nil for a path the API does not

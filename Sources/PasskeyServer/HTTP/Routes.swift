@@ -18,6 +18,8 @@ struct Routes: Sendable {
     let push: PushSignIn
     /// Messages for Business, when `--mfb-client-id` is given.
     let mfb: MessagesForBusiness?
+    /// The FIDO conformance API, when `--fido-conformance` is given.
+    let conformance: FIDOConformance?
     let association: AppleAppSiteAssociation?
     /// /.well-known/assetlinks.json, when Android apps are configured.
     let assetLinks: [UInt8]?
@@ -60,6 +62,7 @@ struct Routes: Sendable {
         if let apple { registerAppleRoutes(apple, on: router) }
         registerPushRoutes(on: router)
         if let mfb { registerMfBRoutes(mfb, on: router) }
+        if let conformance { registerConformanceRoutes(conformance, on: router) }
         registerWellKnownRoutes(on: router)
     }
 
