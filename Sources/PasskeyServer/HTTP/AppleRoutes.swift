@@ -1,0 +1,102 @@
+internal import PasskeyAccounts
+internal import Hummingbird
+internal import PasskeyHTTPParsing
+internal import PasskeyCore
+internal import Foundation
+
+/// Sign in with Apple (siwa.md): the native and web flows, notifications, linking.
+extension Routes {
+    /// Sign in with Apple (siwa.md).
+    func registerAppleRoutes(_ apple: AppleSignIn, on router: Router<Context>) {
+        router.get("/siwa/initialize") { request, _ in
+            let (answer, binding) = try await apple.initialize(redirectURI: callbackURI(), session: try await session(request))
+            var response = try Self.json(answer)
+            response.headers[.setCookie] = SIWACookie.binding.header(
+                value: Base64URL.encode(binding), maxAge: Int(service.configuration.challengeTTL))
+            return response
+        }
+        router.post("/siwa/finalize") { request, _ in
+            struct Finalize: Decodable {
+                struct User: Decodable {
+                    struct Name: Decodable { let firstName: String?; let lastName: String? }
+                    let name: Name?
+                    let email: String?
+                }
+                let identity_token: String
+                let nonce: String?
+                let authorization_code: String?
+                let user: User?
+            }
+            let body = try Self.decode(Finalize.self, try await Self.body(request))
+            var signIn = AppleSignIn.SignInRequest(identityToken: body.identity_token, nonce: body.nonce, authorizationCode: body.authorization_code)
+            signIn.firstName = body.user?.name?.firstName
+            signIn.lastName = body.user?.name?.lastName
+            signIn.email = body.user?.email
+            let result = try await apple.finalize(signIn, session: try await session(request))
+            var response = try Self.json(result.body)
+            response.headers[.setCookie] = SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request))
+            return response
+        }
+        router.post("/siwa/callback") { request, _ in
+            // Apple's form post: answered with a redirect to the page either way.
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)[...]
+            func field(_ name: String) -> String? { FormURLEncoded.value(name, in: form) ?? nil }
+            do {
+                guard let token = field("id_token"), let state = field("state") else {
+                    throw APIError.invalidRequest("Apple's form post has no id_token or state.")
+                }
+                var signIn = AppleSignIn.SignInRequest(identityToken: token, authorizationCode: field("code"))
+                signIn.redirectURI = callbackURI()
+                if let user = field("user").flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }) {
+                    let name = user["name"] as? [String: Any]
+                    signIn.firstName = name?["firstName"] as? String
+                    signIn.lastName = name?["lastName"] as? String
+                    signIn.email = user["email"] as? String
+                }
+                let binding = SIWACookie.binding.value(in: request).flatMap { Base64URL.decodeStrict($0) }
+                let result = try await apple.callback(signIn, state: state, binding: binding, session: nil)
+                if let pending = result.pendingLink {
+                    // Linking to a signed-in account: the page asks its owner to confirm first.
+                    var response = Self.redirect("/?siwa=confirm-link")
+                    response.headers[values: .setCookie] = [
+                        SIWACookie.link.header(value: pending, maxAge: Int(service.configuration.challengeTTL)),
+                        SIWACookie.binding.header(value: "", maxAge: 0),
+                    ]
+                    return response
+                }
+                var response = Self.redirect("/")
+                response.headers[values: .setCookie] = [
+                    SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request)),
+                    SIWACookie.binding.header(value: "", maxAge: 0),
+                ]
+                return response
+            } catch let error as APIError where error.httpStatus < 500 {
+                return Self.redirect("/?error=\(error.code)")
+            }
+        }
+        router.post("/siwa/notifications") { request, _ in
+            struct Notification: Decodable { let payload: String }
+            let body = try Self.decode(Notification.self, try await Self.body(request))
+            try await apple.notification(payload: body.payload)
+            return Self.json(["status": "ok"])
+        }
+        router.post("/siwa/link/confirm") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await apple.confirmLink(SIWACookie.link.value(in: request), session: session)
+            var response = Self.json(["status": "ok"])
+            response.headers[.setCookie] = SIWACookie.link.header(value: "", maxAge: 0)
+            return response
+        }
+        router.delete("/siwa/link") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await apple.unlink(session)
+            return Self.json(["status": "ok"])
+        }
+    }
+
+    /// The web flow's redirect_uri: the RP's primary (first configured) origin's /siwa/callback,
+    /// the same on every instance and after every restart.
+    func callbackURI() -> String {
+        (service.rp.primaryOrigin ?? "http://localhost") + "/siwa/callback"
+    }
+}

@@ -1,0 +1,71 @@
+internal import PasskeyAccounts
+internal import Hummingbird
+internal import HTTPTypes
+internal import PasskeyHTTPParsing
+
+/// Messages for Business (mfb.md): the business's calls and the device's OAuth endpoints.
+extension Routes {
+    /// Messages for Business (mfb.md): the business's calls with its api token, and the OAuth
+    /// endpoints the device uses.
+    func registerMfBRoutes(_ mfb: MessagesForBusiness, on router: Router<Context>) {
+        router.post("/mfb/requests") { request, _ in
+            try mfb.checkAPIToken(Self.bearer(request))
+            var response = try Self.json(try await mfb.create(body: try await Self.body(request)))
+            response.status = .created
+            return response
+        }
+        router.get("/mfb/requests/:requestIdentifier") { request, context in
+            try mfb.checkAPIToken(Self.bearer(request))
+            return try Self.json(try await mfb.status(id: context.parameters.get("requestIdentifier") ?? ""))
+        }
+        router.post("/mfb/responses") { request, _ in
+            try mfb.checkAPIToken(Self.bearer(request))
+            return try Self.json(try await mfb.respond(body: try await Self.body(request)))
+        }
+        router.get("/mfb/authorize") { request, _ in
+            try await authorize(mfb, parameters: try Self.formParameters(request.uri.query ?? ""), request: request)
+        }
+        router.post("/mfb/authorize") { request, _ in
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)
+            return try await authorize(mfb, parameters: try Self.formParameters(form), request: request)
+        }
+        router.post("/mfb/token") { request, _ in
+            // RFC 6749 §5.1: tokens and their errors are never cached.
+            var response = try await token(mfb, request: request)
+            response.headers[.cacheControl] = "no-store"
+            response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+            return response
+        }
+    }
+
+    func token(_ mfb: MessagesForBusiness, request: Request) async throws -> Response {
+        do {
+            let form = String(decoding: try await Self.body(request), as: UTF8.self)
+            let parameters: [String: String]
+            do {
+                parameters = try FormURLEncoded.parameters(form)
+            } catch {
+                throw OAuthError(code: "invalid_request", error.description)
+            }
+            return try Self.json(try await mfb.token(parameters, basic: Self.basicCredentials(request)))
+        } catch let error as OAuthError {
+            // RFC 6749 §5.2.
+            var response = Self.json(["error": error.code, "error_description": error.description])
+            response.status = HTTPResponse.Status(code: error.status)
+            if error.status == 401 { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
+            return response
+        }
+    }
+
+    func authorize(_ mfb: MessagesForBusiness, parameters: [String: String], request: Request) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        switch try await mfb.authorize(parameters, session: try await session(request)) {
+        case .signIn(let returnPath):
+            headers[.location] = "/?return=" + MessagesForBusiness.escape(returnPath)
+        case .redirect(let location):
+            headers[.location] = location
+        }
+        return Response(status: .found, headers: headers)
+    }
+}

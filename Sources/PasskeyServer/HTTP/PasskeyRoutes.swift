@@ -1,0 +1,64 @@
+internal import PasskeyAccounts
+internal import Hummingbird
+
+/// The passkey ceremonies (http-api.md): both initializes and finalizes, and the health probe.
+extension Routes {
+    func registerPasskeyRoutes(on router: Router<Context>) {
+        router.get("/healthz") { _, _ in
+            // Touches the database: 200 only once it answers.
+            try Self.json(try await service.health())
+        }
+        router.get("/registration_initialize") { request, _ in
+            let options = try await service.beginRegistration(
+                CeremonyOptionsRequest(userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request)),
+                session: try await session(request))
+            return Self.json(writing: options)
+        }
+        router.post("/registration_initialize") { request, _ in
+            let body = try await Self.initializeBody(request)
+            let options = try await service.beginRegistration(body.options, session: try await session(request))
+            return Self.json(writing: options)
+        }
+        router.post("/registration_finalize") { request, _ in
+            let (result, token) = try await service.finishRegistration(body: try await Self.body(request))
+            return try signedIn(result, token: token, request: request)
+        }
+        router.get("/authentication_initialize") { request, _ in
+            Self.json(writing: try await service.beginAuthentication(CeremonyOptionsRequest(userName: try Self.query("user_name", request))))
+        }
+        router.post("/authentication_initialize") { request, _ in
+            let body = try await Self.initializeBody(request)
+            return Self.json(writing: try await service.beginAuthentication(body.options))
+        }
+        router.post("/authentication_finalize") { request, _ in
+            let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
+            return try signedIn(result, token: token, request: request)
+        }
+    }
+}
+
+/// The body of the POST variants of the initialize endpoints: the JSON body of both
+/// initializes (and of the push one, which reads the name only).
+struct InitializeRequest: Decodable {
+    var userName: String?
+    var displayName: String?
+    var mediation: String?
+    var residentKey: String?
+    var hints: [String]?
+    var prf: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case userName = "user_name"
+        case displayName = "display_name"
+        case mediation
+        case residentKey = "resident_key"
+        case hints
+        case prf
+    }
+
+    var options: CeremonyOptionsRequest {
+        CeremonyOptionsRequest(
+            userName: userName, displayName: displayName, mediation: mediation, residentKey: residentKey, hints: hints,
+            prf: prf ?? false)
+    }
+}
