@@ -1,53 +1,65 @@
 public import PasskeyCore
 internal import Foundation
 internal import PasskeyStorage
+internal import PasskeyApple
+internal import PasskeyPush
+internal import PasskeyMfB
 
-/// A refused request as the contract names it: an error code, an HTTP status and one sentence
-/// for a human. Built from core and store errors; never carries internal detail to clients.
+/// A refused request as the contract names it: an error code and one sentence for a human.
+/// Built from core, store and each system's errors; never carries internal detail to clients.
+/// The HTTP layer alone maps the code to a status.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: String
-    public let httpStatus: Int
     public let message: String
-    /// Seconds after which a retry may succeed (`Retry-After`), for 429.
+    /// Seconds after which a retry may succeed (`Retry-After`).
     public let retryAfter: Int?
 
-    public init(code: String, status: Int, message: String, retryAfter: Int? = nil) {
+    public init(code: String, message: String, retryAfter: Int? = nil) {
         self.code = code
-        self.httpStatus = status
         self.message = message
         self.retryAfter = retryAfter
     }
 
-    public var description: String { "\(httpStatus) \(code): \(message)" }
+    public var description: String { "\(code): \(message)" }
 
-    /// A refusal of Sign in with Apple, the push authenticator or Messages for Business, as it
-    /// is; a 503 (Apple's keys cannot be fetched) asks the client to retry in 5 seconds.
-    init(_ error: CodedError) {
-        self.init(code: error.code, status: error.status, message: error.message, retryAfter: error.status == 503 ? 5 : nil)
+    /// A refusal of Sign in with Apple, as it is; when Apple's keys cannot be fetched the client
+    /// may retry in 5 seconds.
+    init(_ error: SIWAError) {
+        self.init(code: error.code.rawValue, message: error.message, retryAfter: error.code == .keysUnavailable ? 5 : nil)
     }
 
-    public static func invalidRequest(_ message: String) -> APIError { .init(code: "invalid_request", status: 400, message: message) }
+    /// A refusal of the push authenticator, as it is.
+    init(_ error: PushError) {
+        self.init(code: error.code.rawValue, message: error.message)
+    }
+
+    /// A refusal of Messages for Business, as it is.
+    init(_ error: MfBError) {
+        self.init(code: error.code.rawValue, message: error.message)
+    }
+
+    public static func invalidRequest(_ message: String) -> APIError { .init(code: "invalid_request", message: message) }
     public static let unknownChallenge = APIError(
-        code: "unknown_challenge", status: 400, message: "The challenge was never issued, was already used, or has expired.")
-    public static let unauthorized = APIError(code: "unauthorized", status: 401, message: "Sign in first.")
-    public static let notFound = APIError(code: "not_found", status: 404, message: "There is nothing at this path.")
-    public static let methodNotAllowed = APIError(code: "method_not_allowed", status: 405, message: "This path does not take that method.")
-    public static let payloadTooLarge = APIError(code: "payload_too_large", status: 413, message: "The request body is larger than the server accepts.")
-    public static let userExists = APIError(code: "user_exists", status: 409, message: "That user name is taken.")
-    public static let credentialExists = APIError(code: "credential_exists", status: 409, message: "This passkey is already registered.")
-    public static let unknownCredential = APIError(code: "unknown_credential", status: 400, message: "This passkey is not registered here.")
+        code: "unknown_challenge", message: "The challenge was never issued, was already used, or has expired.")
+    public static let unauthorized = APIError(code: "unauthorized", message: "Sign in first.")
+    public static let notFound = APIError(code: "not_found", message: "There is nothing at this path.")
+    public static let methodNotAllowed = APIError(code: "method_not_allowed", message: "This path does not take that method.")
+    public static let payloadTooLarge = APIError(code: "payload_too_large", message: "The request body is larger than the server accepts.")
+    public static let userExists = APIError(code: "user_exists", message: "That user name is taken.")
+    public static let credentialExists = APIError(code: "credential_exists", message: "This passkey is already registered.")
+    public static let unknownCredential = APIError(code: "unknown_credential", message: "This passkey is not registered here.")
     public static let unsupportedMediaType = APIError(
-        code: "unsupported_media_type", status: 415, message: "The body must be JSON sent with Content-Type: application/json.")
+        code: "unsupported_media_type", message: "The body must be JSON sent with Content-Type: application/json.")
     public static let forbiddenOrigin = APIError(
-        code: "forbidden_origin", status: 403, message: "This request comes from an origin that is not allowed to change this account.")
+        code: "forbidden_origin", message: "This request comes from an origin that is not allowed to change this account.")
     public static func rateLimited(retryAfter: Int) -> APIError {
-        APIError(code: "rate_limited", status: 429, message: "Too many requests; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
+        APIError(code: "rate_limited", message: "Too many requests; try again in \(retryAfter) seconds.", retryAfter: retryAfter)
     }
     public static let unavailable = APIError(
-        code: "unavailable", status: 503, message: "The database cannot be reached; nothing was changed. Try again shortly.", retryAfter: 1)
+        code: "unavailable", message: "The database cannot be reached; nothing was changed. Try again shortly.", retryAfter: 1)
     public static let tokenReplayed = APIError(
-        code: "token_replayed", status: 400, message: "This identity token was used before; sign in with Apple again.")
-    public static let internalError = APIError(code: "internal_error", status: 500, message: "The server failed; try again.")
+        code: "token_replayed", message: "This identity token was used before; sign in with Apple again.")
+    public static let internalError = APIError(code: "internal_error", message: "The server failed; try again.")
 
     /// The contract's answer to an error from the service, when it has one: an APIError itself,
     /// or `unavailable` for an unreachable database. ErrorMiddleware answers anything else 500.
@@ -73,7 +85,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownChallenge:
             self = .unknownChallenge
         default:
-            self.init(code: error.code.rawValue, status: 400, message: Self.sentence(error.reason))
+            self.init(code: error.code.rawValue, message: Self.sentence(error.reason))
         }
     }
 

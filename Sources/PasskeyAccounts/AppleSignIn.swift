@@ -238,12 +238,12 @@ public final class AppleSignIn: Sendable {
             case .nonceGone:
                 throw APIError(.nonceMismatch("The nonce was not issued here, is spent or has expired."))
             case .accountLinked:
-                throw APIError(code: "apple_already_linked", status: 409, message: "This account is linked to another Apple ID; unlink it first.")
+                throw APIError(code: "apple_already_linked", message: "This account is linked to another Apple ID; unlink it first.")
             case .appleIDLinked, .userExists:
                 continue
             }
         }
-        throw APIError(code: "conflict", status: 409, message: "Another request changed this account at the same time; try again.")
+        throw APIError(code: "conflict", message: "Another request changed this account at the same time; try again.")
     }
 
     private func verifiedClaims(_ request: SignInRequest, now: Date) async throws -> IdentityClaims {
@@ -325,10 +325,10 @@ public final class AppleSignIn: Sendable {
         let event = passkeys.event(session.user.handle, "apple_unlinked", at: passkeys.now(), ["reason": "user"])
         switch try await store.unlinkApple(userHandle: session.user.handle, requireOtherMethod: true, event: event) {
         case .notLinked:
-            throw APIError(code: "not_linked", status: 404, message: "No Apple ID is linked to this account.")
+            throw APIError(code: "not_linked", message: "No Apple ID is linked to this account.")
         case .lastSignInMethod:
             throw APIError(
-                code: "last_sign_in_method", status: 409,
+                code: "last_sign_in_method",
                 message: "The Apple ID is this account's only way to sign in: add a passkey first.")
         case .unlinked(let link):
             if let refreshToken = link.refreshToken { await revoke(refreshToken) }

@@ -166,13 +166,13 @@ public final class MessagesForBusiness: Sendable {
         case .alreadyAnswered: throw alreadyAnswered
         case .grantUnknown:
             throw APIError(
-                code: "mfb_token_unknown", status: 400,
+                code: "mfb_token_unknown",
                 message: "The decrypted token is no access token or authorization code issued for this request.")
         }
     }
 
-    static let unknownRequest = APIError(code: "not_found", status: 404, message: "No request has this requestIdentifier, or it expired.")
-    static let alreadyAnswered = APIError(code: "already_answered", status: 409, message: "The request was answered already.")
+    static let unknownRequest = APIError(code: "not_found", message: "No request has this requestIdentifier, or it expired.")
+    static let alreadyAnswered = APIError(code: "already_answered", message: "The request was answered already.")
 
     // MARK: The OAuth provider
 
@@ -253,7 +253,7 @@ public final class MessagesForBusiness: Sendable {
     }
 
     static let keyMismatch = APIError(
-        code: "mfb_key_mismatch", status: 400,
+        code: "mfb_key_mismatch",
         message: "responseEncryptionKey and userHandle are not those of a pending request made here; no code is issued.")
 
     /// `POST /mfb/token` (RFC 6749 §4.1.3): the code for an access token bound to the same
@@ -321,18 +321,17 @@ public final class MessagesForBusiness: Sendable {
 }
 
 /// An RFC 6749 §5.2 error of the token endpoint: `{"error", "error_description"}`.
+/// The HTTP layer gives `invalid_client` its 401 (RFC 6749 §5.2), every other code 400.
 public struct OAuthError: Error, Sendable, Equatable {
     public let code: String
     public let description: String
-    public let status: Int
 
-    package init(code: String, _ description: String, status: Int = 400) {
+    package init(code: String, _ description: String) {
         self.code = code
         self.description = description
-        self.status = status
     }
 
-    static let invalidClient = OAuthError(code: "invalid_client", "Client authentication failed.", status: 401)
+    static let invalidClient = OAuthError(code: "invalid_client", "Client authentication failed.")
 }
 
 public struct MfBRequestCreated: Encodable, Sendable {

@@ -76,7 +76,7 @@ struct PendingAppleLink: Codable, Equatable {
 
 extension AppleSignIn {
     static let noPendingLink = APIError(
-        code: "no_pending_link", status: 400, message: "No Apple ID is waiting to be linked to this account, or the wait expired; link it again.")
+        code: "no_pending_link", message: "No Apple ID is waiting to be linked to this account, or the wait expired; link it again.")
 
     /// `POST /siwa/link/confirm`: links the Apple ID the web flow's callback verified to the
     /// signed-in account, once its owner confirmed it on the page. The identity token and the
@@ -101,9 +101,9 @@ extension AppleSignIn {
         case .nonceGone:
             throw APIError(.nonceMismatch("The nonce of this link is spent or has expired; link it again."))
         case .accountLinked:
-            throw APIError(code: "apple_already_linked", status: 409, message: "This account is linked to another Apple ID; unlink it first.")
+            throw APIError(code: "apple_already_linked", message: "This account is linked to another Apple ID; unlink it first.")
         case .appleIDLinked, .userExists:
-            throw APIError(code: "apple_id_linked", status: 409, message: "This Apple ID is linked to another account.")
+            throw APIError(code: "apple_id_linked", message: "This Apple ID is linked to another account.")
         }
     }
 }

@@ -72,7 +72,7 @@ public final class PushSignIn: Sendable {
         guard registration.deviceId.utf8.count <= 64 else { throw APIError.invalidRequest("deviceId is too long.") }
         let now = passkeys.now()
         guard let discovery = try await store.pushDiscovery(deviceID: registration.deviceId, now: now) else {
-            throw APIError(code: "unknown_challenge", status: 400, message: "deviceId is not a pending enrolment (or it expired).")
+            throw APIError(code: "unknown_challenge", message: "deviceId is not a pending enrolment (or it expired).")
         }
         let key: PublicKey
         do {
@@ -89,10 +89,10 @@ public final class PushSignIn: Sendable {
         case .registered:
             return device.id
         case .discoveryGone:
-            throw APIError(code: "unknown_challenge", status: 400, message: "deviceId is not a pending enrolment (or it expired).")
+            throw APIError(code: "unknown_challenge", message: "deviceId is not a pending enrolment (or it expired).")
         case .tooManyDevices:
             throw APIError(
-                code: "too_many_devices", status: 409,
+                code: "too_many_devices",
                 message: "This account has \(configuration.pushMaxDevices) devices already; remove one first.")
         }
     }
@@ -259,7 +259,7 @@ public final class PushSignIn: Sendable {
             throw APIError(error)
         }
         guard let request = try await store.pushRequest(id: answer.pushAuthID), request.userHandle == device.userHandle else {
-            throw APIError(code: "unknown_challenge", status: 400, message: "No request with that pushAuthId is waiting for this device.")
+            throw APIError(code: "unknown_challenge", message: "No request with that pushAuthId is waiting for this device.")
         }
         guard request.status == PushRequestStatus.pending.rawValue, now < request.expiresAt else {
             throw Self.alreadyAnswered
@@ -279,12 +279,12 @@ public final class PushSignIn: Sendable {
             throw Self.alreadyAnswered
         }
         if status == .numberMismatch {
-            throw APIError(code: "number_mismatch", status: 400, message: "The number chosen on the phone is not the one shown.")
+            throw APIError(code: "number_mismatch", message: "The number chosen on the phone is not the one shown.")
         }
         return status
     }
 
-    static let alreadyAnswered = APIError(code: "already_answered", status: 409, message: "The request was answered already, or expired.")
+    static let alreadyAnswered = APIError(code: "already_answered", message: "The request was answered already, or expired.")
 
     /// `GET /push/authentication_status?watch=`: the request's state; the first call that sees
     /// it approved opens the session.

@@ -1,17 +1,26 @@
 public import PasskeyCore
 
-/// A refused Sign in with Apple token, with the contract's error code (siwa.md):
-/// `invalid_token`, `issuer_mismatch`, `audience_mismatch`, `token_expired`, `nonce_mismatch`
-/// (400) or `apple_keys_unavailable` (503).
-public typealias SIWAError = CodedError
+/// The Sign in with Apple system, as an error domain.
+public enum SignInWithAppleDomain: ErrorDomain {}
 
-extension CodedError {
-    public static func invalidToken(_ message: String) -> SIWAError { .init(code: "invalid_token", message: message) }
-    public static func issuerMismatch(_ message: String) -> SIWAError { .init(code: "issuer_mismatch", message: message) }
-    public static func audienceMismatch(_ message: String) -> SIWAError { .init(code: "audience_mismatch", message: message) }
-    public static func tokenExpired(_ message: String) -> SIWAError { .init(code: "token_expired", message: message) }
-    public static func nonceMismatch(_ message: String) -> SIWAError { .init(code: "nonce_mismatch", message: message) }
-    public static func keysUnavailable(_ message: String) -> SIWAError {
-        .init(code: "apple_keys_unavailable", message: message, status: 503)
-    }
+/// A refused Sign in with Apple token, with the contract's error code (siwa.md).
+public typealias SIWAError = CodedError<SignInWithAppleDomain>
+
+extension CodedError<SignInWithAppleDomain>.Code {
+    public static let invalidToken: Self = "invalid_token"
+    public static let issuerMismatch: Self = "issuer_mismatch"
+    public static let audienceMismatch: Self = "audience_mismatch"
+    public static let tokenExpired: Self = "token_expired"
+    public static let nonceMismatch: Self = "nonce_mismatch"
+    /// Apple's key set cannot be fetched: a retry may succeed.
+    public static let keysUnavailable: Self = "apple_keys_unavailable"
+}
+
+extension CodedError<SignInWithAppleDomain> {
+    public static func invalidToken(_ message: String) -> SIWAError { .init(code: .invalidToken, message: message) }
+    public static func issuerMismatch(_ message: String) -> SIWAError { .init(code: .issuerMismatch, message: message) }
+    public static func audienceMismatch(_ message: String) -> SIWAError { .init(code: .audienceMismatch, message: message) }
+    public static func tokenExpired(_ message: String) -> SIWAError { .init(code: .tokenExpired, message: message) }
+    public static func nonceMismatch(_ message: String) -> SIWAError { .init(code: .nonceMismatch, message: message) }
+    public static func keysUnavailable(_ message: String) -> SIWAError { .init(code: .keysUnavailable, message: message) }
 }

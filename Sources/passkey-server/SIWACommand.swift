@@ -90,7 +90,7 @@ struct SIWAVerify: AsyncParsableCommand {
             ]
             accepted = true
         } catch {
-            verdict = ["result": "reject", "error": error.code, "message": error.message]
+            verdict = ["result": "reject", "error": error.code.rawValue, "message": error.message]
         }
         let data = (try? JSONSerialization.data(withJSONObject: verdict, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -3,8 +3,12 @@ import PasskeyApple
 import Testing
 
 @Suite struct SIWAErrorTests {
-    @Test func keysUnavailableIsA503() {
-        #expect(SIWAError.keysUnavailable("down").status == 503)
-        #expect(SIWAError.invalidToken("bad").status == 400)
+    /// The codes are Sign in with Apple's own; their HTTP statuses are the server's
+    /// (ErrorStatusTests).
+    @Test func eachRefusalHasItsContractCode() {
+        #expect(SIWAError.keysUnavailable("down").code == .keysUnavailable)
+        #expect(SIWAError.keysUnavailable("down").code.rawValue == "apple_keys_unavailable")
+        #expect(SIWAError.invalidToken("bad").code.rawValue == "invalid_token")
+        #expect(SIWAError.nonceMismatch("n").code.rawValue == "nonce_mismatch")
     }
 }

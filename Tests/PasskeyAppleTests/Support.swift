@@ -56,7 +56,7 @@ func refusal<T>(_ body: () async throws(SIWAError) -> T) async -> SIWAError? {
 extension Result where Failure == SIWAError {
     /// The refusal's code; nil when accepted.
     var code: String? {
-        if case .failure(let error) = self { return error.code }
+        if case .failure(let error) = self { return error.code.rawValue }
         return nil
     }
 

@@ -144,7 +144,7 @@ struct TestDevice: Sendable {
             _ = try AnswerToken.verify(token, key: key, now: now)
             return nil
         } catch {
-            return error.code
+            return error.code.rawValue
         }
     }
 

@@ -7,6 +7,6 @@ import Testing
         #expect(DeliveryResult.delivered.label == "delivered")
         #expect(DeliveryResult.deviceGone.label == "device_gone")
         #expect(DeliveryResult.failed("x").label == "failed")
-        #expect(PushError(code: "weak_key", message: "m").status == 400)
+        #expect(PushError(code: "weak_key", message: "m").description == "weak_key: m")
     }
 }

@@ -2,6 +2,38 @@ public import PasskeyAccounts
 public import Hummingbird
 internal import Foundation
 
+/// The HTTP status of every error code, here and only here: the use cases and the systems name
+/// a refusal by its code; this table says how HTTP answers it. A code not listed is a client's
+/// mistake, 400.
+enum ErrorStatus {
+    static let table: [String: HTTPResponse.Status] = [
+        "unauthorized": .unauthorized,
+        "invalid_client": .unauthorized,
+        "forbidden_origin": .forbidden,
+        "not_found": .notFound,
+        "not_linked": .notFound,
+        "method_not_allowed": .methodNotAllowed,
+        "already_answered": .conflict,
+        "apple_already_linked": .conflict,
+        "apple_id_linked": .conflict,
+        "conflict": .conflict,
+        "credential_exists": .conflict,
+        "last_sign_in_method": .conflict,
+        "too_many_devices": .conflict,
+        "user_exists": .conflict,
+        "payload_too_large": .contentTooLarge,
+        "unsupported_media_type": .unsupportedMediaType,
+        "rate_limited": .tooManyRequests,
+        "internal_error": .internalServerError,
+        "unavailable": .serviceUnavailable,
+        "apple_keys_unavailable": .serviceUnavailable,
+    ]
+
+    static func status(for code: String) -> HTTPResponse.Status {
+        table[code] ?? .badRequest
+    }
+}
+
 /// The contract's error body, `{"error": code, "message": sentence}`, for every refused request.
 extension APIError: HTTPResponseError {
     /// `Allow` for a 405: the methods the router answers on this path.
@@ -10,7 +42,7 @@ extension APIError: HTTPResponseError {
         return methods.map(\.rawValue).sorted().joined(separator: ", ")
     }
 
-    public var status: HTTPResponse.Status { .init(code: httpStatus) }
+    public var status: HTTPResponse.Status { ErrorStatus.status(for: code) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONSerialization.data(withJSONObject: ["error": code, "message": message], options: [.sortedKeys])
@@ -18,7 +50,7 @@ extension APIError: HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        if httpStatus == 405, let allow = Self.allowedMethods(for: request) { headers[.allow] = allow }
+        if status == .methodNotAllowed, let allow = Self.allowedMethods(for: request) { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -70,7 +70,7 @@ extension Routes {
                     SIWACookie.binding.header(value: "", maxAge: 0),
                 ]
                 return response
-            } catch let error as APIError where error.httpStatus < 500 {
+            } catch let error as APIError where error.status.code < 500 {
                 return Self.redirect("/?error=\(error.code)")
             }
         }

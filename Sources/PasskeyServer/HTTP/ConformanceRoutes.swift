@@ -64,7 +64,7 @@ extension Routes {
             object["errorMessage"] = ""
         } catch {
             let answer = APIError.answer(to: error) ?? .internalError
-            status = HTTPResponse.Status(code: answer.httpStatus)
+            status = answer.status
             object = ["status": "failed", "errorMessage": answer.message]
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))

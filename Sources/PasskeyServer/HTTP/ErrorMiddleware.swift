@@ -14,8 +14,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            if let error = error as? HTTPError, Self.isOtherClientError(error) {
+                // A refusal by the framework itself (a malformed request): its own status.
+                var response = try APIError(code: "invalid_request", message: "The request was not understood.")
+                    .response(from: request, context: context)
+                response.status = error.status
+                return response
+            }
             return try apiError(for: error, request: request, context: context).response(from: request, context: context)
         }
+    }
+
+    /// A 4xx of the framework other than the ones the contract names (404, 413).
+    static func isOtherClientError(_ error: HTTPError) -> Bool {
+        (400..<500).contains(error.status.code) && error.status != .notFound && error.status != .contentTooLarge
     }
 
     private func apiError(for error: any Error, request: Request, context: Context) -> APIError {
@@ -35,8 +47,6 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .payloadTooLarge
         case let error as HTTPError where error.status == .contentTooLarge:
             return .payloadTooLarge
-        case let error as HTTPError where (400..<500).contains(error.status.code):
-            return APIError(code: "invalid_request", status: error.status.code, message: "The request was not understood.")
         default:
             context.logger.error("request failed", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
             return .internalError

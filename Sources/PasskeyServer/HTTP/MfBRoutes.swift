@@ -51,8 +51,8 @@ extension Routes {
         } catch let error as OAuthError {
             // RFC 6749 §5.2.
             var response = Self.json(["error": error.code, "error_description": error.description])
-            response.status = HTTPResponse.Status(code: error.status)
-            if error.status == 401 { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
+            response.status = ErrorStatus.status(for: error.code)
+            if response.status == .unauthorized { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
             return response
         }
     }
