@@ -132,7 +132,7 @@ let package = Package(
             name: "PasskeyAccounts",
             dependencies: [
                 "PasskeyCore", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
-                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
+                "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyHTTPParsing",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

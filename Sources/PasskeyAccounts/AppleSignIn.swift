@@ -3,7 +3,6 @@ public import PasskeyApple
 public import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
-internal import PasskeyOutbound
 internal import PasskeyTelemetry
 public import Logging
 
@@ -15,6 +14,8 @@ public final class AppleSignIn: Sendable {
     public let keys: AppleKeyCache
     /// The developer's `.p8` key, when configured.
     let developerKey: PrivateKey?
+    /// Apple's key set, token and revoke endpoints.
+    let endpoints: any AppleEndpoints
     var configuration: ServerConfiguration { passkeys.configuration }
     var store: any PasskeyStore { passkeys.store }
     var logger: Logger { passkeys.logger }
@@ -22,8 +23,9 @@ public final class AppleSignIn: Sendable {
     /// The name the key set is kept under in the store, for a cold start.
     static let keysDocument = "apple-jwks"
 
-    public init(passkeys: PasskeyService) throws {
+    public init(passkeys: PasskeyService, endpoints: any AppleEndpoints) throws {
         self.passkeys = passkeys
+        self.endpoints = endpoints
         let configuration = passkeys.configuration
         var apple = AppleConfiguration(clientIDs: configuration.appleClientIDs)
         apple.issuer = configuration.appleIssuer
@@ -34,7 +36,7 @@ public final class AppleSignIn: Sendable {
         let metrics = passkeys.metrics
         let logger = passkeys.logger
         keys = AppleKeyCache(
-            fetch: { try await AppleHTTP.fetchKeys(url: url) },
+            fetch: { try await endpoints.fetchKeys(url: url) },
             load: {
                 guard let document = try? await store.cachedDocument(named: Self.keysDocument) else { return nil }
                 return (document.body, document.fetchedAt, TimeInterval(document.maxAge))
@@ -389,7 +391,7 @@ public final class AppleSignIn: Sendable {
     func exchange(code: String, audience: String, issuer: String, subject: String, redirectURI: String?) async {
         guard let secret = clientSecret(for: audience) else { return }
         do {
-            let refreshToken = try await AppleHTTP.exchangeCode(
+            let refreshToken = try await endpoints.exchangeCode(
                 url: configuration.appleTokenURL, clientID: audience, clientSecret: secret, code: code, redirectURI: redirectURI)
             if let refreshToken {
                 try await store.setAppleRefreshToken(issuer: issuer, subject: subject, refreshToken: refreshToken)
@@ -404,7 +406,7 @@ public final class AppleSignIn: Sendable {
         for clientID in configuration.appleClientIDs {
             guard let secret = clientSecret(for: clientID) else { return }
             do {
-                try await AppleHTTP.revoke(
+                try await endpoints.revoke(
                     url: configuration.appleRevokeURL, clientID: clientID, clientSecret: secret, refreshToken: refreshToken)
                 return
             } catch {

@@ -12,6 +12,7 @@ internal import PasskeyAssociation
 internal import PasskeySQLite
 internal import PasskeyPostgres
 internal import PasskeyTelemetry
+internal import PasskeyOutbound
 
 /// The composition root: the server built from a configuration, with the store engine chosen
 /// (SQLite or PostgreSQL), the trust anchors and metadata loaded, the push provider picked, the
@@ -78,7 +79,7 @@ public struct PasskeyApplication: Sendable {
         let push: PushSignIn
         let mfb: MessagesForBusiness?
         do {
-            apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service) : nil
+            apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service, endpoints: AppleHTTP()) : nil
             push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
             mfb = configuration.messagesForBusinessEnabled ? try MessagesForBusiness(passkeys: service) : nil
         } catch {

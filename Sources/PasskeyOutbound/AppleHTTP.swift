@@ -7,7 +7,21 @@ internal import NIOHTTP1
 /// Apple's endpoints over the network (async-http-client): the key set, and the token and
 /// revoke endpoints of the developer's key. `file://` URLs read a local file instead (offline
 /// use, tests).
-public enum AppleHTTP {
+public struct AppleHTTP: AppleEndpoints {
+    public init() {}
+
+    public func fetchKeys(url: String) async throws -> FetchedKeys {
+        try await Self.fetchKeys(url: url, timeout: 10)
+    }
+
+    public func exchangeCode(url: String, clientID: String, clientSecret: String, code: String, redirectURI: String?) async throws -> String? {
+        try await Self.exchangeCode(url: url, clientID: clientID, clientSecret: clientSecret, code: code, redirectURI: redirectURI, timeout: 10)
+    }
+
+    public func revoke(url: String, clientID: String, clientSecret: String, refreshToken: String) async throws {
+        try await Self.revoke(url: url, clientID: clientID, clientSecret: clientSecret, refreshToken: refreshToken, timeout: 10)
+    }
+
     /// The largest body read from Apple: a key set or a token response is a few KiB.
     static let maximumBody = 64 * 1024
 
@@ -16,7 +30,7 @@ public enum AppleHTTP {
     }
 
     /// Fetches the key set at `url` (https, http, or file), with its Cache-Control header.
-    public static func fetchKeys(url: String, timeout: TimeInterval = 10) async throws -> FetchedKeys {
+    public static func fetchKeys(url: String, timeout: TimeInterval) async throws -> FetchedKeys {
         if let path = filePath(url) {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw Failure(description: "cannot read \(path)")
@@ -34,7 +48,7 @@ public enum AppleHTTP {
     /// The refresh token (and the fields Apple sends with it) for an authorization code
     /// (`grant_type=authorization_code`).
     public static func exchangeCode(
-        url: String, clientID: String, clientSecret: String, code: String, redirectURI: String?, timeout: TimeInterval = 10
+        url: String, clientID: String, clientSecret: String, code: String, redirectURI: String?, timeout: TimeInterval
     ) async throws -> String? {
         var form = [("client_id", clientID), ("client_secret", clientSecret), ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
@@ -46,7 +60,7 @@ public enum AppleHTTP {
     }
 
     /// Revokes a refresh token (`token_type_hint=refresh_token`).
-    public static func revoke(url: String, clientID: String, clientSecret: String, refreshToken: String, timeout: TimeInterval = 10) async throws {
+    public static func revoke(url: String, clientID: String, clientSecret: String, refreshToken: String, timeout: TimeInterval) async throws {
         _ = try await postForm(
             url: url,
             form: [("client_id", clientID), ("client_secret", clientSecret), ("token", refreshToken), ("token_type_hint", "refresh_token")],

@@ -67,7 +67,7 @@ struct SIWAVerify: AsyncParsableCommand {
         configuration.tokenMaxAge = TimeInterval(maxAge)
         configuration.clockSkew = TimeInterval(clockSkew)
         let source = jwks.contains("://") ? jwks : URL(fileURLWithPath: jwks).absoluteString
-        let keys = AppleKeyCache(fetch: { try await AppleHTTP.fetchKeys(url: source) })
+        let keys = AppleKeyCache(fetch: { try await AppleHTTP().fetchKeys(url: source) })
         let verifier = IdentityTokenVerifier(configuration: configuration, keys: keys)
         let now = at.flatMap(EventsCommand.time) ?? Date()
         var report: (@Sendable (VerificationStep) -> Void)?
