@@ -82,15 +82,6 @@ public struct AuthenticationResponse: Sendable {
         let response: Response
     }
 
-    /// A transport name as WebAuthn spells them (`usb`, `hybrid`, `smart-card`): 1–32 lower-case
-    /// ASCII letters, digits and hyphens. Unknown names of that shape are kept (clients add new
-    /// transports); anything else, a NUL or a control character among them, is not a transport.
-    static func isTransportName(_ name: String) -> Bool {
-        let bytes = name.utf8
-        return (1...32).contains(bytes.count)
-            && bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
-    }
-
     public init(json: [UInt8]) throws {
         let decoded: JSON = try ResponseDecoding.decode(json, as: JSON.self)
         credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
