@@ -103,7 +103,7 @@ public final class AppleSignIn: Sendable {
         // `+` stays literal in URLComponents' query; Apple reads the query as form data.
         let encoded = components?.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         components?.percentEncodedQuery = encoded
-        return (AppleInitializeResponse(nonce: nonceText, state: state, client_id: clientID, authorize_url: components?.string ?? ""), binding)
+        return (AppleInitializeResponse(nonce: nonceText, state: state, clientId: clientID, authorizeUrl: components?.string ?? ""), binding)
     }
 
     /// `MAC` or `MAC.HANDLE`: HMAC-SHA-256 under the server secret of the nonce, SHA-256 of the
@@ -418,7 +418,7 @@ public final class AppleSignIn: Sendable {
     /// `GET /me`'s `apple`.
     package func meApple(_ userHandle: [UInt8]) async throws -> MeResponse.Apple? {
         guard let link = try await store.appleLink(userHandle: userHandle) else { return nil }
-        return MeResponse.Apple(sub: link.subject, email: link.email, is_private_email: link.isPrivateEmail)
+        return MeResponse.Apple(sub: link.subject, email: link.email, isPrivateEmail: link.isPrivateEmail)
     }
 }
 
@@ -434,7 +434,7 @@ public struct AppleSignInResult: Sendable {
     public var pendingLink: String? = nil
 
     public var body: AppleFinalizeResponse {
-        AppleFinalizeResponse(user_name: userName, session: session, created: created, linked: linked)
+        AppleFinalizeResponse(userName: userName, session: session, created: created, linked: linked)
     }
 }
 

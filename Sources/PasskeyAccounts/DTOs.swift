@@ -66,85 +66,101 @@ public struct RequestOptionsResponse: Codable, Sendable {
 
 /// The 200 body of both finalize endpoints.
 public struct CeremonyResult: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case status, userName = "user_name", credentialId = "credential_id", session
+    }
+
     public var status = "ok"
-    public let user_name: String
-    public let credential_id: String
+    public let userName: String
+    public let credentialId: String
     public let session: String
 }
 
 /// `GET /me`.
 public struct MeResponse: Codable, Sendable {
     public struct Credential: Codable, Sendable {
-        public let credential_id: String
+        enum CodingKeys: String, CodingKey {
+            case credentialId = "credential_id", name, createdAt = "created_at", lastUsedAt = "last_used_at", signCount = "sign_count", backupEligible = "backup_eligible", backupState = "backup_state", transports, aaguid, possiblyCloned = "possibly_cloned", attestationFormat = "attestation_format", attestationType = "attestation_type", attestationTrusted = "attestation_trusted", authenticatorName = "authenticator_name", discoverable, prfEnabled = "prf_enabled"
+        }
+
+        public let credentialId: String
         public let name: String
-        public let created_at: String
-        public let last_used_at: String?
-        public let sign_count: UInt32
-        public let backup_eligible: Bool
-        public let backup_state: Bool
+        public let createdAt: String
+        public let lastUsedAt: String?
+        public let signCount: UInt32
+        public let backupEligible: Bool
+        public let backupState: Bool
         public let transports: [String]
         public let aaguid: String
-        public let possibly_cloned: Bool
-        public let attestation_format: String
-        public let attestation_type: String
-        public let attestation_trusted: Bool
+        public let possiblyCloned: Bool
+        public let attestationFormat: String
+        public let attestationType: String
+        public let attestationTrusted: Bool
         /// The model's name from the authenticator metadata; null when not listed.
-        public let authenticator_name: String?
+        public let authenticatorName: String?
         /// Found without a name (usernameless sign-in); false for a security key that kept no
         /// record of it.
         public var discoverable = true
         /// The authenticator enabled the PRF extension for it.
-        public var prf_enabled = false
+        public var prfEnabled = false
 
         // `last_used_at` and `authenticator_name` are written as null, not left out.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(credential_id, forKey: .credential_id)
+            try c.encode(credentialId, forKey: .credentialId)
             try c.encode(name, forKey: .name)
-            try c.encode(created_at, forKey: .created_at)
-            try c.encode(last_used_at, forKey: .last_used_at)
-            try c.encode(sign_count, forKey: .sign_count)
-            try c.encode(backup_eligible, forKey: .backup_eligible)
-            try c.encode(backup_state, forKey: .backup_state)
+            try c.encode(createdAt, forKey: .createdAt)
+            try c.encode(lastUsedAt, forKey: .lastUsedAt)
+            try c.encode(signCount, forKey: .signCount)
+            try c.encode(backupEligible, forKey: .backupEligible)
+            try c.encode(backupState, forKey: .backupState)
             try c.encode(transports, forKey: .transports)
             try c.encode(aaguid, forKey: .aaguid)
-            try c.encode(possibly_cloned, forKey: .possibly_cloned)
-            try c.encode(attestation_format, forKey: .attestation_format)
-            try c.encode(attestation_type, forKey: .attestation_type)
-            try c.encode(attestation_trusted, forKey: .attestation_trusted)
-            try c.encode(authenticator_name, forKey: .authenticator_name)
+            try c.encode(possiblyCloned, forKey: .possiblyCloned)
+            try c.encode(attestationFormat, forKey: .attestationFormat)
+            try c.encode(attestationType, forKey: .attestationType)
+            try c.encode(attestationTrusted, forKey: .attestationTrusted)
+            try c.encode(authenticatorName, forKey: .authenticatorName)
             try c.encode(discoverable, forKey: .discoverable)
-            try c.encode(prf_enabled, forKey: .prf_enabled)
+            try c.encode(prfEnabled, forKey: .prfEnabled)
         }
     }
     /// The linked Apple ID (siwa.md).
     public struct Apple: Codable, Sendable {
+        enum CodingKeys: String, CodingKey {
+            case sub, email, isPrivateEmail = "is_private_email"
+        }
+
         public let sub: String
         public let email: String?
-        public let is_private_email: Bool
+        public let isPrivateEmail: Bool
 
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(sub, forKey: .sub)
             try c.encode(email, forKey: .email)
-            try c.encode(is_private_email, forKey: .is_private_email)
+            try c.encode(isPrivateEmail, forKey: .isPrivateEmail)
         }
     }
-    public let user_name: String
-    public let display_name: String
+    public let userName: String
+    public let displayName: String
     /// The WebAuthn user handle (`user.id`, base64url) and the RP ID: what the page passes to
     /// the Signal API so the password manager keeps its passkeys in step with this list.
-    public var user_id = ""
-    public var rp_id = ""
+    public var userId = ""
+    public var rpId = ""
     /// A phone enrolled as a push authenticator (push.md).
     public struct PushDevice: Codable, Sendable {
+        enum CodingKeys: String, CodingKey {
+            case deviceId, name, model, key, createdAt = "created_at", lastUsedAt = "last_used_at", disabled
+        }
+
         public let deviceId: String
         public let name: String
         public let model: String
         /// `RSA-2048`.
         public let key: String
-        public let created_at: String
-        public let last_used_at: String?
+        public let createdAt: String
+        public let lastUsedAt: String?
         /// The push provider reported it gone: no pushes go to it.
         public let disabled: Bool
 
@@ -154,32 +170,36 @@ public struct MeResponse: Codable, Sendable {
             try c.encode(name, forKey: .name)
             try c.encode(model, forKey: .model)
             try c.encode(key, forKey: .key)
-            try c.encode(created_at, forKey: .created_at)
-            try c.encode(last_used_at, forKey: .last_used_at)
+            try c.encode(createdAt, forKey: .createdAt)
+            try c.encode(lastUsedAt, forKey: .lastUsedAt)
             try c.encode(disabled, forKey: .disabled)
         }
     }
     public let credentials: [Credential]
     /// Null when no Apple ID is linked (or Sign in with Apple is off).
     public var apple: Apple?
-    public var push_devices: [PushDevice] = []
+    public var pushDevices: [PushDevice] = []
 
-    enum CodingKeys: String, CodingKey { case user_name, display_name, user_id, rp_id, credentials, apple, push_devices }
+    enum CodingKeys: String, CodingKey { case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple, pushDevices = "push_devices" }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(user_name, forKey: .user_name)
-        try c.encode(display_name, forKey: .display_name)
-        try c.encode(user_id, forKey: .user_id)
-        try c.encode(rp_id, forKey: .rp_id)
+        try c.encode(userName, forKey: .userName)
+        try c.encode(displayName, forKey: .displayName)
+        try c.encode(userId, forKey: .userId)
+        try c.encode(rpId, forKey: .rpId)
         try c.encode(credentials, forKey: .credentials)
         try c.encode(apple, forKey: .apple)
-        try c.encode(push_devices, forKey: .push_devices)
+        try c.encode(pushDevices, forKey: .pushDevices)
     }
 }
 
 /// `POST /push/devices/discovery`: what the QR code carries, and the code as SVG.
 public struct PushDiscoveryResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case deviceId, username, host, tenantDomain, challenge, qrSvg = "qr_svg"
+    }
+
     public let deviceId: String
     public let username: String
     /// The server's public origin.
@@ -188,48 +208,64 @@ public struct PushDiscoveryResponse: Codable, Sendable {
     public let tenantDomain: String
     public let challenge: String
     /// Left out of the QR code itself.
-    public var qr_svg: String?
+    public var qrSvg: String?
 }
 
 /// `POST /push/authentication_initialize`.
 public struct PushInitializeResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case pushAuthId, watch, numberChallenge, expiresAt = "expires_at"
+    }
+
     public let pushAuthId: String
     /// The secret that reads the request's state (`/push/authentication_status?watch=`).
     public let watch: String
     /// 1–100, null when number matching is off.
     public let numberChallenge: Int?
-    public let expires_at: String
+    public let expiresAt: String
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(pushAuthId, forKey: .pushAuthId)
         try c.encode(watch, forKey: .watch)
         try c.encode(numberChallenge, forKey: .numberChallenge)
-        try c.encode(expires_at, forKey: .expires_at)
+        try c.encode(expiresAt, forKey: .expiresAt)
     }
 }
 
 /// `GET /push/authentication_status`.
 public struct PushStatusResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case status, session, userName = "user_name"
+    }
+
     /// `pending`, `approved`, `denied`, `expired`, `number_mismatch`.
     public let status: String
     /// Only on the first call that sees the request approved.
     public var session: String?
-    public var user_name: String?
+    public var userName: String?
 }
 
 /// `GET /siwa/initialize`.
 public struct AppleInitializeResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case nonce, state, clientId = "client_id", authorizeUrl = "authorize_url"
+    }
+
     public let nonce: String
     public let state: String
-    public let client_id: String
-    public let authorize_url: String
+    public let clientId: String
+    public let authorizeUrl: String
 }
 
 /// The 200 body of `POST /siwa/finalize`.
 public struct AppleFinalizeResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case status, userName = "user_name", session, created, linked
+    }
+
     public var status = "ok"
-    public let user_name: String
+    public let userName: String
     public let session: String
     public let created: Bool
     public let linked: Bool
@@ -238,33 +274,45 @@ public struct AppleFinalizeResponse: Codable, Sendable {
 /// `GET /healthz`: `{"status":"ok","metadata":{"loaded":true,"no":42,"entries":N,
 /// "next_update":"2026-12-01","stale":false}}`, or `"metadata":{"loaded":false}` without a BLOB.
 public struct HealthResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case status, signInWithApple = "sign_in_with_apple", metadata
+    }
+
     public struct Metadata: Codable, Sendable {
         public let loaded: Bool
         /// The BLOB's serial number.
         public var number: Int?
         public var entries: Int?
-        public var next_update: String?
+        public var nextUpdate: String?
         public var stale: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case loaded, number = "no", entries, next_update, stale
+            case loaded, number = "no", entries, nextUpdate = "next_update", stale
         }
     }
     public var status = "ok"
     /// Whether Sign in with Apple is on; the page shows its button then.
-    public var sign_in_with_apple = false
+    public var signInWithApple = false
     public let metadata: Metadata
 }
 
 /// `GET /me/events`.
 public struct EventsResponse: Codable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case events, nextBefore = "next_before"
+    }
+
     public struct Event: Codable, Sendable {
+        enum CodingKeys: String, CodingKey {
+            case id, type, at, ip, userAgent = "user_agent", details
+        }
+
         public let id: String
         public let type: String
         /// ISO 8601 in UTC.
         public let at: String
         public let ip: String?
-        public let user_agent: String?
+        public let userAgent: String?
         public let details: [String: String]
 
         /// Unknown values are `null`, not left out.
@@ -274,18 +322,18 @@ public struct EventsResponse: Codable, Sendable {
             try c.encode(type, forKey: .type)
             try c.encode(at, forKey: .at)
             try c.encode(ip, forKey: .ip)
-            try c.encode(user_agent, forKey: .user_agent)
+            try c.encode(userAgent, forKey: .userAgent)
             try c.encode(details, forKey: .details)
         }
     }
 
     public let events: [Event]
     /// The cursor of the next (older) page, `null` on the last.
-    public let next_before: String?
+    public let nextBefore: String?
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(events, forKey: .events)
-        try c.encode(next_before, forKey: .next_before)
+        try c.encode(nextBefore, forKey: .nextBefore)
     }
 }

@@ -79,7 +79,7 @@ public final class MessagesForBusiness: Sendable {
             requestIdentifier: record.id, publicPoint: point, scope: scope, state: state, clientSecret: clientSecret, title: title)
         return MfBRequestCreated(
             requestIdentifier: record.id, responseEncryptionKey: message.interactiveData.data.authenticate.oauth2.responseEncryptionKey,
-            expires_at: PasskeyService.timestamp(record.expiresAt), message: message)
+            expiresAt: PasskeyService.timestamp(record.expiresAt), message: message)
     }
 
     /// `GET /mfb/requests/{id}`.
@@ -88,7 +88,7 @@ public final class MessagesForBusiness: Sendable {
         var status = MfBRequestStatus(requestIdentifier: request.id, status: request.status)
         switch request.status {
         case "authenticated":
-            if let handle = request.userHandle { status.user_name = try await store.user(handle: handle)?.name }
+            if let handle = request.userHandle { status.userName = try await store.user(handle: handle)?.name }
         case "failed":
             status.errors = request.errors.flatMap { try? JSONDecoder().decode([MfBReply.DeviceError].self, from: Data($0.utf8)) } ?? []
         default:
@@ -137,7 +137,7 @@ public final class MessagesForBusiness: Sendable {
                 try Self.check(outcome)
                 throw APIError.internalError
             }
-            return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", user_name: userName)
+            return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName)
         }
     }
 
@@ -282,7 +282,7 @@ public final class MessagesForBusiness: Sendable {
         else {
             throw OAuthError(code: "invalid_grant", "The code is unknown, spent, expired, or issued to another redirect_uri.")
         }
-        return MfBTokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: Int(requestTTL))
+        return MfBTokenResponse(accessToken: accessToken, tokenType: "Bearer", expiresIn: Int(requestTTL))
     }
 
     // MARK: Helpers
@@ -335,28 +335,56 @@ public struct OAuthError: Error, Sendable, Equatable {
 }
 
 public struct MfBRequestCreated: Encodable, Sendable {
+
+    enum CodingKeys: String, CodingKey {
+
+        case requestIdentifier, responseEncryptionKey, expiresAt = "expires_at", message
+
+    }
+
     public let requestIdentifier: String
     public let responseEncryptionKey: String
-    public let expires_at: String
+    public let expiresAt: String
     public let message: MfBAuthenticateMessage
 }
 
 public struct MfBRequestStatus: Encodable, Sendable {
+
+    enum CodingKeys: String, CodingKey {
+
+        case requestIdentifier, status, userName = "user_name", errors
+
+    }
+
     public let requestIdentifier: String
     public var status: String
-    public var user_name: String?
+    public var userName: String?
     public var errors: [MfBReply.DeviceError]?
 }
 
 public struct MfBReplyAnswer: Encodable, Sendable {
+
+    enum CodingKeys: String, CodingKey {
+
+        case requestIdentifier, status, userName = "user_name", errors
+
+    }
+
     public let requestIdentifier: String
     public let status: String
-    public var user_name: String?
+    public var userName: String?
     public var errors: [MfBReply.DeviceError]?
 }
 
 public struct MfBTokenResponse: Encodable, Sendable {
-    public let access_token: String
-    public let token_type: String
-    public let expires_in: Int
+
+    enum CodingKeys: String, CodingKey {
+
+        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
+
+    }
+
+    public let accessToken: String
+    public let tokenType: String
+    public let expiresIn: Int
 }

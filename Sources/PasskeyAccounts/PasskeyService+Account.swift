@@ -34,9 +34,9 @@ extension PasskeyService {
         let page = Array(found.prefix(limit))
         return EventsResponse(
             events: page.map {
-                .init(id: String($0.id), type: $0.type, at: Self.timestamp($0.at), ip: $0.ip, user_agent: $0.userAgent, details: $0.details)
+                .init(id: String($0.id), type: $0.type, at: Self.timestamp($0.at), ip: $0.ip, userAgent: $0.userAgent, details: $0.details)
             },
-            next_before: found.count > limit ? page.last.map { String($0.id) } : nil)
+            nextBefore: found.count > limit ? page.last.map { String($0.id) } : nil)
     }
 
     // MARK: Sessions
@@ -76,17 +76,17 @@ extension PasskeyService {
     public func me(_ session: SignedInUser) async throws -> MeResponse {
         let credentials = try await store.credentials(userHandle: session.user.handle)
         return MeResponse(
-            user_name: session.user.name, display_name: session.user.displayName,
-            user_id: Base64URL.encode(session.user.handle), rp_id: rp.id,
+            userName: session.user.name, displayName: session.user.displayName,
+            userId: Base64URL.encode(session.user.handle), rpId: rp.id,
             credentials: credentials.map { c in
                 MeResponse.Credential(
-                    credential_id: Base64URL.encode(c.id), name: c.name, created_at: Self.timestamp(c.createdAt),
-                    last_used_at: c.lastUsedAt.map(Self.timestamp), sign_count: c.signCount,
-                    backup_eligible: c.backupEligible, backup_state: c.backupState, transports: c.transports,
-                    aaguid: UUIDString.format(c.aaguid), possibly_cloned: c.possiblyCloned,
-                    attestation_format: c.attestationFormat, attestation_type: c.attestationType,
-                    attestation_trusted: c.attestationTrusted, authenticator_name: c.authenticatorName,
-                    discoverable: c.discoverable, prf_enabled: c.prfEnabled)
+                    credentialId: Base64URL.encode(c.id), name: c.name, createdAt: Self.timestamp(c.createdAt),
+                    lastUsedAt: c.lastUsedAt.map(Self.timestamp), signCount: c.signCount,
+                    backupEligible: c.backupEligible, backupState: c.backupState, transports: c.transports,
+                    aaguid: UUIDString.format(c.aaguid), possiblyCloned: c.possiblyCloned,
+                    attestationFormat: c.attestationFormat, attestationType: c.attestationType,
+                    attestationTrusted: c.attestationTrusted, authenticatorName: c.authenticatorName,
+                    discoverable: c.discoverable, prfEnabled: c.prfEnabled)
             })
     }
 

@@ -169,7 +169,7 @@ public final class PasskeyService: Sendable {
         case .userExists: throw APIError.userExists
         case .credentialExists: throw APIError.credentialExists
         }
-        return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(verified.credentialID), session: token), token)
+        return (CeremonyResult(userName: userName, credentialId: Base64URL.encode(verified.credentialID), session: token), token)
     }
 
     /// Whether the new credential is discoverable: what credProps `rk` reports, else what the
@@ -304,7 +304,7 @@ public final class PasskeyService: Sendable {
             regression: event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
         {
         case .signedIn(let userName):
-            return (CeremonyResult(user_name: userName, credential_id: Base64URL.encode(stored.id), session: token), token)
+            return (CeremonyResult(userName: userName, credentialId: Base64URL.encode(stored.id), session: token), token)
         case .ceremonyGone:
             throw APIError.unknownChallenge
         case .counterRegression:
@@ -330,10 +330,10 @@ public final class PasskeyService: Sendable {
         _ = try await store.schemaVersion
         let stale = reportMetadataStaleness()
         let apple = configuration.signInWithAppleEnabled
-        guard let blob = rp.metadata else { return HealthResponse(sign_in_with_apple: apple, metadata: .init(loaded: false)) }
+        guard let blob = rp.metadata else { return HealthResponse(signInWithApple: apple, metadata: .init(loaded: false)) }
         return HealthResponse(
-            sign_in_with_apple: apple,
-            metadata: .init(loaded: true, number: blob.number, entries: blob.entries.count, next_update: blob.nextUpdateText, stale: stale))
+            signInWithApple: apple,
+            metadata: .init(loaded: true, number: blob.number, entries: blob.entries.count, nextUpdate: blob.nextUpdateText, stale: stale))
     }
 
     /// Whether the loaded metadata BLOB is past its nextUpdate now (false without one), also

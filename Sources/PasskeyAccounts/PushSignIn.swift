@@ -39,12 +39,12 @@ public final class PushSignIn: Sendable {
             expiresAt: passkeys.now().addingTimeInterval(configuration.pushDiscoveryTTL)))
         var response = PushDiscoveryResponse(
             deviceId: deviceID, username: session.user.name, host: passkeys.rp.primaryOrigin ?? "", tenantDomain: passkeys.rp.id,
-            challenge: challenge, qr_svg: nil)
+            challenge: challenge, qrSvg: nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let text = String(decoding: try encoder.encode(response), as: UTF8.self)
         do {
-            response.qr_svg = try QRCode(text).svg(title: "Scan with the authenticator app")
+            response.qrSvg = try QRCode(text).svg(title: "Scan with the authenticator app")
         } catch {
             throw APIError.invalidRequest("The enrolment data does not fit in a QR code (the user name is too long).")
         }
@@ -120,7 +120,7 @@ public final class PushSignIn: Sendable {
             let key = (try? PublicKey(subjectPublicKeyInfo: device.publicKey)).map(DeviceKey.label) ?? "unknown"
             return MeResponse.PushDevice(
                 deviceId: device.id, name: device.name, model: device.model, key: key,
-                created_at: PasskeyService.timestamp(device.createdAt), last_used_at: device.lastUsedAt.map(PasskeyService.timestamp),
+                createdAt: PasskeyService.timestamp(device.createdAt), lastUsedAt: device.lastUsedAt.map(PasskeyService.timestamp),
                 disabled: device.disabled)
         }
     }
@@ -148,7 +148,7 @@ public final class PushSignIn: Sendable {
         }
         return PushInitializeResponse(
             pushAuthId: request.id, watch: Base64URL.encode(watch), numberChallenge: number,
-            expires_at: PasskeyService.timestamp(request.expiresAt))
+            expiresAt: PasskeyService.timestamp(request.expiresAt))
     }
 
     /// Hands the pushes to the provider without holding up the answer; counts each, disables
@@ -306,7 +306,7 @@ public final class PushSignIn: Sendable {
         guard let userName = try await store.issuePushSession(id: request.id, session: session, event: event) else {
             return (PushStatusResponse(status: status), nil)
         }
-        return (PushStatusResponse(status: status, session: token, user_name: userName), token)
+        return (PushStatusResponse(status: status, session: token, userName: userName), token)
     }
 }
 

@@ -74,7 +74,7 @@ public enum EventExport {
     static func line(_ event: AuditEvent, userName: String) throws -> String {
         let object = Line(
             id: String(event.id), type: event.type, at: PasskeyService.timestamp(event.at), user: userName,
-            user_handle: Base64URL.encode(event.userHandle), ip: event.ip, user_agent: event.userAgent, details: event.details)
+            userHandle: Base64URL.encode(event.userHandle), ip: event.ip, userAgent: event.userAgent, details: event.details)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(object), as: UTF8.self)
@@ -85,12 +85,14 @@ public enum EventExport {
         let type: String
         let at: String
         let user: String
-        let user_handle: String
+        let userHandle: String
         let ip: String?
-        let user_agent: String?
+        let userAgent: String?
         let details: [String: String]
 
-        enum CodingKeys: String, CodingKey { case id, type, at, user, user_handle, ip, user_agent, details }
+        enum CodingKeys: String, CodingKey {
+            case id, type, at, user, userHandle = "user_handle", ip, userAgent = "user_agent", details
+        }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -98,9 +100,9 @@ public enum EventExport {
             try c.encode(type, forKey: .type)
             try c.encode(at, forKey: .at)
             try c.encode(user, forKey: .user)
-            try c.encode(user_handle, forKey: .user_handle)
+            try c.encode(userHandle, forKey: .userHandle)
             try c.encode(ip, forKey: .ip)
-            try c.encode(user_agent, forKey: .user_agent)
+            try c.encode(userAgent, forKey: .userAgent)
             try c.encode(details, forKey: .details)
         }
     }

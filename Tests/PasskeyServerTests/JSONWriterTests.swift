@@ -74,7 +74,7 @@ import Testing
 
     @Test("ceremony result")
     func ceremonyResult() throws {
-        let value = CeremonyResult(user_name: Self.awkward, credential_id: "AAEC", session: "c2Vzc2lvbg")
+        let value = CeremonyResult(userName: Self.awkward, credentialId: "AAEC", session: "c2Vzc2lvbg")
         try Self.check(value)
         // Members in the order of the type; strings escaped as JSONEncoder escapes them.
         let quoted = try Self.sorted([Self.awkward]).dropFirst().dropLast()

@@ -10,14 +10,17 @@ extension Routes {
             guard let session = try await session(request) else { throw APIError.unauthorized }
             var me = try await service.me(session)
             me.apple = try await apple?.meApple(session.user.handle)
-            me.push_devices = try await push.meDevices(session.user.handle)
+            me.pushDevices = try await push.meDevices(session.user.handle)
             return try Self.json(me)
         }
         router.patch("/me") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
-            struct Update: Decodable { let display_name: String? }
+            struct Update: Decodable {
+                let displayName: String?
+                enum CodingKeys: String, CodingKey { case displayName = "display_name" }
+            }
             let body = try Self.decode(Update.self, try await Self.body(request))
-            try await service.updateDisplayName(session, displayName: body.display_name)
+            try await service.updateDisplayName(session, displayName: body.displayName)
             return Self.json(["status": "ok"])
         }
         router.get("/me/events") { request, _ in

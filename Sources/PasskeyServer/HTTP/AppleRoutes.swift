@@ -22,13 +22,17 @@ extension Routes {
                     let name: Name?
                     let email: String?
                 }
-                let identity_token: String
+                let identityToken: String
                 let nonce: String?
-                let authorization_code: String?
+                let authorizationCode: String?
                 let user: User?
+
+                enum CodingKeys: String, CodingKey {
+                    case identityToken = "identity_token", nonce, authorizationCode = "authorization_code", user
+                }
             }
             let body = try Self.decode(Finalize.self, try await Self.body(request))
-            var signIn = AppleSignIn.SignInRequest(identityToken: body.identity_token, nonce: body.nonce, authorizationCode: body.authorization_code)
+            var signIn = AppleSignIn.SignInRequest(identityToken: body.identityToken, nonce: body.nonce, authorizationCode: body.authorizationCode)
             signIn.firstName = body.user?.name?.firstName
             signIn.lastName = body.user?.name?.lastName
             signIn.email = body.user?.email

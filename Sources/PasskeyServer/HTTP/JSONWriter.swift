@@ -217,8 +217,8 @@ extension CeremonyResult: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.key("status"); json.string(status)
-        json.key("user_name"); json.string(user_name)
-        json.key("credential_id"); json.string(credential_id)
+        json.key("user_name"); json.string(userName)
+        json.key("credential_id"); json.string(credentialId)
         json.key("session"); json.string(session)
         json.endObject()
     }
