@@ -67,7 +67,7 @@ public enum AnswerToken {
     }
 
     /// The `deviceId` of the header, before anything is verified: the key to verify with is that
-    /// device's. A malformed token, or one not RS256, is `invalid_token`.
+    /// device's. A malformed token, or one neither RS256 nor ES256, is `invalid_token`.
     public static func deviceID(of token: String) throws(PushError) -> String {
         let parts = try split(token)
         return try checkHeader(parts.header)
@@ -77,6 +77,7 @@ public enum AnswerToken {
     public static func verify(_ token: String, key: PublicKey, now: Date) throws(PushError) -> PushAnswer {
         let parts = try split(token)
         let deviceID = try checkHeader(parts.header)
+        try checkAlgorithm(parts.header, key: key)
         try checkSignature(parts, key: key)
         let claims = try decodeClaims(parts.claimBytes)
         let expiresAt = try checkExpiry(claims.exp, now: now)
@@ -117,9 +118,11 @@ public enum AnswerToken {
         return Parts(header: decoded, claimBytes: claims, signingInput: Array((pieces[0] + "." + pieces[1]).utf8), signature: signature)
     }
 
-    /// `alg` exactly RS256 (never `none`, never HMAC), no `crit`, a `deviceId`.
+    /// `alg` RS256 or ES256 (never `none`, never HMAC), no `crit`, a `deviceId`.
     static func checkHeader(_ header: Header) throws(PushError) -> String {
-        guard header.alg == "RS256" else { throw invalid("alg must be RS256, not \(header.alg.prefix(16)).") }
+        guard header.alg == "RS256" || header.alg == "ES256" else {
+            throw invalid("alg must be RS256 or ES256, not \(header.alg.prefix(16)).")
+        }
         guard header.crit == nil else { throw invalid("crit is not supported.") }
         guard let deviceID = header.deviceId, !deviceID.isEmpty, deviceID.utf8.count <= 64 else {
             throw invalid("The header has no deviceId.")
@@ -127,8 +130,24 @@ public enum AnswerToken {
         return deviceID
     }
 
+    /// `alg` is the device's own: RS256 for an RSA key, ES256 for a P-256 key.
+    static func checkAlgorithm(_ header: Header, key: PublicKey) throws(PushError) {
+        guard header.alg == DeviceKey.jwsAlgorithm(key) else {
+            throw invalid("alg \(header.alg) is not the device's (\(DeviceKey.jwsAlgorithm(key))).")
+        }
+    }
+
+    /// The JWS signature over the signing input: RS256 as it is, ES256 as the 64-byte R || S
+    /// of RFC 7518 §3.4 (turned into DER for the check).
     static func checkSignature(_ parts: Parts, key: PublicKey) throws(PushError) {
-        guard DeviceKey.verifies(parts.signature, message: parts.signingInput, key: key) else {
+        var signature = parts.signature
+        if key.kind == .ec(.p256) {
+            guard signature.count == 64, let der = try? ECDSASignature.der(concatenated: signature) else {
+                throw invalid("An ES256 signature is 64 bytes.")
+            }
+            signature = der
+        }
+        guard DeviceKey.verifies(signature, message: parts.signingInput, key: key) else {
             throw invalid("The signature does not verify with the device's key.")
         }
     }

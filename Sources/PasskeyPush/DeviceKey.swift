@@ -2,9 +2,13 @@ public import PasskeyCore
 public import Foundation
 public import PasskeyCrypto
 
-/// The phone's key (push.md, enrolment): base64 of a DER SubjectPublicKeyInfo — a PEM body
-/// without its armour, line breaks tolerated — of an RSA key of 2048 to 8192 bits with the
-/// exponent 65537. Anything else is `weak_key`.
+/// The phone's key (push.md, enrolment): base64 (line breaks tolerated) of one of the forms
+/// phones export — a DER SubjectPublicKeyInfo (a PEM body), a PKCS#1 `RSAPublicKey` (iOS's
+/// `SecKeyCopyExternalRepresentation` for RSA) or a 65-byte X9.63 uncompressed P-256 point (the
+/// same call for EC, the only key a Secure Enclave makes). RSA needs 2048 to 8192 bits and the
+/// exponent 65537; EC must be P-256 with its point on the curve. A key that decodes but is none
+/// of these is `weak_key`; text that is not base64 or not one of the encodings is
+/// `invalid_request`.
 public enum DeviceKey {
     public static let minimumBits = 2048
     /// Larger keys verify slowly enough to be a lever for whoever enrols them.
@@ -13,24 +17,53 @@ public enum DeviceKey {
     public static let maximumTextLength = 8192
 
     public static func parse(_ text: String) throws(PushError) -> PublicKey {
-        guard text.utf8.count <= maximumTextLength else { throw weak("The public key is too long.") }
+        guard text.utf8.count <= maximumTextLength else { throw invalidRequest("publicKey is too long.") }
         let compact = String(text.unicodeScalars.filter { !" \t\r\n".unicodeScalars.contains($0) })
-        guard !compact.isEmpty, let der = Data(base64Encoded: compact) else {
-            throw weak("publicKey is not base64 of a DER SubjectPublicKeyInfo.")
+        guard !compact.isEmpty, let bytes = Data(base64Encoded: compact).map([UInt8].init) else {
+            throw invalidRequest("publicKey is not base64.")
         }
-        let key: PublicKey
-        do {
-            key = try PublicKey(subjectPublicKeyInfo: [UInt8](der))
-        } catch {
-            throw weak("publicKey is not an RSA key of at least \(minimumBits) bits.")
-        }
+        let key = try decode(bytes)
         try checkStrength(key)
         return key
     }
 
-    /// RSA, 2048–8192 bits, e = 65537.
+    /// The key in whichever of the three encodings `bytes` is.
+    static func decode(_ bytes: [UInt8]) throws(PushError) -> PublicKey {
+        if bytes.count == 65, bytes[0] == 0x04 {
+            do {
+                return try PublicKey.ec(curve: .p256, x: Array(bytes[1..<33]), y: Array(bytes[33..<65]))
+            } catch {
+                throw weak("The P-256 point is not on the curve.")
+            }
+        }
+        guard let elements = try? DER.parseSequence(bytes), elements.count == 2 else {
+            throw invalidRequest("publicKey is not a SubjectPublicKeyInfo, a PKCS#1 RSAPublicKey or an X9.63 P-256 point.")
+        }
+        if elements[0].tag == 0x30, elements[1].tag == 0x03 {
+            // SubjectPublicKeyInfo: any key it holds decodes, and the strength check decides.
+            if let key = try? PublicKey(subjectPublicKeyInfo: bytes) { return key }
+            throw weak("publicKey is a key this server does not accept (RSA of at least \(minimumBits) bits, or P-256).")
+        }
+        if elements[0].tag == 0x02, elements[1].tag == 0x02 {
+            // PKCS#1 RSAPublicKey: modulus and public exponent.
+            let modulus = Array(elements[0].content.drop { $0 == 0 })
+            let exponent = Array(elements[1].content.drop { $0 == 0 })
+            guard (minimumBits...maximumBits).contains(bitLength(modulus)) else {
+                throw weak("The RSA key has \(bitLength(modulus)) bits; \(minimumBits) to \(maximumBits) are accepted.")
+            }
+            do {
+                return try PublicKey.rsa(modulus: modulus, exponent: exponent, minimumBits: minimumBits)
+            } catch {
+                throw weak("The RSA key is not acceptable.")
+            }
+        }
+        throw invalidRequest("publicKey is not a SubjectPublicKeyInfo, a PKCS#1 RSAPublicKey or an X9.63 P-256 point.")
+    }
+
+    /// RSA of 2048–8192 bits with e = 65537, or P-256.
     public static func checkStrength(_ key: PublicKey) throws(PushError) {
-        guard let (modulus, exponent) = key.rsaComponents else { throw weak("publicKey must be an RSA key.") }
+        if key.kind == .ec(.p256) { return }
+        guard let (modulus, exponent) = key.rsaComponents else { throw weak("publicKey must be an RSA or a P-256 key.") }
         let bits = bitLength(modulus)
         guard (minimumBits...maximumBits).contains(bits) else {
             throw weak("The RSA key has \(bits) bits; \(minimumBits) to \(maximumBits) are accepted.")
@@ -38,15 +71,21 @@ public enum DeviceKey {
         guard exponent == [0x01, 0x00, 0x01] else { throw weak("The RSA key's exponent must be 65537.") }
     }
 
-    /// RSASSA-PKCS1-v1_5 with SHA-256 (OpenSSL): the one signature a device makes, for
-    /// enrolment and for answers.
-    public static func verifies(_ signature: [UInt8], message: [UInt8], key: PublicKey) -> Bool {
-        key.isValidSignature(signature, for: message, algorithm: .rsaPKCS1v15(.sha256))
+    /// The JWS algorithm of the device's answers: RS256 for an RSA key, ES256 for P-256.
+    public static func jwsAlgorithm(_ key: PublicKey) -> String {
+        key.kind == .ec(.p256) ? "ES256" : "RS256"
     }
 
-    /// `RSA-2048`, as `GET /me` shows it.
+    /// The device's signature over `message` with SHA-256: RSASSA-PKCS1-v1_5 for RSA, ECDSA
+    /// (DER, as iOS's `ecdsaSignatureMessageX962SHA256` gives) for P-256.
+    public static func verifies(_ signature: [UInt8], message: [UInt8], key: PublicKey) -> Bool {
+        let algorithm: SignatureAlgorithm = key.kind == .ec(.p256) ? .ecdsa(.sha256) : .rsaPKCS1v15(.sha256)
+        return key.isValidSignature(signature, for: message, algorithm: algorithm)
+    }
+
+    /// `RSA-2048` or `P-256`, as `GET /me` shows it.
     public static func label(_ key: PublicKey) -> String {
-        "RSA-\(bitLength(key.rsaComponents?.modulus ?? []))"
+        key.kind == .ec(.p256) ? "P-256" : "RSA-\(bitLength(key.rsaComponents?.modulus ?? []))"
     }
 
     /// Bits of a big-endian unsigned number, leading zeros not counted.
@@ -57,16 +96,18 @@ public enum DeviceKey {
     }
 
     static func weak(_ message: String) -> PushError { PushError(code: "weak_key", message: message) }
+    static func invalidRequest(_ message: String) -> PushError { PushError(code: "invalid_request", message: message) }
 }
 
 /// Enrolment's proof of possession: the phone signs `challenge + "." + deviceToken`.
 public enum Enrolment {
-    /// RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 bytes of `challenge.deviceToken`, the
-    /// signature in base64 (line breaks tolerated); else `invalid_signature`.
+    /// The device's signature (`DeviceKey.verifies`) over the UTF-8 bytes of
+    /// `challenge.deviceToken`, in base64 (line breaks tolerated): not base64 is
+    /// `invalid_request`, a signature that does not verify `invalid_signature`.
     public static func checkSignature(_ signature: String, challenge: String, deviceToken: String, key: PublicKey) throws(PushError) {
         let compact = String(signature.unicodeScalars.filter { !" \t\r\n".unicodeScalars.contains($0) })
         guard compact.utf8.count <= 4096, let bytes = Data(base64Encoded: compact) else {
-            throw PushError(code: "invalid_signature", message: "signature is not base64.")
+            throw PushError(code: "invalid_request", message: "signature is not base64.")
         }
         let message = Array((challenge + "." + deviceToken).utf8)
         guard DeviceKey.verifies([UInt8](bytes), message: message, key: key) else {

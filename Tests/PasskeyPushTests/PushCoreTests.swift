@@ -9,6 +9,8 @@ struct TestDevice: Sendable {
     static let shared = TestDevice(id: "5a1a3c1e-0000-4000-8000-000000000001")
     let id: String
     let key: PrivateKey
+    /// P-256 devices sign with ECDSA (DER at enrolment, ES256 in answers), others with RSA.
+    var isEC: Bool { key.publicKey.kind == .ec(.p256) }
 
     init(id: String, bits: Int = 2048) {
         self.id = id
@@ -16,10 +18,17 @@ struct TestDevice: Sendable {
         key = try! PrivateKey.generateRSA(bits: bits)
     }
 
+    init(id: String, curve: EllipticCurve) {
+        self.id = id
+        // swiftlint:disable:next force_try
+        key = try! PrivateKey.generateEC(curve)
+    }
+
     var publicKeyBase64: String { Data(key.publicKey.subjectPublicKeyInfo).base64EncodedString(options: .lineLength64Characters) }
 
     func sign(_ message: String) -> String {
-        Data((try? key.signature(for: Array(message.utf8), algorithm: .rsaPKCS1v15(.sha256))) ?? []).base64EncodedString()
+        let algorithm: SignatureAlgorithm = isEC ? .ecdsa(.sha256) : .rsaPKCS1v15(.sha256)
+        return Data((try? key.signature(for: Array(message.utf8), algorithm: algorithm)) ?? []).base64EncodedString()
     }
 
     /// An answer JWT; `header` and `claims` are merged over the defaults.
@@ -28,7 +37,7 @@ struct TestDevice: Sendable {
         exp: Double? = Date().timeIntervalSince1970 + 300, header: [String: Any] = [:], claims extra: [String: Any] = [:],
         signer: PrivateKey? = nil
     ) -> String {
-        var head: [String: Any] = ["alg": "RS256", "deviceId": id]
+        var head: [String: Any] = ["alg": isEC ? "ES256" : "RS256", "deviceId": id]
         head.merge(header) { $1 }
         var claims: [String: Any] = ["pushAuthId": pushAuthID, "challenge": challenge, "response": response]
         if let number { claims["numberChallenge"] = number }
@@ -38,7 +47,14 @@ struct TestDevice: Sendable {
             Base64URL.encode(Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()))
         }
         let input = encode(head) + "." + encode(claims)
-        let signature = (try? (signer ?? key).signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))) ?? []
+        let signing = signer ?? key
+        let signature: [UInt8]
+        if signing.publicKey.kind == .ec(.p256) {
+            let der = (try? signing.signature(for: Array(input.utf8), algorithm: .ecdsa(.sha256))) ?? []
+            signature = (try? ECDSASignature.concatenated(der: der, size: 32)) ?? []
+        } else {
+            signature = (try? signing.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))) ?? []
+        }
         return input + "." + Base64URL.encode(signature)
     }
 }
@@ -51,16 +67,31 @@ struct TestDevice: Sendable {
         #expect(device.publicKeyBase64.contains("\n"))
     }
 
+    /// The content of an SPKI's BIT STRING, past its unused-bits byte: for RSA, the PKCS#1
+    /// RSAPublicKey iOS exports.
+    static func pkcs1(_ key: PublicKey) throws -> [UInt8] {
+        Array(try DER.parseSequence(key.subjectPublicKeyInfo)[1].content.dropFirst())
+    }
+
     @Test func refusesWeakOrOtherKeysAsWeakKey() throws {
         let small = try PrivateKey.generateRSA(bits: 1024)
-        let ec = try PrivateKey.generateEC(.p256)
+        let p384 = try PrivateKey.generateEC(.p384)
+        let point = try #require(try PrivateKey.generateEC(.p256).publicKey.ecCoordinates)
+        var offCurve = [0x04] + point.x + point.y
+        offCurve[64] ^= 0x01
+        // Keys that decode but are not accepted: weak_key.
         for text in [
             Data(small.publicKey.subjectPublicKeyInfo).base64EncodedString(),
-            Data(ec.publicKey.subjectPublicKeyInfo).base64EncodedString(),
-            "not base64!", "", Data([0x30, 0x03, 0x02, 0x01, 0x01]).base64EncodedString(),
-            String(repeating: "A", count: 10000),
+            Data(try Self.pkcs1(small.publicKey)).base64EncodedString(),
+            Data(p384.publicKey.subjectPublicKeyInfo).base64EncodedString(),
+            Data(offCurve).base64EncodedString(),
         ] {
             #expect { try DeviceKey.parse(text) } throws: { ($0 as? PushError)?.code == "weak_key" }
+        }
+        // Text that is not base64, or not one of the three encodings: invalid_request.
+        for text in ["not base64!", "", Data([0x30, 0x03, 0x02, 0x01, 0x01]).base64EncodedString(),
+                     Data([0x04] + point.x).base64EncodedString(), String(repeating: "A", count: 10000)] {
+            #expect { try DeviceKey.parse(text) } throws: { ($0 as? PushError)?.code == "invalid_request" }
         }
         // e = 3 with a 2048-bit modulus.
         let modulus = TestDevice.shared.key.publicKey.rsaComponents?.modulus ?? []
@@ -121,7 +152,44 @@ struct TestDevice: Sendable {
             }
         }
         #expect { try Enrolment.checkSignature("%%%", challenge: "chal", deviceToken: "tok", key: key) } throws: {
+            ($0 as? PushError)?.code == "invalid_request"
+        }
+    }
+
+    /// What `SecKeyCopyExternalRepresentation` gives for an RSA key: PKCS#1, not SPKI.
+    @Test func acceptsPKCS1AsAniPhoneExportsRSA() throws {
+        let device = TestDevice.shared
+        let pkcs1 = try Self.pkcs1(device.key.publicKey)
+        #expect(pkcs1.first == 0x30 && pkcs1.count < device.key.publicKey.subjectPublicKeyInfo.count)
+        let key = try DeviceKey.parse(Data(pkcs1).base64EncodedString(options: .lineLength64Characters))
+        #expect(DeviceKey.label(key) == "RSA-2048")
+        #expect(key.subjectPublicKeyInfo == device.key.publicKey.subjectPublicKeyInfo)
+        try Enrolment.checkSignature(device.sign("chal.tok"), challenge: "chal", deviceToken: "tok", key: key)
+    }
+
+    /// What it gives for a Secure Enclave key: a 65-byte X9.63 point; enrolment signs with DER
+    /// ECDSA, answers are ES256.
+    @Test func acceptsAP256PointWithDERSignaturesAndES256Answers() throws {
+        let device = TestDevice(id: "5a1a3c1e-0000-4000-8000-0000000000ec", curve: .p256)
+        let point = try #require(device.key.publicKey.ecCoordinates)
+        let x963 = [0x04] + point.x + point.y
+        #expect(x963.count == 65)
+        let key = try DeviceKey.parse(Data(x963).base64EncodedString())
+        #expect(DeviceKey.label(key) == "P-256")
+        #expect(DeviceKey.jwsAlgorithm(key) == "ES256")
+        try Enrolment.checkSignature(device.sign("chal.tok"), challenge: "chal", deviceToken: "tok", key: key)
+        #expect { try Enrolment.checkSignature(device.sign("chal.other"), challenge: "chal", deviceToken: "tok", key: key) } throws: {
             ($0 as? PushError)?.code == "invalid_signature"
+        }
+        let answer = try AnswerToken.verify(device.answer(), key: key, now: Date())
+        #expect(answer.approved && answer.deviceID == device.id)
+        // The device's algorithm only: RS256 from a P-256 device, or ES256 from an RSA one, is refused.
+        #expect { try AnswerToken.verify(device.answer(header: ["alg": "RS256"]), key: key, now: Date()) } throws: {
+            ($0 as? PushError)?.code == "invalid_token"
+        }
+        let rsa = try DeviceKey.parse(TestDevice.shared.publicKeyBase64)
+        #expect { try AnswerToken.verify(TestDevice.shared.answer(header: ["alg": "ES256"]), key: rsa, now: Date()) } throws: {
+            ($0 as? PushError)?.code == "invalid_token"
         }
     }
 

@@ -40,8 +40,12 @@ enum PushAnswerTarget {
                 _ = attempt("enrolment signature") { try Enrolment.checkSignature(signature, challenge: "c", deviceToken: token, key: key) }
             }
         }
-        if let key = attempt("device key", { try DeviceKey.parse(text) }) {
-            expect(DeviceKey.label(key).hasPrefix("RSA-"), "a device key that is not RSA passed")
+        do {
+            let key = try DeviceKey.parse(text)
+            let label = DeviceKey.label(key)
+            expect(label.hasPrefix("RSA-") || label == "P-256", "a device key that is neither RSA nor P-256 passed: \(label)")
+        } catch {
+            expect(error.code == "weak_key" || error.code == "invalid_request", "a device key refused with \(error.code)")
         }
     }
 }
