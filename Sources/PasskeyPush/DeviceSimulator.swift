@@ -24,16 +24,32 @@ public enum DeviceSimulator {
         }
     }
 
-    /// The key in `path` (PKCS#8 PEM), or a new RSA-2048 key written there (mode 0600).
-    public static func key(at path: String) throws -> PrivateKey {
+    /// The kind of key a new device makes: a P-256 key as an iPhone's Secure Enclave does, or
+    /// RSA-2048.
+    public enum KeyType: String, Sendable, CaseIterable {
+        case ec, rsa
+    }
+
+    /// The key in `path` (PKCS#8 PEM), or a new key of `type` written there (mode 0600).
+    public static func key(at path: String, type: KeyType = .rsa) throws -> PrivateKey {
         if let data = FileManager.default.contents(atPath: path) {
             return try PrivateKey(pem: String(decoding: data, as: UTF8.self))
         }
-        let key = try PrivateKey.generateRSA(bits: 2048)
+        let key = type == .ec ? try PrivateKey.generateEC(.p256) : try PrivateKey.generateRSA(bits: 2048)
         guard FileManager.default.createFile(atPath: path, contents: Data(try key.pem().utf8), attributes: [.posixPermissions: 0o600]) else {
             throw Failure(description: "cannot write the key to \(path)")
         }
         return key
+    }
+
+    /// Whether the device signs as a P-256 key (DER ECDSA at enrolment, ES256 answers).
+    static func isEC(_ key: PrivateKey) -> Bool { key.publicKey.kind == .ec(.p256) }
+
+    /// The public key as iOS's `SecKeyCopyExternalRepresentation` exports it: the X9.63 point
+    /// for P-256; an RSA key as SubjectPublicKeyInfo, as Android's `getEncoded()` gives it.
+    static func exportedPublicKey(_ key: PrivateKey) -> [UInt8] {
+        if isEC(key), let point = key.publicKey.ecCoordinates { return [0x04] + point.x + point.y }
+        return key.publicKey.subjectPublicKeyInfo
     }
 
     /// The registration body for a discovery (the QR code's JSON): the key, a device token, the
@@ -44,10 +60,11 @@ public enum DeviceSimulator {
         else {
             throw Failure(description: "the discovery JSON needs deviceId and challenge (and host)")
         }
-        let signature = try key.signature(for: Array((challenge + "." + deviceToken).utf8), algorithm: .rsaPKCS1v15(.sha256))
+        let signature = try key.signature(
+            for: Array((challenge + "." + deviceToken).utf8), algorithm: isEC(key) ? .ecdsa(.sha256) : .rsaPKCS1v15(.sha256))
         let body: [String: String] = [
             "deviceId": deviceID, "name": name, "model": "passkey-server push-device", "deviceToken": deviceToken,
-            "publicKey": Data(key.publicKey.subjectPublicKeyInfo).base64EncodedString(),
+            "publicKey": Data(exportedPublicKey(key)).base64EncodedString(),
             "signature": Data(signature).base64EncodedString(),
         ]
         return (object["host"] as? String ?? "", Array(try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
@@ -66,7 +83,7 @@ public enum DeviceSimulator {
         else {
             throw Failure(description: "the push needs deviceId, pushId and challenge")
         }
-        let header = ["alg": "RS256", "typ": "JWT", "deviceId": deviceID]
+        let header = ["alg": isEC(key) ? "ES256" : "RS256", "typ": "JWT", "deviceId": deviceID]
         var claims: [String: Any] = [
             "pushAuthId": pushID, "challenge": challenge, "response": approve ? "APPROVED" : "DENIED",
             "exp": Int(now.timeIntervalSince1970) + 300,
@@ -76,7 +93,9 @@ public enum DeviceSimulator {
             Base64URL.encode(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
         }
         let input = try part(header) + "." + part(claims)
-        let signature = try key.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))
+        let signature = isEC(key)
+            ? try ECDSASignature.concatenated(der: try key.signature(for: Array(input.utf8), algorithm: .ecdsa(.sha256)), size: 32)
+            : try key.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))
         return input + "." + Base64URL.encode(signature)
     }
 }

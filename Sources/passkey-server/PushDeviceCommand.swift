@@ -28,8 +28,11 @@ struct PushDeviceEnroll: AsyncParsableCommand {
     @Argument(help: "The QR code's JSON ({deviceId, username, host, tenantDomain, challenge}); - reads standard input.")
     var discovery: String
 
-    @Option(help: ArgumentHelp("The device's key (PKCS#8 PEM); made (RSA-2048) and written here when missing.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("The device's key (PKCS#8 PEM); made (see --key-type) and written here when missing.", valueName: "FILE"))
     var key: String
+
+    @Option(name: .customLong("key-type"), help: ArgumentHelp("The key a new device makes: ec (P-256, exported as an iPhone does, signing ES256) or rsa (RSA-2048).", valueName: "ec|rsa"))
+    var keyType = "rsa"
 
     @Option(help: ArgumentHelp("The server; default: the JSON's host.", valueName: "URL"))
     var server: String?
@@ -43,7 +46,10 @@ struct PushDeviceEnroll: AsyncParsableCommand {
     func run() async throws {
         let text = discovery == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : discovery
         do {
-            let privateKey = try DeviceSimulator.key(at: key)
+            guard let type = DeviceSimulator.KeyType(rawValue: keyType) else {
+                throw ValidationError("--key-type must be ec or rsa, not \(keyType)")
+            }
+            let privateKey = try DeviceSimulator.key(at: key, type: type)
             let (host, body) = try DeviceSimulator.registration(discovery: Array(text.utf8), key: privateKey, name: name, deviceToken: deviceToken)
             let reply = try await DeviceSimulator.post(server: server ?? host, path: "/push/devices", body: body)
             try finish(reply, accepted: 201)
@@ -86,3 +92,4 @@ struct PushDeviceAnswer: AsyncParsableCommand {
         }
     }
 }
+

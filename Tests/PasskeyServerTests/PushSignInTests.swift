@@ -170,6 +170,23 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
+    /// An iPhone's Secure Enclave key: enrolled as the X9.63 point iOS exports, DER ECDSA over
+    /// the challenge, then an ES256 answer signs the browser in; `/me` says P-256.
+    @Test func aP256DeviceEnrolsAndAnswersAsAnIPhoneDoes() async throws {
+        try await Self.withPush { push in
+            let key = try PrivateKey.generateEC(.p256)
+            let (session, deviceID) = try await push.enrolled("vera", key: key)
+            let devices = try #require(try await push.client.get("/me", bearer: session).json["push_devices"] as? [[String: Any]])
+            #expect(devices.first?["key"] as? String == "P-256" && devices.first?["deviceId"] as? String == deviceID)
+            let started = try await push.initialize("vera")
+            let sent = try await push.gateway.push(1)
+            let answered = try await push.answer(sent, key: key)
+            #expect(answered.status == 202, "\(String(decoding: answered.body, as: UTF8.self))")
+            let approved = try await push.status(try #require(started["watch"] as? String))
+            #expect(approved.json["status"] as? String == "approved" && approved.json["session"] != nil)
+        }
+    }
+
     @Test func denyWrongNumberAndExpiryEachEndTheRequest() async throws {
         try await Self.withPush { push in
             let (session, _) = try await push.enrolled("uma")
