@@ -55,6 +55,14 @@ enum CeremonyOptionsChecks {
         return requirement
     }
 
+    /// `prf` at sign-in needs a name: its salts are given per credential, and without
+    /// allowCredentials a client takes none. Checked before anything is stored.
+    static func checkPRFNeedsName(_ prf: Bool, named: Bool) throws {
+        guard !prf || named else {
+            throw APIError.invalidRequest("prf needs a user_name: its salts are given per credential.")
+        }
+    }
+
     /// `hints`: known hints, none twice (WebAuthn L3 §5.8.7 lists three).
     static func checkHints(_ hints: [String]?) throws -> [String]? {
         guard let hints else { return nil }

@@ -48,13 +48,9 @@ extension PasskeyService {
     }
 
     /// The `prf` inputs of a sign-in: one salt per listed credential (`evalByCredential`), the
-    /// decoys of an unknown name included, so the answer looks the same. PRF needs a name:
-    /// without allowCredentials a client may not take per-credential salts.
-    func prfExtension(requested: Bool, allow: [CreationOptionsResponse.Options.Descriptor]?) throws -> RequestOptionsResponse.Extensions? {
+    /// decoys of an unknown name included, so the answer looks the same.
+    func prfExtension(requested: Bool, allow: [CreationOptionsResponse.Options.Descriptor]) -> RequestOptionsResponse.Extensions? {
         guard requested else { return nil }
-        guard let allow, !allow.isEmpty else {
-            throw APIError.invalidRequest("prf needs a user_name: its salts are given per credential.")
-        }
         var salts: [String: PRFInputs.Values] = [:]
         for descriptor in allow {
             guard let id = Base64URL.decode(descriptor.id) else { continue }

@@ -203,12 +203,14 @@ public final class PasskeyService: Sendable {
         _ request: CeremonyOptionsRequest, userVerification: UserVerificationRequirement
     ) async throws -> RequestOptionsResponse {
         let rawName = request.userName
+        let named = !(rawName ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         let hints = try CeremonyOptionsChecks.checkHints(request.hints)
         guard request.mediation == nil else { throw APIError.invalidRequest("mediation is a registration option.") }
         guard request.residentKey == nil else { throw APIError.invalidRequest("resident_key is a registration option.") }
+        try CeremonyOptionsChecks.checkPRFNeedsName(request.prf, named: named)
         var userHandle: [UInt8]?
         var allow: [CreationOptionsResponse.Options.Descriptor]?
-        if let rawName, !rawName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if let rawName, named {
             let name = try UserName(rawName)
             let user = try await store.user(nameKey: name.key)
             try limitUser(handle: user?.handle, nameKey: name.key)
@@ -234,7 +236,7 @@ public final class PasskeyService: Sendable {
         return RequestOptionsResponse(publicKey: .init(
             challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
             userVerification: userVerification.rawValue, allowCredentials: allow, hints: hints,
-            extensions: try prfExtension(requested: request.prf, allow: allow)))
+            extensions: prfExtension(requested: request.prf, allow: allow ?? [])))
     }
 
     /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.

@@ -3,6 +3,8 @@ import PasskeyCore
 import PasskeyCrypto
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyApp
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
@@ -164,6 +166,31 @@ import Testing
             // Without the flag nothing is added.
             let plain = try await client.post("/authentication_initialize", json: ["user_name": "kate"])
             #expect(Self.options(plain)["extensions"] == nil)
+        }
+    }
+
+    /// Every Level 3 refusal of an initialize is `invalid_request` (or 401) and stores no
+    /// ceremony: a sweep far in the future finds none.
+    @Test func refusedLevel3OptionsStoreNoCeremony() async throws {
+        try await withServer { server, _, client in
+            let refused: [(String, [String: Any])] = [
+                ("/authentication_initialize", ["prf": true]),
+                ("/authentication_initialize", ["user_name": "  ", "prf": true]),
+                ("/authentication_initialize", ["user_name": "nia", "hints": ["usb"]]),
+                ("/authentication_initialize", ["user_name": "nia", "mediation": "conditional"]),
+                ("/authentication_initialize", ["resident_key": "required"]),
+                ("/registration_initialize", ["user_name": "nia", "hints": ["hybrid", "hybrid"]]),
+                ("/registration_initialize", ["user_name": "nia", "mediation": "silent"]),
+                ("/registration_initialize", ["user_name": "nia", "resident_key": "discouraged"]),
+                ("/registration_initialize", ["user_name": "nia", "mediation": "conditional"]),
+            ]
+            for (path, body) in refused {
+                let answer = try await client.post(path, json: body)
+                #expect(answer.status == 400 || answer.status == 401, "\(path) \(body)")
+                #expect(answer.error == "invalid_request" || answer.error == "unauthorized", "\(path) \(body)")
+            }
+            let swept = try await server.app.store.sweepExpired(now: Date().addingTimeInterval(86_400))
+            #expect(swept.ceremonies == 0)
         }
     }
 
