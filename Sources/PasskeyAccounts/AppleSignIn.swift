@@ -316,7 +316,7 @@ public final class AppleSignIn: Sendable {
         let given = [request.firstName, request.lastName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
         let displayName = (try? UserName.displayName(given.isEmpty ? nil : given, default: name)) ?? name.value
-        return UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now)
+        return UserRecord.newAccount(name, displayName: displayName, createdAt: now)
     }
 
     // MARK: Linking

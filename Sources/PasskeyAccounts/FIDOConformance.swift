@@ -1,6 +1,5 @@
 public import PasskeyCore
 internal import PasskeyStorage
-internal import PasskeyCrypto
 internal import Foundation
 
 /// The four calls of the FIDO "Server Requirements and Transport Binding Profile", which the
@@ -57,8 +56,7 @@ public struct FIDOConformance: Sendable {
         if let existing {
             return try await passkeys.issueRegistration(for: existing, isNew: false, settings: settings)
         }
-        let user = UserRecord(
-            handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: passkeys.now())
+        let user = UserRecord.newAccount(name, displayName: displayName, createdAt: passkeys.now())
         return try await passkeys.issueRegistration(for: user, isNew: true, settings: settings)
     }
 

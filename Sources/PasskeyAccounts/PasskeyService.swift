@@ -82,7 +82,7 @@ public final class PasskeyService: Sendable {
         } else {
             // A conditional creation upgrades a signed-in account; it never opens one.
             guard !conditional else { throw APIError.unauthorized }
-            user = UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: now())
+            user = UserRecord.newAccount(name, displayName: displayName, createdAt: now())
             isNew = true
         }
         return try await issueRegistration(for: user, isNew: isNew, settings: RegistrationSettings(

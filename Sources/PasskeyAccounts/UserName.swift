@@ -1,4 +1,6 @@
 public import Foundation
+internal import PasskeyStorage
+internal import PasskeyCrypto
 
 /// The contract's user names: trimmed, 1–64 characters, no control characters; unique
 /// case-insensitively through `key`.
@@ -59,5 +61,13 @@ public struct UserName: Sendable, Equatable {
             // one name pass for another.
             return (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
         }
+    }
+}
+
+extension UserRecord {
+    /// A new account named `name`: its handle (WebAuthn's `user.id`) is 32 random bytes, never
+    /// derived from the name.
+    static func newAccount(_ name: UserName, displayName: String, createdAt: Date) -> UserRecord {
+        UserRecord(handle: SecureRandom.bytes(32), name: name.value, nameKey: name.key, displayName: displayName, createdAt: createdAt)
     }
 }
