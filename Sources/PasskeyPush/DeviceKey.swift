@@ -46,13 +46,11 @@ public enum DeviceKey {
         }
         if elements[0].tag == 0x02, elements[1].tag == 0x02 {
             // PKCS#1 RSAPublicKey: modulus and public exponent.
+            // Any size imports; `checkStrength` then decides, as for the other encodings.
             let modulus = Array(elements[0].content.drop { $0 == 0 })
             let exponent = Array(elements[1].content.drop { $0 == 0 })
-            guard (minimumBits...maximumBits).contains(bitLength(modulus)) else {
-                throw weak("The RSA key has \(bitLength(modulus)) bits; \(minimumBits) to \(maximumBits) are accepted.")
-            }
             do {
-                return try PublicKey.rsa(modulus: modulus, exponent: exponent, minimumBits: minimumBits)
+                return try PublicKey.rsa(modulus: modulus, exponent: exponent, minimumBits: 0)
             } catch {
                 throw weak("The RSA key is not acceptable.")
             }
