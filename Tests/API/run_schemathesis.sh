@@ -101,6 +101,8 @@ if grep -q -- '--android-app' <<<"$help"; then
     serve_args+=(--android-app "com.example.passkeys:$(printf 'AB:%.0s' $(seq 31))AB")
 fi
 if grep -q -- '--related-origin' <<<"$help"; then serve_args+=(--related-origin https://passkeys.example.org); fi
+# The FIDO conformance API on (a throw-away server: its test mode harms nothing here).
+if grep -q -- '--fido-conformance' <<<"$help"; then serve_args+=(--fido-conformance); fi
 # Sign in with Apple on, with an empty key set: every token is refused, every path answers.
 if grep -q -- '--apple-client-id' <<<"$help"; then
     echo '{"keys":[]}' >"$work/apple-keys.json"
