@@ -186,6 +186,9 @@ let package = Package(
             ],
             path: "Tests/PasskeyTestSupport"),
 
+        // The store contract, written once: every engine's test target runs its checks.
+        .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage"], path: "Tests/PasskeyStoreContract"),
+
         // Throughput next to `openssl speed`: `make bench`.
         .executableTarget(
             name: "passkey-bench", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
@@ -197,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyStoreTests",
             dependencies: [
-                "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres", "PasskeyTestSupport",
+                "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres", "PasskeyStoreContract", "PasskeyTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PasskeyStoreContract
 import Testing
 @testable import PasskeyStorage
 @testable import PasskeySQLite

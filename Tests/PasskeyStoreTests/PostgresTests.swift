@@ -4,6 +4,7 @@ import Logging
 import PasskeyStorage
 import PasskeyTestSupport
 import Synchronization
+import PasskeyStoreContract
 import Testing
 
 /// What is PostgreSQL's own: the URL, TLS, migrations by several instances at once, the

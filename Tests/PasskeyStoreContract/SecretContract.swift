@@ -2,11 +2,15 @@ import Foundation
 import Testing
 import PasskeyStorage
 
-@Suite("Secrets and the metadata number")
-struct SecretTests {
-    @Test("the first candidate is kept, by either instance; later candidates are ignored", arguments: StoreKind.available)
-    func secretIsStable(_ kind: StoreKind) async throws {
-        try await withTwoStores(kind) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+/// The store contract: Secrets and the metadata number.
+struct SecretContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("the first candidate is kept, by either instance; later candidates are ignored") { try await SecretContract().secretIsStable($0) },
+        StoreCheck("the metadata BLOB number only rises, across instances") { try await SecretContract().metadataNumberRises($0) },
+    ]
+
+    func secretIsStable(_ engine: any StoreEngine) async throws {
+        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
             let candidates = (0..<10).map { _ in Fixture.bytes(32) }
             let answers = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for (index, candidate) in candidates.enumerated() {
@@ -22,9 +26,8 @@ struct SecretTests {
         }
     }
 
-    @Test("the metadata BLOB number only rises, across instances", arguments: StoreKind.available)
-    func metadataNumberRises(_ kind: StoreKind) async throws {
-        try await withTwoStores(kind) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+    func metadataNumberRises(_ engine: any StoreEngine) async throws {
+        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
             #expect(try await first.acceptMetadataNumber(41) == nil)
             #expect(try await second.acceptMetadataNumber(41) == nil)
             #expect(try await second.acceptMetadataNumber(40) == 41)

@@ -2,8 +2,18 @@ import Foundation
 import PasskeyStorage
 import Testing
 
-@Suite("Sign in with Apple")
-struct AppleTests {
+/// The store contract: Sign in with Apple.
+struct AppleContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("a new account with its link, session and events in one write; the nonce is spent once") { try await AppleContract().newAccount($0) },
+        StoreCheck("an identity token signs in once, with or without a nonce; forgotten once expired") { try await AppleContract().tokenSpentOnce($0) },
+        StoreCheck("conflicts store nothing and leave the nonce unspent") { try await AppleContract().conflicts($0) },
+        StoreCheck("unlinking ends the Apple sessions, keeps the passkey ones, and is refused without a passkey") { try await AppleContract().unlink($0) },
+        StoreCheck("a notification's jti is applied once; the change and event go with it") { try await AppleContract().notifications($0) },
+        StoreCheck("the refresh token and cached documents are kept") { try await AppleContract().refreshTokenAndDocuments($0) },
+        StoreCheck("expired nonces are swept") { try await AppleContract().sweep($0) },
+    ]
+
     static let issuer = "https://appleid.apple.com"
 
     static func link(_ user: UserRecord, subject: String = "001234.\(UUID().uuidString)") -> AppleLinkRecord {
@@ -25,9 +35,8 @@ struct AppleTests {
         AuditEvent(userHandle: user.handle, type: type, at: Fixture.date(), ip: nil, userAgent: nil)
     }
 
-    @Test("a new account with its link, session and events in one write; the nonce is spent once", arguments: StoreKind.available)
-    func newAccount(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func newAccount(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let nonce = Fixture.bytes(32)
             try await store.insertAppleNonce(nonce, expiresAt: Fixture.date(300_000))
             let user = Fixture.user(name: "apple-abc")
@@ -56,9 +65,8 @@ struct AppleTests {
         }
     }
 
-    @Test("an identity token signs in once, with or without a nonce; forgotten once expired", arguments: StoreKind.available)
-    func tokenSpentOnce(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func tokenSpentOnce(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let dana = Fixture.user(name: "dana")
             let token = SpentToken(hash: Fixture.bytes(32), expiresAt: Fixture.date(600_000))
             let first = Self.appleSession(dana)
@@ -86,9 +94,8 @@ struct AppleTests {
         }
     }
 
-    @Test("conflicts store nothing and leave the nonce unspent", arguments: StoreKind.available)
-    func conflicts(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func conflicts(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let aliceLink = Self.link(alice)
             _ = try await store.completeAppleSignIn(
@@ -119,9 +126,8 @@ struct AppleTests {
         }
     }
 
-    @Test("unlinking ends the Apple sessions, keeps the passkey ones, and is refused without a passkey", arguments: StoreKind.available)
-    func unlink(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func unlink(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let carol = Fixture.user(name: "carol")
             let appleSession = Self.appleSession(carol)
             _ = try await store.completeAppleSignIn(
@@ -148,9 +154,8 @@ struct AppleTests {
         }
     }
 
-    @Test("a notification's jti is applied once; the change and event go with it", arguments: StoreKind.available)
-    func notifications(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func notifications(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let dan = Fixture.user(name: "dan")
             let link = Self.link(dan)
             let session = Self.appleSession(dan)
@@ -179,9 +184,8 @@ struct AppleTests {
         }
     }
 
-    @Test("the refresh token and cached documents are kept", arguments: StoreKind.available)
-    func refreshTokenAndDocuments(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func refreshTokenAndDocuments(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let erin = Fixture.user(name: "erin")
             let link = Self.link(erin)
             _ = try await store.completeAppleSignIn(
@@ -199,9 +203,8 @@ struct AppleTests {
         }
     }
 
-    @Test("expired nonces are swept", arguments: StoreKind.available)
-    func sweep(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func sweep(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             try await store.insertAppleNonce(Fixture.bytes(32), expiresAt: Fixture.date(10))
             try await store.insertAppleNonce(Fixture.bytes(32), expiresAt: Fixture.date(1_000_000))
             #expect(try await store.sweepExpired(now: Fixture.date(20)).ceremonies == 1)

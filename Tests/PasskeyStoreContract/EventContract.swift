@@ -2,15 +2,20 @@ import Foundation
 import Testing
 import PasskeyStorage
 
-@Suite("Audit events")
-struct EventTests {
+/// The store contract: Audit events.
+struct EventContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("written in the ceremony's transaction: with a registration and a sign-in, not with a conflict") { try await EventContract().withTheirChange($0) },
+        StoreCheck("a counter regression, a refusal, a rename, a deletion and a logout each leave theirs") { try await EventContract().eachChange($0) },
+        StoreCheck("paging by cursor, newest first; operators' listing oldest first; retention; the account's deletion") { try await EventContract().pagingAndRetention($0) },
+    ]
+
     static func event(_ user: UserRecord, _ type: String, at offset: Int64 = 0, details: [String: String] = [:]) -> AuditEvent {
         AuditEvent(userHandle: user.handle, type: type, at: Fixture.date(offset), ip: "203.0.113.7", userAgent: "Test/1.0", details: details)
     }
 
-    @Test("written in the ceremony's transaction: with a registration and a sign-in, not with a conflict", arguments: StoreKind.available)
-    func withTheirChange(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func withTheirChange(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let registration = Fixture.ceremony(.registration)
             try await store.insertCeremony(registration)
@@ -47,9 +52,8 @@ struct EventTests {
         }
     }
 
-    @Test("a counter regression, a refusal, a rename, a deletion and a logout each leave theirs", arguments: StoreKind.available)
-    func eachChange(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func eachChange(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let bob = Fixture.user(name: "bob")
             let credential = Fixture.credential(for: bob, signCount: 5)
             try await store.registerCredential(credential, newUser: bob)
@@ -79,9 +83,8 @@ struct EventTests {
         }
     }
 
-    @Test("paging by cursor, newest first; operators' listing oldest first; retention; the account's deletion", arguments: StoreKind.available)
-    func pagingAndRetention(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func pagingAndRetention(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let carol = Fixture.user(name: "carol")
             let dave = Fixture.user(name: "dave")
             try await store.registerCredential(Fixture.credential(for: carol), newUser: carol)

@@ -2,11 +2,22 @@ import Foundation
 import Testing
 import PasskeyStorage
 
-@Suite("Users and credentials")
-struct CredentialTests {
-    @Test("user round trip by name key and by handle; unknown ones are nil", arguments: StoreKind.available)
-    func userRoundTrip(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+/// The store contract: Users and credentials.
+struct CredentialContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("user round trip by name key and by handle; unknown ones are nil") { try await CredentialContract().userRoundTrip($0) },
+        StoreCheck("credential round trip of every field, minimal and maximal") { try await CredentialContract().credentialRoundTrip($0) },
+        StoreCheck("credentials(userHandle:) is oldest first, not insertion order, and per user") { try await CredentialContract().credentialsOldestFirst($0) },
+        StoreCheck("duplicate credential id → .credentialExists, and the new user row is not left behind") { try await CredentialContract().duplicateCredentialRollsBackUser($0) },
+        StoreCheck("duplicate name key → .userExists, and the credential is not stored") { try await CredentialContract().duplicateNameKey($0) },
+        StoreCheck("a credential for a user that does not exist is refused (foreign key)") { try await CredentialContract().foreignKeyEnforced($0) },
+        StoreCheck("an AAGUID that is not 16 bytes is refused and nothing is stored") { try await CredentialContract().aaguidLengthChecked($0) },
+        StoreCheck("rename and delete only act on the owner's credential") { try await CredentialContract().renameAndDeleteAreScopedToOwner($0) },
+        StoreCheck("deleting a user cascades to credentials and sessions, and only theirs") { try await CredentialContract().deleteUserCascades($0) },
+    ]
+
+    func userRoundTrip(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = UserRecord(
                 handle: Fixture.bytes(32), name: "Zoë Ångström", nameKey: "zoë ångström",
                 displayName: "Zoë 🐝", createdAt: Fixture.date(42))
@@ -19,9 +30,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("credential round trip of every field, minimal and maximal", arguments: StoreKind.available)
-    func credentialRoundTrip(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func credentialRoundTrip(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user()
             // Minimal: nil lastUsedAt, empty transports, no authenticator name, all flags false
             // (a security key's non-discoverable credential).
@@ -52,9 +62,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("credentials(userHandle:) is oldest first, not insertion order, and per user", arguments: StoreKind.available)
-    func credentialsOldestFirst(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func credentialsOldestFirst(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let newest = Fixture.credential(for: alice, at: 30_000, name: "newest")
@@ -73,9 +82,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("duplicate credential id → .credentialExists, and the new user row is not left behind", arguments: StoreKind.available)
-    func duplicateCredentialRollsBackUser(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func duplicateCredentialRollsBackUser(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let first = Fixture.credential(for: alice)
             try await store.registerCredential(first, newUser: alice)
@@ -102,9 +110,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("duplicate name key → .userExists, and the credential is not stored", arguments: StoreKind.available)
-    func duplicateNameKey(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func duplicateNameKey(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             try await store.registerCredential(Fixture.credential(for: alice), newUser: alice)
 
@@ -121,9 +128,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("a credential for a user that does not exist is refused (foreign key)", arguments: StoreKind.available)
-    func foreignKeyEnforced(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func foreignKeyEnforced(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let ghost = Fixture.user(name: "ghost")
             let credential = Fixture.credential(for: ghost)
             let error = await #expect(throws: StoreError.self) {
@@ -135,9 +141,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("an AAGUID that is not 16 bytes is refused and nothing is stored", arguments: StoreKind.available)
-    func aaguidLengthChecked(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func aaguidLengthChecked(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user()
             var credential = Fixture.credential(for: user)
             credential.aaguid = Fixture.bytes(15)
@@ -150,9 +155,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("rename and delete only act on the owner's credential", arguments: StoreKind.available)
-    func renameAndDeleteAreScopedToOwner(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func renameAndDeleteAreScopedToOwner(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let credential = Fixture.credential(for: alice, name: "Phone")
@@ -176,9 +180,8 @@ struct CredentialTests {
         }
     }
 
-    @Test("deleting a user cascades to credentials and sessions, and only theirs", arguments: StoreKind.available)
-    func deleteUserCascades(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func deleteUserCascades(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let alice = Fixture.user(name: "alice")
             let bob = Fixture.user(name: "bob")
             let first = Fixture.credential(for: alice)

@@ -2,8 +2,14 @@ import Foundation
 import PasskeyStorage
 import Testing
 
-@Suite("Messages for Business")
-struct MfBStoreTests {
+/// The store contract: Messages for Business.
+struct MfBContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("a request round-trips, is found by its key's hash, and binds the first device only") { try await MfBContract().requestAndKeyAudit($0) },
+        StoreCheck("a code is exchanged once, only by its client and redirect, for an access token of the same account") { try await MfBContract().codeExchange($0) },
+        StoreCheck("a reply needs a live grant of its own request; failures and expiry delete the key") { try await MfBContract().repliesAndExpiry($0) },
+    ]
+
     static func request(id: String = UUID().uuidString, expiresIn: Int64 = 600_000) -> MfBRequestRecord {
         MfBRequestRecord(
             id: id, privateKey: Fixture.bytes(48), publicPoint: [0x04] + Fixture.bytes(96), pointHash: Fixture.bytes(32),
@@ -26,9 +32,8 @@ struct MfBStoreTests {
         return user
     }
 
-    @Test("a request round-trips, is found by its key's hash, and binds the first device only", arguments: StoreKind.available)
-    func requestAndKeyAudit(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func requestAndKeyAudit(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = try await Self.account(store, "mfb-cy")
             let mismatch = Self.event("mfb_key_mismatch", user)
             let request = Self.request()
@@ -52,9 +57,8 @@ struct MfBStoreTests {
         }
     }
 
-    @Test("a code is exchanged once, only by its client and redirect, for an access token of the same account", arguments: StoreKind.available)
-    func codeExchange(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func codeExchange(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = try await Self.account(store, "mfb-ana")
             let request = Self.request()
             try await store.insertMfBRequest(request)
@@ -84,9 +88,8 @@ struct MfBStoreTests {
         }
     }
 
-    @Test("a reply needs a live grant of its own request; failures and expiry delete the key", arguments: StoreKind.available)
-    func repliesAndExpiry(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func repliesAndExpiry(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = try await Self.account(store, "mfb-ben")
             let first = Self.request()
             let second = Self.request(expiresIn: 10_000)

@@ -2,11 +2,16 @@ import Foundation
 import Testing
 import PasskeyStorage
 
-@Suite("Sessions and sweeping")
-struct SessionTests {
-    @Test("session insert, lookup, expiry and delete", arguments: StoreKind.available)
-    func lifecycle(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+/// The store contract: Sessions and sweeping.
+struct SessionContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("session insert, lookup, expiry and delete") { try await SessionContract().lifecycle($0) },
+        StoreCheck("a session for an unknown user is refused (foreign key)") { try await SessionContract().sessionNeedsUser($0) },
+        StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
+    ]
+
+    func lifecycle(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user()
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let session = Fixture.session(for: user, expiresIn: 3_600_000)
@@ -23,9 +28,8 @@ struct SessionTests {
         }
     }
 
-    @Test("a session for an unknown user is refused (foreign key)", arguments: StoreKind.available)
-    func sessionNeedsUser(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func sessionNeedsUser(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let session = Fixture.session(for: Fixture.user())
             let error = await #expect(throws: StoreError.self) {
                 try await store.insertSession(session)
@@ -34,9 +38,8 @@ struct SessionTests {
         }
     }
 
-    @Test("sweepExpired deletes only expired rows and counts them", arguments: StoreKind.available)
-    func sweepCounts(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func sweepCounts(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user()
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let now = Fixture.date(1_000_000)

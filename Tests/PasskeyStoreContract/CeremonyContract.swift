@@ -2,11 +2,20 @@ import Foundation
 import Testing
 import PasskeyStorage
 
-@Suite("Ceremonies")
-struct CeremonyTests {
-    @Test("round trip of every field, for both kinds", arguments: StoreKind.available)
-    func roundTrip(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+/// The store contract: Ceremonies.
+struct CeremonyContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("round trip of every field, for both kinds") { try await CeremonyContract().roundTrip($0) },
+        StoreCheck("a ceremony is consumed once only") { try await CeremonyContract().consumedOnce($0) },
+        StoreCheck("an expired ceremony is not returned (expired at expiresAt exactly)") { try await CeremonyContract().expiredNotReturned($0) },
+        StoreCheck("the wrong kind is not returned and does not spend the challenge") { try await CeremonyContract().wrongKindNotReturned($0) },
+        StoreCheck("an unknown challenge is nil; a duplicate challenge cannot be inserted") { try await CeremonyContract().unknownAndDuplicate($0) },
+        StoreCheck("50 concurrent consumeCeremony calls on one challenge: exactly one winner") { try await CeremonyContract().concurrentConsumeOneWinner($0) },
+        StoreCheck("two stores on one database (two processes) racing 50 consumes: exactly one winner") { try await CeremonyContract().twoStoresOneWinner($0) },
+    ]
+
+    func roundTrip(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let registration = CeremonyRecord(
                 challenge: Fixture.bytes(32), kind: .registration, userHandle: Fixture.bytes(32),
                 userName: "Alice", displayName: "Alice A.", isNewUser: true,
@@ -28,9 +37,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("a ceremony is consumed once only", arguments: StoreKind.available)
-    func consumedOnce(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func consumedOnce(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1_000)
@@ -39,9 +47,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("an expired ceremony is not returned (expired at expiresAt exactly)", arguments: StoreKind.available)
-    func expiredNotReturned(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func expiredNotReturned(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let expired = Fixture.ceremony(expiresIn: 300_000)
             try await store.insertCeremony(expired)
             #expect(try await store.consumeCeremony(challenge: expired.challenge, kind: .authentication, now: expired.expiresAt) == nil)
@@ -54,9 +61,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("the wrong kind is not returned and does not spend the challenge", arguments: StoreKind.available)
-    func wrongKindNotReturned(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func wrongKindNotReturned(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let ceremony = Fixture.ceremony(.registration)
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1)
@@ -65,9 +71,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("an unknown challenge is nil; a duplicate challenge cannot be inserted", arguments: StoreKind.available)
-    func unknownAndDuplicate(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func unknownAndDuplicate(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             #expect(try await store.consumeCeremony(challenge: Fixture.bytes(32), kind: .registration, now: Fixture.date()) == nil)
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
@@ -78,9 +83,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("50 concurrent consumeCeremony calls on one challenge: exactly one winner", arguments: StoreKind.available)
-    func concurrentConsumeOneWinner(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func concurrentConsumeOneWinner(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let ceremony = Fixture.ceremony()
             try await store.insertCeremony(ceremony)
             let now = Fixture.date(1)
@@ -100,9 +104,8 @@ struct CeremonyTests {
         }
     }
 
-    @Test("two stores on one database (two processes) racing 50 consumes: exactly one winner", arguments: StoreKind.available)
-    func twoStoresOneWinner(_ kind: StoreKind) async throws {
-        try await withTwoStores(kind) { first, second in
+    func twoStoresOneWinner(_ engine: any StoreEngine) async throws {
+        try await withTwoStores(engine) { first, second in
             let ceremony = Fixture.ceremony(.registration)
             try await first.insertCeremony(ceremony)
             let now = Fixture.date(1)

@@ -2,8 +2,14 @@ import Foundation
 import PasskeyStorage
 import Testing
 
-@Suite("Push authenticator")
-struct PushTests {
+/// The store contract: Push authenticator.
+struct PushContract {
+    static let checks: [StoreCheck] = [
+        StoreCheck("enrolment spends the discovery once, stores the device with its event, and keeps to the limit") { try await PushContract().enrolment($0) },
+        StoreCheck("a request is answered once, by a device of its account; a new request expires the pending one") { try await PushContract().answering($0) },
+        StoreCheck("concurrent answers: exactly one changes the request") { try await PushContract().concurrentAnswers($0) },
+    ]
+
     static func device(_ user: UserRecord, id: String = UUID().uuidString, at offset: Int64 = 0) -> PushDeviceRecord {
         PushDeviceRecord(
             id: id, userHandle: user.handle, name: "Phone", model: "iPhone15,2", deviceToken: "token-\(id)", publicKey: Fixture.bytes(294),
@@ -27,9 +33,8 @@ struct PushTests {
         return (device, try await store.registerPushDevice(device, now: Fixture.date(1), maxDevices: max, event: Self.event(user, "push_device_enrolled")))
     }
 
-    @Test("enrolment spends the discovery once, stores the device with its event, and keeps to the limit", arguments: StoreKind.available)
-    func enrolment(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func enrolment(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user(name: "pat")
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let (device, outcome) = try await Self.enrol(store, user)
@@ -54,9 +59,8 @@ struct PushTests {
         }
     }
 
-    @Test("a request is answered once, by a device of its account; a new request expires the pending one", arguments: StoreKind.available)
-    func answering(_ kind: StoreKind) async throws {
-        try await withStore(kind) { store in
+    func answering(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
             let user = Fixture.user(name: "quinn")
             try await store.registerCredential(Fixture.credential(for: user), newUser: user)
             let (device, _) = try await Self.enrol(store, user)
@@ -103,9 +107,8 @@ struct PushTests {
         }
     }
 
-    @Test("concurrent answers: exactly one changes the request", arguments: StoreKind.available)
-    func concurrentAnswers(_ kind: StoreKind) async throws {
-        try await withTwoStores(kind) { a, b in
+    func concurrentAnswers(_ engine: any StoreEngine) async throws {
+        try await withTwoStores(engine) { a, b in
             let user = Fixture.user(name: "sam")
             try await a.registerCredential(Fixture.credential(for: user), newUser: user)
             let (device, _) = try await Self.enrol(a, user)
