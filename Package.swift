@@ -17,6 +17,7 @@ let package = Package(
         // For the fuzz package in Fuzz/ (built apart, with -sanitize=fuzzer,address).
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
+        .library(name: "PasskeyJSON", targets: ["PasskeyJSON"]),
         .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
         .library(name: "PasskeySQLite", targets: ["PasskeySQLite"]),
         .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
@@ -61,8 +62,14 @@ let package = Package(
         .target(name: "PasskeyQR", dependencies: ["CPasskeyQRencode"]),
 
         // The store's contract, free of any engine: the protocol, its records, StoreError, where
-        // the database is (DatabaseLocation) and the JSON of stored columns. Foundation only.
-        .target(name: "PasskeyStorage"),
+        // the database is (DatabaseLocation) and the JSON of stored columns. Foundation and
+        // PasskeyJSON only.
+        .target(name: "PasskeyStorage", dependencies: ["PasskeyJSON"]),
+
+        // JSON without a framework: the strict syntax check every input passes, the one value
+        // model (association files, JOSE headers and claims, key sets), and string quoting for
+        // the hand-written writers. Foundation only.
+        .target(name: "PasskeyJSON"),
 
         // The same store on PostgreSQL, for several server processes on one database. It does
         // not link SQLite.
@@ -87,20 +94,20 @@ let package = Package(
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
         // from TrustAnchors/PEM by scripts/generate-trust-anchors.py): one binary, no bundle.
-        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR"], exclude: ["TrustAnchors/PEM"]),
+        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR", "PasskeyJSON"], exclude: ["TrustAnchors/PEM"]),
 
         // Association files for native apps (apple-app-site-association, assetlinks.json,
         // /.well-known/webauthn): their rules, the checkers behind `aasa check` and
         // `assetlinks check`, and the fetcher. Foundation only, no HTTP framework.
-        .target(name: "PasskeyAssociation", dependencies: ["PasskeyCore"]),
+        .target(name: "PasskeyAssociation", dependencies: ["PasskeyCore", "PasskeyJSON"]),
 
         // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
         // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
-        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
 
         // The push-notification authenticator (push.md): device keys, enrolment, the answer JWT,
         // the request's states, the provider protocol, the device simulator's messages.
-        .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+        .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
 
         // The server's calls to other services, over async-http-client: Apple's key set and token
         // endpoints, the push providers (log, webhook, APNs over HTTP/2, FCM), the simulator's
@@ -118,12 +125,12 @@ let package = Package(
 
         // Messages for Business (mfb.md): the ECIES token decryption (OpenSSL through
         // PasskeyCrypto) and the request's message. No HTTP framework.
-        .target(name: "PasskeyMfB", dependencies: ["PasskeyCore", "PasskeyCrypto"]),
+        .target(name: "PasskeyMfB", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
 
         // The HTTP layer's pure parsers (query and form bodies, cookies, Authorization, IP
         // addresses and ranges, X-Forwarded-For, request paths): no HTTP framework, so each has a
         // fuzz target.
-        .target(name: "PasskeyHTTPParsing", dependencies: ["PasskeyCore"]),
+        .target(name: "PasskeyHTTPParsing", dependencies: ["PasskeyCore", "PasskeyJSON"]),
 
         // The sign-in use cases (passkey ceremonies and sessions, Sign in with Apple, push,
         // Messages for Business), the configuration they run with, and their errors and answers.
@@ -131,7 +138,7 @@ let package = Package(
         .target(
             name: "PasskeyAccounts",
             dependencies: [
-                "PasskeyCore", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
+                "PasskeyCore", "PasskeyJSON", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
                 "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyHTTPParsing",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -140,7 +147,7 @@ let package = Package(
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeyAssociation", "PasskeyTelemetry", "PasskeyHTTPParsing",
+                "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyStorage", "PasskeyAssociation", "PasskeyTelemetry", "PasskeyHTTPParsing",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -206,17 +213,17 @@ let package = Package(
             ]),
         .testTarget(
             name: "PasskeyCoreTests",
-            dependencies: ["PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
+            dependencies: ["PasskeyCore", "PasskeyJSON", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore"]),
-        .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
+        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore", "PasskeyJSON"]),
+        .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "PasskeyPushTests",
             dependencies: [
-                "PasskeyPush", "PasskeyOutbound", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
+                "PasskeyPush", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -23,6 +23,7 @@ let package = Package(
             name: "passkey-fuzz",
             dependencies: [
                 .product(name: "PasskeyCore", package: root),
+                .product(name: "PasskeyJSON", package: root),
                 .product(name: "PasskeyCBOR", package: root),
                 .product(name: "PasskeyCrypto", package: root),
                 .product(name: "PasskeyStorage", package: root),

@@ -73,7 +73,7 @@ public enum EventExport {
     /// account is gone) and `user_handle` (base64url); unknown values are `null`.
     static func line(_ event: AuditEvent, userName: String) throws -> String {
         let object = Line(
-            id: String(event.id), type: event.type, at: PasskeyService.timestamp(event.at), user: userName,
+            id: String(event.id), type: event.type, at: PasskeySignIn.timestamp(event.at), user: userName,
             userHandle: Base64URL.encode(event.userHandle), ip: event.ip, userAgent: event.userAgent, details: event.details)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -21,13 +21,13 @@ internal import PasskeyOutbound
 public struct PasskeyApplication: Sendable {
     public typealias Context = PasskeyRequestContext
 
-    public let service: PasskeyService
+    public let service: PasskeySignIn
     /// Sign in with Apple, when configured.
     public let apple: AppleSignIn?
     /// The push authenticator.
     public let push: PushSignIn
     /// Messages for Business, when configured.
-    public let mfb: MessagesForBusiness?
+    public let mfb: MfBSignIn?
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
@@ -72,16 +72,16 @@ public struct PasskeyApplication: Sendable {
             throw StartupError(message: "--mds-blob: the BLOB's no \(blob.number) is lower than \(newer), already loaded from this database; an older BLOB may hide revocations. Fix: download the current BLOB.")
         }
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
-        let service = PasskeyService(
+        let service = PasskeySignIn(
             configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
         service.reportMetadataStaleness()
         let apple: AppleSignIn?
         let push: PushSignIn
-        let mfb: MessagesForBusiness?
+        let mfb: MfBSignIn?
         do {
             apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service, endpoints: AppleHTTP()) : nil
             push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
-            mfb = configuration.messagesForBusinessEnabled ? try MessagesForBusiness(passkeys: service) : nil
+            mfb = configuration.messagesForBusinessEnabled ? try MfBSignIn(passkeys: service) : nil
         } catch {
             await store.close()
             throw error
@@ -206,7 +206,7 @@ public struct PasskeyApplication: Sendable {
 
 /// Sweeps expired ceremonies and sessions every `interval` until graceful shutdown.
 struct SweeperService: Service {
-    let service: PasskeyService
+    let service: PasskeySignIn
     let interval: TimeInterval
     let logger: Logger
 

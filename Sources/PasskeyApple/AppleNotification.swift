@@ -1,3 +1,4 @@
+public import PasskeyJSON
 public import Foundation
 
 /// One of Apple's server-to-server notifications (siwa.md, `POST /siwa/notifications`), verified.
@@ -37,7 +38,7 @@ public struct AppleNotification: Sendable, Equatable {
         guard body.count <= 2 * CompactJWS.maximumSize else {
             throw .invalidToken("the notification body is \(body.count) bytes, more than \(2 * CompactJWS.maximumSize)")
         }
-        guard let payload = JOSEValue.parseObject(body)?["payload"]?.stringValue else {
+        guard let payload = JSONValue.strictObject(body)?["payload"]?.stringValue else {
             throw .invalidToken("the notification body is not {\"payload\": \"<JWS>\"}")
         }
         return payload
@@ -72,7 +73,7 @@ extension IdentityTokenVerifier {
     }
 
     /// `iat` present and not after now + skew, of any age; `exp`, when present, after now − skew.
-    public static func checkNotificationTimes(_ claims: [String: JOSEValue], now: Date, clockSkew: TimeInterval) throws(SIWAError) {
+    public static func checkNotificationTimes(_ claims: [String: JSONValue], now: Date, clockSkew: TimeInterval) throws(SIWAError) {
         _ = try checkIssuedAt(claims, now: now, clockSkew: clockSkew)
         if let expiresAt = try numericDate(claims, "exp"), expiresAt <= now.addingTimeInterval(-clockSkew) {
             throw .tokenExpired("the notification expired at \(expiresAt)")
@@ -80,7 +81,7 @@ extension IdentityTokenVerifier {
     }
 
     /// `jti` a non-empty string of at most 255 bytes.
-    public static func checkNotificationID(_ claims: [String: JOSEValue]) throws(SIWAError) -> String {
+    public static func checkNotificationID(_ claims: [String: JSONValue]) throws(SIWAError) -> String {
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty else {
             throw .invalidToken("the notification has no jti string")
         }
@@ -100,13 +101,13 @@ extension IdentityTokenVerifier {
     /// `events`: an object, or a string holding one as strict JSON (Apple sends the string),
     /// with `type` a non-empty string, `sub` as `checkSubject` wants it, `email` absent or a
     /// string, `is_private_email` read as a flag and `event_time`, when present, a number.
-    static func checkEvents(_ claims: [String: JOSEValue]) throws(SIWAError) -> Event {
-        let events: [String: JOSEValue]
+    static func checkEvents(_ claims: [String: JSONValue]) throws(SIWAError) -> Event {
+        let events: [String: JSONValue]
         switch claims["events"] {
         case .object(let object)?:
             events = object
         case .string(let text)?:
-            guard let object = JOSEValue.parseObject(Array(text.utf8)) else {
+            guard let object = JSONValue.strictObject(Array(text.utf8)) else {
                 throw .invalidToken("events is a string that does not hold a strict JSON object")
             }
             events = object

@@ -1,3 +1,4 @@
+public import PasskeyJSON
 public import PasskeyCore
 
 /// A JWS in compact serialization (RFC 7515 §7.1) split and decoded; nothing is verified here.
@@ -10,11 +11,11 @@ public struct CompactJWS: Sendable {
     public static let maximumSize = 8192
 
     /// The JOSE header's members (RFC 7515 §4), as sent.
-    public let header: [String: JOSEValue]
+    public let header: [String: JSONValue]
     /// The decoded payload: the JWT claims set's JSON bytes.
     public let payload: [UInt8]
     /// The payload parsed as a JSON object.
-    public let claims: [String: JOSEValue]
+    public let claims: [String: JSONValue]
     /// The JWS Signing Input: ASCII(BASE64URL(header) ‖ '.' ‖ BASE64URL(payload)), exactly as sent.
     public let signingInput: [UInt8]
     /// The decoded JWS Signature.
@@ -37,10 +38,10 @@ public struct CompactJWS: Sendable {
         payload = try Self.base64URL(parts[1], "payload")
         signature = try Self.base64URL(parts[2], "signature")
         signingInput = Array(parts[0]) + [UInt8(ascii: ".")] + Array(parts[1])
-        guard let header = JOSEValue.parseObject(headerBytes) else {
+        guard let header = JSONValue.strictObject(headerBytes) else {
             throw .invalidToken("the JWS header is not a strict JSON object")
         }
-        guard let claims = JOSEValue.parseObject(payload) else {
+        guard let claims = JSONValue.strictObject(payload) else {
             throw .invalidToken("the JWS payload is not a strict JSON object")
         }
         self.header = header

@@ -1,3 +1,4 @@
+public import PasskeyJSON
 public import Foundation
 public import PasskeyCrypto
 public import PasskeyCore
@@ -134,7 +135,7 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// Row 5: `iss` equals the configured issuer exactly (no trailing-slash or case leniency).
-    public static func checkIssuer(_ claims: [String: JOSEValue], expected: String) throws(SIWAError) -> String {
+    public static func checkIssuer(_ claims: [String: JSONValue], expected: String) throws(SIWAError) -> String {
         guard let issuer = claims["iss"]?.stringValue else {
             throw .issuerMismatch("the token has no iss string")
         }
@@ -148,7 +149,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// (RFC 7519 §4.1.3) is accepted when any element is a configured client ID, and the first
     /// such element is the audience. Anything else, an empty array included, is
     /// `audience_mismatch`. Returns the matched client ID.
-    public static func checkAudience(_ claims: [String: JOSEValue], clientIDs: [String]) throws(SIWAError) -> String {
+    public static func checkAudience(_ claims: [String: JSONValue], clientIDs: [String]) throws(SIWAError) -> String {
         let audiences: [String]
         switch claims["aud"] {
         case .string(let audience)?:
@@ -173,7 +174,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// before now − `tokenMaxAge` (whatever `exp` says). Absent or out of time is
     /// `token_expired`; present but not a number in 0…`latestNumericDate` is `invalid_token`.
     public static func checkTimes(
-        _ claims: [String: JOSEValue], now: Date, configuration: AppleConfiguration
+        _ claims: [String: JSONValue], now: Date, configuration: AppleConfiguration
     ) throws(SIWAError) -> (expiresAt: Date, issuedAt: Date) {
         guard let expiresAt = try numericDate(claims, "exp") else {
             throw .tokenExpired("the token has no exp")
@@ -189,7 +190,7 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// `iat` present and not after now + skew (shared by tokens and notifications).
-    static func checkIssuedAt(_ claims: [String: JOSEValue], now: Date, clockSkew: TimeInterval) throws(SIWAError) -> Date {
+    static func checkIssuedAt(_ claims: [String: JSONValue], now: Date, clockSkew: TimeInterval) throws(SIWAError) -> Date {
         guard let issuedAt = try numericDate(claims, "iat") else {
             throw .tokenExpired("the token has no iat")
         }
@@ -202,7 +203,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// A NumericDate claim (RFC 7519 §2): nil when absent; `invalid_token` when it is not a
     /// finite number in 0…`latestNumericDate`. Only compared as a double, never converted to
     /// an integer, so no value can trap.
-    static func numericDate(_ claims: [String: JOSEValue], _ name: String) throws(SIWAError) -> Date? {
+    static func numericDate(_ claims: [String: JSONValue], _ name: String) throws(SIWAError) -> Date? {
         guard let value = claims[name] else { return nil }
         guard let seconds = value.numberValue, seconds.isFinite, seconds >= 0, seconds <= latestNumericDate else {
             throw .invalidToken("\(name) is not a NumericDate (\(value.kind))")
@@ -211,7 +212,7 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// Row 8: `sub` a non-empty string of at most `maximumSubjectLength` bytes.
-    public static func checkSubject(_ claims: [String: JOSEValue]) throws(SIWAError) -> String {
+    public static func checkSubject(_ claims: [String: JSONValue]) throws(SIWAError) -> String {
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw .invalidToken("the token has no sub string")
         }
@@ -224,7 +225,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// Row 9 (the claim half; issuing and spending the nonce are the server's): with an expected
     /// nonce, the `nonce` claim is present and equals it, its hex SHA-256 or its base64url
     /// SHA-256 (`nonceMatches`). Without one, the claim is not looked at here.
-    public static func checkNonce(_ claims: [String: JOSEValue], expected: String?) throws(SIWAError) {
+    public static func checkNonce(_ claims: [String: JSONValue], expected: String?) throws(SIWAError) {
         guard let expected else { return }
         guard let claim = claims["nonce"]?.stringValue else {
             throw .nonceMismatch("the token has no nonce but the request names one")
@@ -263,13 +264,13 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// `nonce` and `email` absent or strings; `email_verified` and `is_private_email` read by
     /// `flag`. Anything else is `invalid_token`.
-    static func readProfile(_ claims: [String: JOSEValue]) throws(SIWAError) -> Profile {
+    static func readProfile(_ claims: [String: JSONValue]) throws(SIWAError) -> Profile {
         Profile(
             nonce: try optionalString(claims, "nonce"), email: try optionalString(claims, "email"),
             emailVerified: try flag(claims, "email_verified"), isPrivateEmail: try flag(claims, "is_private_email"))
     }
 
-    static func optionalString(_ claims: [String: JOSEValue], _ name: String) throws(SIWAError) -> String? {
+    static func optionalString(_ claims: [String: JSONValue], _ name: String) throws(SIWAError) -> String? {
         guard let value = claims[name] else { return nil }
         guard let string = value.stringValue else {
             throw .invalidToken("\(name) is \(value.kind), not a string")
@@ -279,7 +280,7 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// A boolean claim as Apple writes them: a JSON boolean, or the string `"true"` or
     /// `"false"`; absent is false; anything else (`"yes"`, `1`, `"TRUE"`) is `invalid_token`.
-    static func flag(_ claims: [String: JOSEValue], _ name: String) throws(SIWAError) -> Bool {
+    static func flag(_ claims: [String: JSONValue], _ name: String) throws(SIWAError) -> Bool {
         switch claims[name] {
         case nil: return false
         case .bool(let value)?: return value

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import PasskeyCrypto
 public import PasskeyCore
 
@@ -49,7 +50,7 @@ public struct JWK: Sendable, Equatable {
     /// A JWKS entry, or nil when it is not a usable RSA signing key: not an object, `kty` not
     /// `RSA`, `kid` not a non-empty string, `n` or `e` not base64url, `use` present but not
     /// `sig`, `alg` present but not a string.
-    init?(member value: JOSEValue) {
+    init?(member value: JSONValue) {
         guard let object = value.objectValue,
               object["kty"]?.stringValue == "RSA",
               let kid = object["kid"]?.stringValue, !kid.isEmpty,
@@ -87,7 +88,7 @@ public struct JWKSet: Sendable, Equatable {
         guard json.count <= Self.maximumSize else {
             throw .invalidToken("the JWKS is \(json.count) bytes, more than \(Self.maximumSize)")
         }
-        guard let object = JOSEValue.parseObject(json) else {
+        guard let object = JSONValue.strictObject(json) else {
             throw .invalidToken("the JWKS is not a strict JSON object")
         }
         guard let entries = object["keys"]?.arrayValue else {

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 internal import Foundation
 
 /// An Android app allowed to use the RP's passkeys: its package name and the SHA-256

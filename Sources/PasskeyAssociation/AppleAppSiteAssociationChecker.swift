@@ -1,3 +1,4 @@
+public import PasskeyJSON
 public import Foundation
 
 /// The checks `passkey-server aasa check` runs: on a file's bytes, and on what a site answers

@@ -1,3 +1,5 @@
+public import PasskeyJSON
+
 /// `/.well-known/assetlinks.json` (Digital Asset Links) letting Android apps use the RP's
 /// passkeys: one statement per package with relation `get_login_creds`.
 public enum AssetLinks {

@@ -1,3 +1,4 @@
+public import PasskeyJSON
 public import Foundation
 
 /// The checks `passkey-server assetlinks check` runs on an assetlinks.json file, or on what a

@@ -1,3 +1,5 @@
+internal import PasskeyJSON
+
 /// One line of a checklist: what was checked, whether it passed, what was seen, and for a
 /// failure the one-line fix.
 public struct AssociationCheck: Sendable, Equatable, CustomStringConvertible {

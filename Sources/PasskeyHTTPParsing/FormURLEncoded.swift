@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 internal import PasskeyCore
 
 /// Query strings as `application/x-www-form-urlencoded` (WHATWG URL §5.1): `&`-separated

@@ -1,9 +1,10 @@
+internal import PasskeyJSON
+
 /// The JSON text the store keeps in list and details columns (`["usb","internal"]`, `[-7,-257]`,
 /// `{"credential":"…","method":"passkey"}`), written and read without Foundation's coders.
 ///
-/// Every finalize read three such lists and wrote one details object; Foundation's JSONEncoder
-/// and JSONDecoder cost about 4 % of the server's CPU there (a coder, a `Data`, a tree of
-/// values each time). What this writes is compact JSON that any JSON reader accepts. Reading
+/// Every finalize reads three such lists and writes one details object, so they skip the coders'
+/// tree of values. What this writes is compact JSON that any JSON reader accepts. Reading
 /// takes the plain form this writer produces; anything else (an escape, a float, a nested value,
 /// rows written by an older version with Foundation's `\/`) returns nil, and the caller reads the
 /// text with Foundation instead, so every valid stored value is still read.
@@ -14,7 +15,7 @@ public enum StoredJSON {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (index, string) in strings.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendQuoted(string, to: &out)
+            JSONText.appendQuoted(string, to: &out)
         }
         out.append(UInt8(ascii: "]"))
         return String(decoding: out, as: UTF8.self)
@@ -29,43 +30,14 @@ public enum StoredJSON {
         var out: [UInt8] = [UInt8(ascii: "{")]
         for (index, key) in map.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendQuoted(key, to: &out)
+            JSONText.appendQuoted(key, to: &out)
             out.append(UInt8(ascii: ":"))
-            appendQuoted(map[key] ?? "", to: &out)
+            JSONText.appendQuoted(map[key] ?? "", to: &out)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\b \t \n \f \r` or `\u00XX`,
-    /// the rest as UTF-8.
-    /// (The server's own answers are written with it too.)
-    public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(byte)
-            // The short escapes, as JSONEncoder writes them.
-            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x00..<0x20:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// Made once, not for every string written.
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     // MARK: Reading the plain form
 

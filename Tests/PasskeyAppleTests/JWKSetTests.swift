@@ -3,6 +3,7 @@ import PasskeyApple
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyTestSupport
+import PasskeyJSON
 import Testing
 
 @Suite struct JWKSetTests {
@@ -101,8 +102,8 @@ import Testing
     @Test func keepsBooleansAndNumbersApart() throws {
         let jws = try CompactJWS(identityToken(["flag": true, "one": 1, "half": 0.5, "nothing": RawJSON("null")]))
         #expect(jws.claims["flag"] == .bool(true))
-        #expect(jws.claims["one"] == .number(1))
-        #expect(jws.claims["half"] == .number(0.5))
+        #expect(jws.claims["one"] == .integer(1))
+        #expect(jws.claims["half"] == .double(0.5))
         #expect(jws.claims["nothing"] == .null)
     }
 

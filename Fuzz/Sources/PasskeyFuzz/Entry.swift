@@ -1,3 +1,4 @@
+import PasskeyJSON
 import Foundation
 
 /// One fuzz target: the name scripts/fuzz passes in PASSKEY_FUZZ_TARGET and what one input runs.

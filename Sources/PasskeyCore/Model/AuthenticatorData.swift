@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import PasskeyCBOR
 public import Foundation
 

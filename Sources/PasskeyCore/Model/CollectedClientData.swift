@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import Foundation
 
 /// Client data (WebAuthn L3 §5.8.1), decoded from the exact clientDataJSON bytes.

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import Foundation
 
 /// RegistrationResponseJSON (WebAuthn L3 §5.1.3), decoded: every binary field accepts base64url

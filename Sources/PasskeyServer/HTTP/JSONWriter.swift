@@ -1,5 +1,5 @@
 internal import PasskeyAccounts
-internal import PasskeyStorage
+internal import PasskeyJSON
 
 /// Writes the answers of the hot endpoints (the options of both initializes, the result of both
 /// finalizes) as compact JSON, straight into bytes. Foundation's JSONEncoder built a tree of
@@ -41,14 +41,14 @@ struct JSONWriter {
 
     mutating func key(_ name: String) {
         separate()
-        StoredJSON.appendQuoted(name, to: &bytes)
+        JSONText.appendQuoted(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
 
     mutating func string(_ value: String) {
         separate()
-        StoredJSON.appendQuoted(value, to: &bytes)
+        JSONText.appendQuoted(value, to: &bytes)
     }
 
     mutating func integer(_ value: Int) {

@@ -7,7 +7,7 @@ internal import PasskeyHTTPParsing
 extension Routes {
     /// Messages for Business (mfb.md): the business's calls with its api token, and the OAuth
     /// endpoints the device uses.
-    func registerMfBRoutes(_ mfb: MessagesForBusiness, on router: Router<Context>) {
+    func registerMfBRoutes(_ mfb: MfBSignIn, on router: Router<Context>) {
         router.post("/mfb/requests") { request, _ in
             try mfb.checkAPIToken(Self.bearer(request))
             var response = try Self.json(try await mfb.create(body: try await Self.body(request)))
@@ -38,7 +38,7 @@ extension Routes {
         }
     }
 
-    func token(_ mfb: MessagesForBusiness, request: Request) async throws -> Response {
+    func token(_ mfb: MfBSignIn, request: Request) async throws -> Response {
         do {
             let form = String(decoding: try await Self.body(request), as: UTF8.self)
             let parameters: [String: String]
@@ -57,12 +57,12 @@ extension Routes {
         }
     }
 
-    func authorize(_ mfb: MessagesForBusiness, parameters: [String: String], request: Request) async throws -> Response {
+    func authorize(_ mfb: MfBSignIn, parameters: [String: String], request: Request) async throws -> Response {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
         switch try await mfb.authorize(parameters, session: try await session(request)) {
         case .signIn(let returnPath):
-            headers[.location] = "/?return=" + MessagesForBusiness.escape(returnPath)
+            headers[.location] = "/?return=" + MfBSignIn.escape(returnPath)
         case .redirect(let location):
             headers[.location] = location
         }

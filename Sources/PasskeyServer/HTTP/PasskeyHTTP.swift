@@ -12,8 +12,8 @@ typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 
 public enum PasskeyHTTP {
     public static func routers(
-        configuration: PasskeyAccounts.ServerConfiguration, service: PasskeyService, apple: AppleSignIn?, push: PushSignIn,
-        mfb: MessagesForBusiness?, conformance: FIDOConformance?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
+        configuration: PasskeyAccounts.ServerConfiguration, service: PasskeySignIn, apple: AppleSignIn?, push: PushSignIn,
+        mfb: MfBSignIn?, conformance: FIDOConformance?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
         metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
         let router = Router(context: PasskeyRequestContext.self)

@@ -21,7 +21,7 @@ internal import PasskeyHTTPParsing
 struct RequestPolicyMiddleware: RouterMiddleware {
     typealias Context = PasskeyRequestContext
 
-    let service: PasskeyService
+    let service: PasskeySignIn
     let addressLimiter: RateLimiter
     let resolver: ClientAddressResolver
 

@@ -13,12 +13,12 @@ internal import PasskeyHTTPParsing
 struct Routes: Sendable {
     typealias Context = PasskeyRequestContext
 
-    let service: PasskeyService
+    let service: PasskeySignIn
     /// Sign in with Apple, when `--apple-client-id` is given.
     let apple: AppleSignIn?
     let push: PushSignIn
     /// Messages for Business, when `--mfb-client-id` is given.
-    let mfb: MessagesForBusiness?
+    let mfb: MfBSignIn?
     /// The FIDO conformance API, when `--fido-conformance` is given.
     let conformance: FIDOConformance?
     let association: AppleAppSiteAssociation?

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import PasskeyCore
 internal import Foundation
 internal import PasskeyStorage

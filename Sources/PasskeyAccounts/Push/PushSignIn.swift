@@ -11,14 +11,14 @@ public import Logging
 /// enrolment by QR code, pushes with a number to match, the phone's signed answer, and the
 /// browser's wait for it.
 public final class PushSignIn: Sendable {
-    let passkeys: PasskeyService
+    let passkeys: PasskeySignIn
     public let provider: any PushProvider
     let mode: NumberChallenge.Mode
     var configuration: ServerConfiguration { passkeys.configuration }
     var store: any PasskeyStore { passkeys.store }
     var logger: Logger { passkeys.logger }
 
-    public init(passkeys: PasskeyService, provider: any PushProvider) throws {
+    public init(passkeys: PasskeySignIn, provider: any PushProvider) throws {
         self.passkeys = passkeys
         self.provider = provider
         guard let mode = NumberChallenge.Mode(rawValue: passkeys.configuration.pushNumberChallenge) else {
@@ -120,7 +120,7 @@ public final class PushSignIn: Sendable {
             let key = (try? PublicKey(subjectPublicKeyInfo: device.publicKey)).map(DeviceKey.label) ?? "unknown"
             return MeResponse.PushDevice(
                 deviceId: device.id, name: device.name, model: device.model, key: key,
-                createdAt: PasskeyService.timestamp(device.createdAt), lastUsedAt: device.lastUsedAt.map(PasskeyService.timestamp),
+                createdAt: PasskeySignIn.timestamp(device.createdAt), lastUsedAt: device.lastUsedAt.map(PasskeySignIn.timestamp),
                 disabled: device.disabled)
         }
     }
@@ -148,7 +148,7 @@ public final class PushSignIn: Sendable {
         }
         return PushInitializeResponse(
             pushAuthId: request.id, watch: Base64URL.encode(watch), numberChallenge: number,
-            expiresAt: PasskeyService.timestamp(request.expiresAt))
+            expiresAt: PasskeySignIn.timestamp(request.expiresAt))
     }
 
     /// Hands the pushes to the provider without holding up the answer; counts each, disables

@@ -9,7 +9,7 @@ public import Logging
 /// Sign in with Apple (siwa.md) on the passkey accounts, free of HTTP: nonces, identity tokens,
 /// linking, Apple's notifications and the developer key's code exchange and revocation.
 public final class AppleSignIn: Sendable {
-    let passkeys: PasskeyService
+    let passkeys: PasskeySignIn
     let verifier: IdentityTokenVerifier
     public let keys: AppleKeyCache
     /// The developer's `.p8` key, when configured.
@@ -23,7 +23,7 @@ public final class AppleSignIn: Sendable {
     /// The name the key set is kept under in the store, for a cold start.
     static let keysDocument = "apple-jwks"
 
-    public init(passkeys: PasskeyService, endpoints: any AppleEndpoints) throws {
+    public init(passkeys: PasskeySignIn, endpoints: any AppleEndpoints) throws {
         self.passkeys = passkeys
         self.endpoints = endpoints
         let configuration = passkeys.configuration

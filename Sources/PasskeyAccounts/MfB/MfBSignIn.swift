@@ -9,8 +9,8 @@ internal import Logging
 /// Messages for Business sign-in (mfb.md), free of HTTP: the business's requests with their
 /// P-384 keys, the OAuth authorization and token endpoints whose sign-in is the passkey page,
 /// the public-key audit, and the decryption of the device's reply.
-public final class MessagesForBusiness: Sendable {
-    let passkeys: PasskeyService
+public final class MfBSignIn: Sendable {
+    let passkeys: PasskeySignIn
     let clientID: String
     let clientSecret: String
     /// SHA-256 of the client secret and of the api token, for comparisons in constant time.
@@ -23,7 +23,7 @@ public final class MessagesForBusiness: Sendable {
 
     var store: any PasskeyStore { passkeys.store }
 
-    public init(passkeys: PasskeyService) throws {
+    public init(passkeys: PasskeySignIn) throws {
         let c = passkeys.configuration
         guard let clientID = c.mfbClientID else {
             throw ServerStartupError(message: "Messages for Business needs --mfb-client-id")
@@ -79,7 +79,7 @@ public final class MessagesForBusiness: Sendable {
             requestIdentifier: record.id, publicPoint: point, scope: scope, state: state, clientSecret: clientSecret, title: title)
         return MfBRequestCreated(
             requestIdentifier: record.id, responseEncryptionKey: message.interactiveData.data.authenticate.oauth2.responseEncryptionKey,
-            expiresAt: PasskeyService.timestamp(record.expiresAt), message: message)
+            expiresAt: PasskeySignIn.timestamp(record.expiresAt), message: message)
     }
 
     /// `GET /mfb/requests/{id}`.

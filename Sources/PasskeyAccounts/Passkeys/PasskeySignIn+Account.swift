@@ -7,7 +7,7 @@ public import Logging
 public import PasskeyTelemetry
 
 /// The signed-in account: its sessions, its passkeys and its audit trail.
-extension PasskeyService {
+extension PasskeySignIn {
     // MARK: Audit events
 
     /// An event of this account, with the client the current request came from.

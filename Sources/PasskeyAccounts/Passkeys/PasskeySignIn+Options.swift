@@ -15,7 +15,7 @@ struct RegistrationSettings {
     var prf = false
 }
 
-extension PasskeyService {
+extension PasskeySignIn {
     /// Stores the pending registration of `user` (new, or adding a passkey) and returns its
     /// options: excludeCredentials lists the passkeys it has.
     func issueRegistration(for user: UserRecord, isNew: Bool, settings: RegistrationSettings) async throws -> CreationOptionsResponse {

@@ -8,7 +8,7 @@ public import PasskeyTelemetry
 
 /// The relying party's operations, free of HTTP: issue options, finish ceremonies, manage
 /// sessions. Handlers translate HTTP to these calls and back.
-public final class PasskeyService: Sendable {
+public final class PasskeySignIn: Sendable {
     public let configuration: ServerConfiguration
     /// The relying party; its origins change once, when the default origin learns the port
     /// the server really bound (`--port 0`).

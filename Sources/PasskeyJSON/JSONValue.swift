@@ -1,8 +1,12 @@
 internal import Foundation
 
-/// Any JSON value, parsed without loss of kind: `true` stays a boolean and `1` a number, so an
-/// association file's `applinks` / `appclips` sections survive a merge exactly as written.
+/// Any JSON value, parsed without loss of kind: `true` stays a boolean and `1` a number (an
+/// integer when it is one), so `email_verified: 1` is never read as true and an association
+/// file's `applinks` / `appclips` sections survive a merge exactly as written.
 /// (`JSONSerialization` hands back `NSNumber` for both, which on Linux can turn `true` into `1`.)
+///
+/// The one JSON value model of the project: association files, JOSE headers, JWT claims and key
+/// sets are all read into it.
 public indirect enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
@@ -16,7 +20,24 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         public let description: String
     }
 
-    /// Parses `bytes` as one JSON text.
+    /// Parses `bytes` as one strict JSON text (`StrictJSON.validate` first: a member repeated in
+    /// one object, a byte order mark, invalid UTF-8, a number a double cannot hold or nesting
+    /// deeper than 32 is refused before Foundation sees it); nil for anything else.
+    public static func strict(_ bytes: [UInt8]) -> JSONValue? {
+        do {
+            try StrictJSON.validate(bytes)
+            return try JSONValue(parsing: bytes)
+        } catch {
+            return nil
+        }
+    }
+
+    /// `strict(bytes)` when it is an object; nil for anything else.
+    public static func strictObject(_ bytes: [UInt8]) -> [String: JSONValue]? {
+        strict(bytes)?.objectValue
+    }
+
+    /// Parses `bytes` as one JSON text, as Foundation reads it (the last of repeated members).
     public init(parsing bytes: some Collection<UInt8>) throws(Invalid) {
         do {
             self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
@@ -72,6 +93,15 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
     public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
     public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// Either kind of number, as a double.
+    public var numberValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
 
     /// The JSON kind, for messages ("a string", "an array", …).
     public var kind: String {

@@ -8,9 +8,9 @@ internal import Foundation
 /// that exists gets one more passkey without a session (the tools keep none), and an unknown
 /// name is refused at `/assertion/options`, so never turn it on where real accounts live.
 public struct FIDOConformance: Sendable {
-    let passkeys: PasskeyService
+    let passkeys: PasskeySignIn
 
-    public init(passkeys: PasskeyService) {
+    public init(passkeys: PasskeySignIn) {
         self.passkeys = passkeys
     }
 
