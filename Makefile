@@ -26,7 +26,7 @@ test: deps browser-deps postgres-deps
 # server on PostgreSQL instead of an SQLite file.
 unit-tests:
 	./scripts/with-postgres $(SWIFT) test --skip-build
-	PASSKEY_TEST_SERVER_DATABASE=postgres ./scripts/with-postgres $(SWIFT) test --skip-build --filter PasskeyServerTests
+	PASSKEY_TEST_SERVER_DATABASE=postgres ./scripts/with-postgres $(SWIFT) test --skip-build --filter 'PasskeyServerTests|PasskeyCommandTests'
 
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)

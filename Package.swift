@@ -193,6 +193,16 @@ let package = Package(
             ],
             path: "Tests/PasskeyTestSupport"),
 
+        // The real server for the tests: in process on a free port (withServer, a client, whole
+        // ceremonies), or the built binary as a child process (a serve process, a command run).
+        .target(
+            name: "PasskeyServerTestSupport",
+            dependencies: [
+                "PasskeyApp", "PasskeyAccounts", "PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PasskeyServerTestSupport"),
+
         // The store contract, written once: every engine's test target runs its checks.
         .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage"], path: "Tests/PasskeyStoreContract"),
 
@@ -232,12 +242,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Vectors")]),
+        // The command line's verbs, run as the built binary.
+        .testTarget(
+            name: "PasskeyCommandTests",
+            dependencies: [
+                "passkey-server", "PasskeyServerTestSupport", "PasskeyTestSupport", "PasskeyAccounts", "PasskeyCore",
+                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer",
+            ]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
-                "PasskeyOutbound", "PasskeyHTTPParsing",
+                "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

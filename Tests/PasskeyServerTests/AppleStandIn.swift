@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import NIOCore
 import Synchronization

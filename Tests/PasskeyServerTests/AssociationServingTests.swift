@@ -2,6 +2,7 @@ import Foundation
 import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import Testing
 
 /// How the apple-app-site-association file is served: no redirect, no compression, the file's

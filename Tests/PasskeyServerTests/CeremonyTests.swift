@@ -4,6 +4,7 @@ import PasskeyCrypto
 @testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

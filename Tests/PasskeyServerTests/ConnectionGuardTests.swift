@@ -3,6 +3,7 @@ import PasskeyApp
 import PasskeyHTTPParsing
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

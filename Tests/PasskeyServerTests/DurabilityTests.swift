@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

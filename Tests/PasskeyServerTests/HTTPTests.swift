@@ -2,6 +2,7 @@ import Foundation
 import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

@@ -8,6 +8,7 @@ import PasskeyApp
 @testable import PasskeyAccounts
 @testable import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import PasskeyCrypto
 import PasskeyServer
 import PasskeyApp
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 @testable import PasskeyTelemetry
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PasskeyCore
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

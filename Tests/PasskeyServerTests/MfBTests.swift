@@ -6,6 +6,7 @@ import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import Testing
 
 /// Messages for Business end to end: the business's calls, the customer's browser at the OAuth

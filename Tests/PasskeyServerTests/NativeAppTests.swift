@@ -5,6 +5,7 @@ import PasskeyCrypto
 import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 
@@ -125,9 +126,6 @@ struct NativeFlow {
         #expect((me.json["credentials"] as? [[String: Any]])?.first?["credential_id"] as? String == Base64URL.encode(Self.awkwardID))
     }
 }
-
-let exampleFingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
-let otherExampleFingerprint = Array(repeating: "AB", count: 32).joined(separator: ":")
 
 /// Native apps against the real server: the seed-002 flow, Android origins, the well-known files.
 @Suite struct NativeAppTests {

@@ -9,6 +9,7 @@ import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Synchronization
 import Testing

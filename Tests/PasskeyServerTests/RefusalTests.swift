@@ -5,6 +5,7 @@ import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

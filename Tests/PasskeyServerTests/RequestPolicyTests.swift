@@ -5,6 +5,7 @@ import PasskeyHTTPParsing
 @testable import PasskeyAccounts
 @testable import PasskeyServer
 import PasskeyStorage
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

@@ -7,6 +7,7 @@ import PasskeyApp
 import PasskeyServer
 import PasskeyStorage
 import PasskeySQLite
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

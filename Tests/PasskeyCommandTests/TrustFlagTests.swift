@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyCore
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

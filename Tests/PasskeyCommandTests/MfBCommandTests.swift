@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyServerTestSupport
 import Testing
 
 /// `passkey-server mfb decrypt`: the seed's decryption exercise comes out exactly through the CLI.

@@ -2,28 +2,9 @@ import Foundation
 import PasskeyAssociation
 @testable import PasskeyAccounts
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
-
-/// What a run of the `passkey-server` binary printed and how it ended.
-struct CommandRun: Sendable {
-    let status: Int32
-    let output: String
-    let errors: String
-
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any] ?? [:] }
-    var checks: [[String: Any]] { json["checks"] as? [[String: Any]] ?? [] }
-    func check(_ name: String) -> [String: Any]? { checks.first { $0["name"] as? String == name } }
-
-    /// Runs the binary without blocking a Swift concurrency thread (the server under test
-    /// answers on those), with no PASSKEY_* variables unless given, and `stdin` (or nothing) on
-    /// its standard input.
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) async throws -> CommandRun {
-        let run = try await ChildProcess.run(
-            try ServerProcess.binary.path, arguments, environment: ChildProcess.environment(environment), stdin: stdin)
-        return CommandRun(status: run.status, output: String(decoding: run.stdout, as: UTF8.self), errors: String(decoding: run.stderr, as: UTF8.self))
-    }
-}
 
 /// `aasa check` and `assetlinks check` end to end: the binary against the project's own
 /// running server (http://127.0.0.1:PORT is allowed for local checks).

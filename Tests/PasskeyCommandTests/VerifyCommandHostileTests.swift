@@ -2,6 +2,7 @@ import Foundation
 import PasskeyCBOR
 import PasskeyCore
 import PasskeyCrypto
+import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 

@@ -1,26 +1,27 @@
-import Foundation
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Logging
+public import Logging
 import PasskeyCore
 import PasskeyCrypto
-import PasskeyApp
-@testable import PasskeyAccounts
+public import PasskeyApp
+public import PasskeyAccounts
 import PasskeyServer
-import PasskeyTestSupport
+public import PasskeyTestSupport
 import Synchronization
 import Testing
 
 /// A clock tests can move.
-final class TestClock: Sendable {
+public final class TestClock: Sendable {
+    public init() {}
     private let offset = Mutex<TimeInterval>(0)
     private let frozen = Mutex<Date?>(nil)
-    func now() -> Date { frozen.withLock { $0 } ?? Date().addingTimeInterval(offset.withLock { $0 }) }
-    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    public func now() -> Date { frozen.withLock { $0 } ?? Date().addingTimeInterval(offset.withLock { $0 }) }
+    public func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
     /// Stops the clock where it is: a test that counts on time not passing (a rate limit's
     /// bucket not refilling) holds even when the machine is slow.
-    func freeze() {
+    public func freeze() {
         let current = now()
         frozen.withLock { $0 = current }
     }
@@ -32,21 +33,21 @@ final class TestClock: Sendable {
 /// With `PASSKEY_TEST_SERVER_DATABASE=postgres` (the second pass of `make test`), each server
 /// gets a fresh PostgreSQL database of the test cluster instead of an SQLite file: the HTTP
 /// tests run against both stores.
-final class TestServer: Sendable {
-    let app: PasskeyApplication
-    let port: Int
-    let directory: URL
-    let clock: TestClock
+public final class TestServer: Sendable {
+    public let app: PasskeyApplication
+    public let port: Int
+    public let directory: URL
+    public let clock: TestClock
     /// The PostgreSQL database this server was given, dropped at `stop`.
-    let postgresDatabase: String?
+    public let postgresDatabase: String?
     private let task: Task<Void, any Error>
 
-    static var onPostgres: Bool { ProcessInfo.processInfo.environment["PASSKEY_TEST_SERVER_DATABASE"] == "postgres" }
+    public static var onPostgres: Bool { ProcessInfo.processInfo.environment["PASSKEY_TEST_SERVER_DATABASE"] == "postgres" }
 
-    var origin: String { "http://localhost:\(port)" }
-    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var origin: String { "http://localhost:\(port)" }
+    public var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }, logger custom: Logger? = nil) async throws -> TestServer {
+    public static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }, logger custom: Logger? = nil) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let listening = AsyncStream<Int>.makeStream()
@@ -95,7 +96,7 @@ final class TestServer: Sendable {
         self.task = task
     }
 
-    func stop() async {
+    public func stop() async {
         task.cancel()
         _ = try? await task.value
         try? FileManager.default.removeItem(at: directory)
@@ -104,34 +105,43 @@ final class TestServer: Sendable {
 }
 
 /// Items appended by concurrent tasks.
-final class Gathered<Item: Sendable>: Sendable {
+public final class Gathered<Item: Sendable>: Sendable {
+    public init() {}
     private let storage = Mutex<[Item]>([])
-    func append(_ item: Item) { storage.withLock { $0.append(item) } }
-    var items: [Item] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
+    public func append(_ item: Item) { storage.withLock { $0.append(item) } }
+    public var items: [Item] { storage.withLock { $0 } }
+    public var count: Int { storage.withLock { $0.count } }
 }
 
 /// A response as the tests look at it.
-struct HTTPResult: Sendable {
-    let status: Int
-    let headers: [String: String]
-    let body: Data
+public struct HTTPResult: Sendable {
+    public let status: Int
+    public let headers: [String: String]
+    public let body: Data
 
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
-    var error: String? { json["error"] as? String }
-    var setCookie: String? { header("Set-Cookie") }
+    public init(status: Int, headers: [String: String], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+    public var error: String? { json["error"] as? String }
+    public var setCookie: String? { header("Set-Cookie") }
 
     /// A header field's value, its name compared without case.
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.key.lowercased() == name.lowercased() }?.value
     }
 }
 
 /// A client that keeps no cookies (as native apps) unless a token is passed explicitly.
-struct Client: Sendable {
-    let base: URL
+public struct Client: Sendable {
+    public let base: URL
 
-    func send(_ method: String, _ path: String, body: Data? = nil, bearer: String? = nil, cookie: String? = nil, headers: [String: String] = [:]) async throws -> HTTPResult {
+    public init(base: URL) { self.base = base }
+
+    public func send(_ method: String, _ path: String, body: Data? = nil, bearer: String? = nil, cookie: String? = nil, headers: [String: String] = [:]) async throws -> HTTPResult {
         var request = URLRequest(url: URL(string: path, relativeTo: base)!)
         request.httpMethod = method
         request.httpBody = body
@@ -151,27 +161,29 @@ struct Client: Sendable {
         return HTTPResult(status: http.statusCode, headers: fields, body: data)
     }
 
-    func get(_ path: String, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+    public func get(_ path: String, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
         try await send("GET", path, bearer: bearer, cookie: cookie)
     }
 
-    func post(_ path: String, json: Any, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+    public func post(_ path: String, json: Any, bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
         try await send("POST", path, body: try JSONSerialization.data(withJSONObject: json), bearer: bearer, cookie: cookie)
     }
 
-    func post(_ path: String, bytes: [UInt8], bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
+    public func post(_ path: String, bytes: [UInt8], bearer: String? = nil, cookie: String? = nil) async throws -> HTTPResult {
         try await send("POST", path, body: Data(bytes), bearer: bearer, cookie: cookie)
     }
 }
 
 /// Whole ceremonies over HTTP with the software authenticator.
-struct Ceremonies {
-    let server: TestServer
-    var client: Client { Client(base: server.base) }
+public struct Ceremonies: Sendable {
+    public let server: TestServer
+
+    public init(server: TestServer) { self.server = server }
+    public var client: Client { Client(base: server.base) }
 
     /// registration_initialize → authenticator → registration_finalize, with a hook to change
     /// the response before it is sent.
-    func register(
+    public func register(
         _ name: String, credential: TestCredential? = nil, session: String? = nil,
         adjust: (inout RegistrationBuilder) -> Void = { _ in }
     ) async throws -> (result: HTTPResult, credential: TestCredential, options: [String: Any]) {
@@ -190,7 +202,7 @@ struct Ceremonies {
     }
 
     /// authentication_initialize (with or without a name) → authenticator → finalize.
-    func signIn(
+    public func signIn(
         _ name: String?, credential: TestCredential, signCount: UInt32,
         adjust: (inout AssertionBuilder) -> Void = { _ in }
     ) async throws -> (result: HTTPResult, options: [String: Any]) {
@@ -207,7 +219,7 @@ struct Ceremonies {
 }
 
 /// Runs `body` against a fresh server and stops it afterwards.
-func withServer(
+public func withServer(
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, logger: Logger? = nil,
     _ body: (TestServer, Ceremonies, Client) async throws -> Void
 ) async throws {
