@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyCrypto", targets: ["PasskeyCrypto"]),
         .library(name: "PasskeyJSON", targets: ["PasskeyJSON"]),
+        .library(name: "PasskeyJOSE", targets: ["PasskeyJOSE"]),
         .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
         .library(name: "PasskeySQLite", targets: ["PasskeySQLite"]),
         .library(name: "PasskeyApple", targets: ["PasskeyApple"]),
@@ -71,6 +72,12 @@ let package = Package(
         // the hand-written writers. Foundation only.
         .target(name: "PasskeyJSON"),
 
+        // JOSE on OpenSSL: compact JWS parsed, verified (an algorithm allow-list per use, crit,
+        // the key fitting the algorithm) and signed, JWKs and key sets, JWT claim checks. Every
+        // JWS of the project goes through it: SafetyNet, the metadata BLOB, Sign in with Apple,
+        // push answers, the providers' tokens.
+        .target(name: "PasskeyJOSE", dependencies: ["PasskeyCrypto", "PasskeyJSON"]),
+
         // The same store on PostgreSQL, for several server processes on one database. It does
         // not link SQLite.
         .target(
@@ -94,7 +101,7 @@ let package = Package(
         // WebAuthn verification: no HTTP framework, builds and tests on its own.
         // The vendor roots are compiled in (TrustAnchors/BundledCertificates.swift, generated
         // from TrustAnchors/PEM by scripts/generate-trust-anchors.py): one binary, no bundle.
-        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR", "PasskeyJSON"], exclude: ["TrustAnchors/PEM"]),
+        .target(name: "PasskeyCore", dependencies: ["PasskeyCrypto", "PasskeyCBOR", "PasskeyJSON", "PasskeyJOSE"], exclude: ["TrustAnchors/PEM"]),
 
         // Association files for native apps (apple-app-site-association, assetlinks.json,
         // /.well-known/webauthn): their rules, the checkers behind `aasa check` and
@@ -103,11 +110,11 @@ let package = Package(
 
         // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
         // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
-        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
+        .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE"]),
 
         // The push-notification authenticator (push.md): device keys, enrolment, the answer JWT,
         // the request's states, the provider protocol, the device simulator's messages.
-        .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
+        .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE"]),
 
         // The server's calls to other services, over async-http-client: Apple's key set and token
         // endpoints, the push providers (log, webhook, APNs over HTTP/2, FCM), the simulator's
@@ -115,7 +122,7 @@ let package = Package(
         .target(
             name: "PasskeyOutbound",
             dependencies: [
-                "PasskeyCore", "PasskeyCrypto", "PasskeyApple", "PasskeyPush",
+                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,7 +171,7 @@ let package = Package(
         .target(
             name: "PasskeyApp",
             dependencies: [
-                "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
+                "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
                 "PasskeyAssociation", "PasskeyTelemetry", "PasskeyPush", "PasskeyOutbound",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -174,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "passkey-server",
             dependencies: [
-                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyAssociation", "PasskeyStorage", "PasskeyTelemetry", "PasskeyApple",
+                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyAssociation", "PasskeyStorage", "PasskeyTelemetry", "PasskeyApple",
                 "PasskeyPush", "PasskeyCrypto", "PasskeyMfB", "PasskeyOutbound", "PasskeyHTTPParsing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,7 +191,7 @@ let package = Package(
         .target(
             name: "PasskeyTestSupport",
             dependencies: [
-                "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStorage",
+                "PasskeyCore", "PasskeyJSON", "PasskeyCBOR", "PasskeyCrypto", "PasskeyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -213,6 +220,8 @@ let package = Package(
         // docs/architecture.md against every import under Sources/: no dependencies, builds first.
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"]),
+        .testTarget(
+            name: "PasskeyJOSETests", dependencies: ["PasskeyJOSE", "PasskeyJSON", "PasskeyCrypto"], resources: [.copy("Vectors")]),
         .testTarget(name: "PasskeyCryptoTests", dependencies: ["PasskeyCrypto"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PasskeyStoreTests",

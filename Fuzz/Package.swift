@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "PasskeyCore", package: root),
                 .product(name: "PasskeyJSON", package: root),
+                .product(name: "PasskeyJOSE", package: root),
                 .product(name: "PasskeyCBOR", package: root),
                 .product(name: "PasskeyCrypto", package: root),
                 .product(name: "PasskeyStorage", package: root),

@@ -24,7 +24,7 @@ CRYPTO_FIXTURES = ROOT / "Tests/PasskeyCryptoTests/Fixtures"
 
 TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
-    "attestation-formats", "jws", "registration", "authentication", "strict-json", "postgres-url",
+    "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path",
 ]
@@ -335,6 +335,21 @@ def main():
     seeds.add("apple-jws", "jwks", json.dumps({"keys": [{"kty": "RSA", "kid": "W6WcOKB", "use": "sig", "alg": "RS256",
               "n": "AQAB" * 86, "e": "AQAB"}]}))
     seeds.add("apple-jws", "cache-control", "public, max-age=86400, must-revalidate")
+
+    # JOSE: Wycheproof's JWS tokens and key sets, the tokens above, RFC 7515's examples.
+    jose_vectors = ROOT / "Tests" / "PasskeyJOSETests" / "Vectors"
+    for name in ("wycheproof-json-web-signature", "wycheproof-json-web-key"):
+        for group in json.loads((jose_vectors / f"{name}.json").read_text())["testGroups"]:
+            for test in group["tests"][:3]:
+                seeds.add("jose", f"{name}-{test['tcId']}", test["jws"])
+            public = group.get("public")
+            if public is not None:
+                keys = public if "keys" in public else {"keys": [public]}
+                seeds.add("jose", f"{name}-keys-{group['tests'][0]['tcId']}", json.dumps(keys))
+    seeds.add("jose", "identity-token", jwt(
+        {"kid": "k", "alg": "ES256", "crit": ["exp"], "exp": 1},
+        {"iss": "https://appleid.apple.com", "aud": ["com.example.app"], "exp": 1800086400, "iat": 1800000000,
+         "nbf": 1800000000, "sub": "001234.abc.0987"}))
 
     # Push authenticator: answer tokens (header and claims as the app writes them; the signature
     # cannot verify), a device key, an enrolment signature; QR text as enrolment writes it.

@@ -1,6 +1,8 @@
+internal import PasskeyJSON
 public import Foundation
 public import PasskeyCrypto
-internal import PasskeyCore
+internal import PasskeyJOSE
+internal import PasskeyJSON
 
 /// The developer's client secret for Apple's `/auth/token` and `/auth/revoke` endpoints: a JWT
 /// signed ES256 with the team's `.p8` key (Apple, "Creating a client secret"). Header
@@ -28,31 +30,17 @@ public enum AppleClientSecret {
         guard lifetime.isFinite, lifetime >= 1, lifetime <= maximumLifetime else {
             throw Failure(description: "the client secret lifetime must be 1…\(Int(maximumLifetime)) s, not \(lifetime)")
         }
-        let seconds = now.timeIntervalSince1970.rounded(.down)
-        guard seconds.isFinite, seconds >= 0, seconds <= IdentityTokenVerifier.latestNumericDate else {
+        guard let issuedAt = JWTClaims.numericDate(now) else {
             throw Failure(description: "the clock reads \(now), outside 1970…9999")
         }
-        let issuedAt = Int64(seconds)
-        let claims = Claims(iss: teamID, iat: issuedAt, exp: issuedAt + Int64(lifetime.rounded(.down)), aud: audience, sub: clientID)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(Header(alg: "ES256", kid: keyID))
-        let payload = try encoder.encode(claims)
-        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
-        let der = try privateKey.signature(for: Array(signingInput.utf8), algorithm: .ecdsa(.sha256))
-        return signingInput + "." + Base64URL.encode(try ECDSASignature.concatenated(der: der, size: 32))
-    }
-
-    private struct Header: Encodable {
-        let alg: String
-        let kid: String
-    }
-
-    private struct Claims: Encodable {
-        let iss: String
-        let iat: Int64
-        let exp: Int64
-        let aud: String
-        let sub: String
+        let claims: [String: JSONValue] = [
+            "iss": .string(teamID), "iat": .integer(issuedAt), "exp": .integer(issuedAt + Int64(lifetime.rounded(.down))),
+            "aud": .string(audience), "sub": .string(clientID),
+        ]
+        do {
+            return try JWS.sign(header: ["kid": .string(keyID)], claims: claims, key: privateKey, algorithm: .es256)
+        } catch {
+            throw Failure(description: "the client secret cannot be signed: \(error.reason)")
+        }
     }
 }

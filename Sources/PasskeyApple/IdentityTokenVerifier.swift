@@ -2,6 +2,7 @@ public import PasskeyJSON
 public import Foundation
 public import PasskeyCrypto
 public import PasskeyCore
+internal import PasskeyJOSE
 
 /// Verifies Sign in with Apple identity tokens: the checks of siwa.md's table, in its order,
 /// each one function named after what it checks, each refusal with the contract's code.
@@ -22,7 +23,7 @@ public struct IdentityTokenVerifier: Sendable {
 
     /// Latest `exp`/`iat` accepted as a number at all: 9999-12-31T23:59:59Z. Larger values (and
     /// negative ones) are `invalid_token`, so no date arithmetic ever meets an absurd number.
-    public static let latestNumericDate: Double = 253_402_300_799
+    public static let latestNumericDate: Double = JWTClaims.latestNumericDate
 
     public init(configuration: AppleConfiguration, keys: any AppleKeySource) {
         self.configuration = configuration
@@ -93,13 +94,12 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// Row 2: `alg` is exactly `RS256`; none of `jku`, `x5u`, `jwk`, `crit`; `kid` a non-empty
-    /// string. Returns the kid.
+    /// string (`PasskeyJOSE` with `CompactJWS.policy`). Returns the kid.
     public static func checkHeader(_ jws: CompactJWS) throws(SIWAError) -> String {
-        guard let alg = jws.header["alg"] else {
-            throw .invalidToken("the JWS header has no alg")
-        }
-        guard alg.stringValue == algorithm else {
-            throw .invalidToken("the JWS alg is \(alg.stringValue ?? alg.kind), only \(algorithm) is accepted")
+        do {
+            _ = try jws.jws.checkAlgorithm(CompactJWS.policy)
+        } catch {
+            throw .invalidToken("only \(algorithm) is accepted: \(error.reason)")
         }
         let refused = jws.refusedParametersPresent
         guard refused.isEmpty else {
@@ -127,9 +127,11 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// Row 4 (signature half): the RS256 (RSASSA-PKCS1-v1_5, SHA-256) signature over the signing
-    /// input verifies under the key, with OpenSSL.
+    /// input verifies under the key, with OpenSSL (`PasskeyJOSE`).
     public static func checkSignature(_ jws: CompactJWS, key: PublicKey) throws(SIWAError) {
-        guard key.isValidSignature(jws.signature, for: jws.signingInput, algorithm: .rsaPKCS1v15(.sha256)) else {
+        do {
+            try jws.jws.checkSignature(key, algorithm: .rs256)
+        } catch {
             throw .invalidToken("the RS256 signature does not verify")
         }
     }
@@ -150,24 +152,11 @@ public struct IdentityTokenVerifier: Sendable {
     /// such element is the audience. Anything else, an empty array included, is
     /// `audience_mismatch`. Returns the matched client ID.
     public static func checkAudience(_ claims: [String: JSONValue], clientIDs: [String]) throws(SIWAError) -> String {
-        let audiences: [String]
-        switch claims["aud"] {
-        case .string(let audience)?:
-            audiences = [audience]
-        case .array(let elements)?:
-            audiences = elements.compactMap(\.stringValue)
-            guard audiences.count == elements.count else {
-                throw .audienceMismatch("aud is an array with elements that are not strings")
-            }
-        case let other?:
-            throw .audienceMismatch("aud is \(other.kind), not a string")
-        case nil:
-            throw .audienceMismatch("the token has no aud")
+        do {
+            return try JWTClaims.checkAudience(claims, accepted: clientIDs)
+        } catch {
+            throw .audienceMismatch(error.reason)
         }
-        guard let matched = audiences.first(where: clientIDs.contains) else {
-            throw .audienceMismatch("aud \(audiences.joined(separator: ", ")) is not a configured client ID")
-        }
-        return matched
     }
 
     /// Row 7: `exp` present and after now − skew; `iat` present, not after now + skew and not
@@ -204,11 +193,11 @@ public struct IdentityTokenVerifier: Sendable {
     /// finite number in 0…`latestNumericDate`. Only compared as a double, never converted to
     /// an integer, so no value can trap.
     static func numericDate(_ claims: [String: JSONValue], _ name: String) throws(SIWAError) -> Date? {
-        guard let value = claims[name] else { return nil }
-        guard let seconds = value.numberValue, seconds.isFinite, seconds >= 0, seconds <= latestNumericDate else {
-            throw .invalidToken("\(name) is not a NumericDate (\(value.kind))")
+        do {
+            return try JWTClaims.numericDate(claims, name)
+        } catch {
+            throw .invalidToken(error.reason)
         }
-        return Date(timeIntervalSince1970: seconds)
     }
 
     /// Row 8: `sub` a non-empty string of at most `maximumSubjectLength` bytes.

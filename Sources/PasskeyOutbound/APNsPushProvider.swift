@@ -3,6 +3,8 @@ public import AsyncHTTPClient
 public import Foundation
 public import PasskeyCrypto
 internal import NIOCore
+internal import PasskeyJSON
+internal import PasskeyJOSE
 internal import NIOHTTP1
 
 /// `--push-provider apns`: Apple's HTTP/2 provider API with token-based authentication
@@ -86,7 +88,7 @@ public final class APNsPushProvider: PushProvider, Sendable {
     /// `{"iss": teamID, "iat": issuedAt}` (whole seconds).
     public static func providerToken(privateKey: PrivateKey, keyID: String, teamID: String, issuedAt: Date) throws -> String {
         try PushJWT.sign(
-            header: Header(alg: "ES256", kid: keyID), claims: Claims(iss: teamID, iat: try PushJWT.numericDate(issuedAt)),
+            header: ["kid": .string(keyID)], claims: ["iss": .string(teamID), "iat": .integer(try PushJWT.numericDate(issuedAt))],
             key: privateKey, algorithm: .es256)
     }
 
@@ -179,16 +181,6 @@ public final class APNsPushProvider: PushProvider, Sendable {
     /// A value that can go into a header unchanged: printable ASCII, no spaces at the ends.
     private static func isHeaderValue(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= 200 && value.utf8.allSatisfy { (0x21...0x7e).contains($0) }
-    }
-
-    private struct Header: Encodable {
-        let alg: String
-        let kid: String
-    }
-
-    private struct Claims: Encodable {
-        let iss: String
-        let iat: Int64
     }
 }
 

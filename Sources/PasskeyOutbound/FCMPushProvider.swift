@@ -2,6 +2,8 @@ public import PasskeyPush
 public import AsyncHTTPClient
 public import Foundation
 internal import NIOCore
+internal import PasskeyJSON
+internal import PasskeyJOSE
 internal import NIOHTTP1
 internal import PasskeyCrypto
 
@@ -74,11 +76,13 @@ public final class FCMPushProvider: PushProvider, Sendable {
 
     static func assertion(serviceAccount: ServiceAccount, privateKey: PrivateKey, issuedAt: Date) throws -> String {
         let iat = try PushJWT.numericDate(issuedAt)
-        return try PushJWT.sign(
-            header: AssertionHeader(alg: "RS256", typ: "JWT", kid: serviceAccount.privateKeyID),
-            claims: AssertionClaims(
-                iss: serviceAccount.clientEmail, scope: scope, aud: serviceAccount.tokenURI, iat: iat, exp: iat + assertionLifetime),
-            key: privateKey, algorithm: .rs256)
+        var header: [String: JSONValue] = ["typ": .string("JWT")]
+        if let keyID = serviceAccount.privateKeyID { header["kid"] = .string(keyID) }
+        let claims: [String: JSONValue] = [
+            "iss": .string(serviceAccount.clientEmail), "scope": .string(scope), "aud": .string(serviceAccount.tokenURI),
+            "iat": .integer(iat), "exp": .integer(iat + assertionLifetime),
+        ]
+        return try PushJWT.sign(header: header, claims: claims, key: privateKey, algorithm: .rs256)
     }
 
     public func send(_ message: PushMessage) async -> DeliveryResult {
@@ -167,20 +171,6 @@ public final class FCMPushProvider: PushProvider, Sendable {
         default: throw PushProviderError("the token endpoint answered an expires_in that is not a number")
         }
         return FCMAccessTokens.Minted(token: token, expiresAt: issuedAt.addingTimeInterval(expiresIn))
-    }
-
-    private struct AssertionHeader: Encodable {
-        let alg: String
-        let typ: String
-        let kid: String?
-    }
-
-    private struct AssertionClaims: Encodable {
-        let iss: String
-        let scope: String
-        let aud: String
-        let iat: Int64
-        let exp: Int64
     }
 
     /// `{"message": {"token", "data", "android": {"priority": "high"}, "apns": {"payload":

@@ -1,4 +1,5 @@
 internal import PasskeyJSON
+internal import PasskeyJOSE
 public import Foundation
 public import PasskeyCrypto
 public import PasskeyCore
@@ -23,155 +24,130 @@ public enum AnswerToken {
     public static let clockSkew: TimeInterval = 30
     public static let maximumSize = 8192
 
-    /// The parts of a token, nothing verified.
-    struct Parts {
-        let header: Header
-        let claimBytes: [UInt8]
-        let signingInput: [UInt8]
-        let signature: [UInt8]
-    }
-
-    struct Header: Decodable {
-        let alg: String
-        let deviceId: String?
-        let crit: [String]?
-    }
-
-    struct Claims: Decodable {
-        let pushAuthId: String?
-        let challenge: String?
-        let response: String?
-        let numberChallenge: NumberOrText?
-        let exp: Double?
-    }
-
-    /// A JSON string, or an integer written as text.
-    enum NumberOrText: Decodable {
-        case text(String)
-        case number(Int)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Int.self) {
-                self = .number(number)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
-
-        var text: String {
-            switch self {
-            case .text(let text): text
-            case .number(let number): String(number)
-            }
-        }
-    }
+    /// What a phone may sign an answer with: RS256 or ES256 (never `none`, never an HMAC), no
+    /// `crit` extension, no key named by the token (the key is the enrolled device's).
+    static let policy = JWSPolicy(algorithms: [.rs256, .es256])
 
     /// The `deviceId` of the header, before anything is verified: the key to verify with is that
     /// device's. A malformed token, or one neither RS256 nor ES256, is `invalid_token`.
     public static func deviceID(of token: String) throws(PushError) -> String {
-        let parts = try split(token)
-        return try checkHeader(parts.header)
+        try checkHeader(try split(token)).deviceID
     }
 
     /// Every check of push.md on the answer, with the device's key; the answer it carries.
     public static func verify(_ token: String, key: PublicKey, now: Date) throws(PushError) -> PushAnswer {
-        let parts = try split(token)
-        let deviceID = try checkHeader(parts.header)
-        try checkAlgorithm(parts.header, key: key)
-        try checkSignature(parts, key: key)
-        let claims = try decodeClaims(parts.claimBytes)
-        let expiresAt = try checkExpiry(claims.exp, now: now)
-        guard let pushAuthID = claims.pushAuthId, !pushAuthID.isEmpty, pushAuthID.utf8.count <= 128,
-              let challenge = claims.challenge, challenge.utf8.count <= 128
+        let jws = try split(token)
+        let (algorithm, deviceID) = try checkHeader(jws)
+        try checkAlgorithm(algorithm, key: key)
+        try checkSignature(jws, algorithm: algorithm, key: key)
+        let claims = try decodeClaims(jws)
+        let expiresAt = try checkExpiry(claims, now: now)
+        guard let pushAuthID = claims["pushAuthId"]?.stringValue, !pushAuthID.isEmpty, pushAuthID.utf8.count <= 128,
+              let challenge = claims["challenge"]?.stringValue, challenge.utf8.count <= 128
         else {
             throw invalid("pushAuthId and challenge must be strings.")
         }
         let approved: Bool
-        switch claims.response {
+        switch claims["response"]?.stringValue {
         case "APPROVED": approved = true
         case "DENIED": approved = false
         default: throw invalid("response must be APPROVED or DENIED.")
         }
-        let number = claims.numberChallenge?.text
-        if let number, number.utf8.count > 16 { throw invalid("numberChallenge is too long.") }
+        let number = try numberChallenge(claims["numberChallenge"])
         return PushAnswer(
             deviceID: deviceID, pushAuthID: pushAuthID, challenge: challenge, approved: approved, numberChallenge: number,
             expiresAt: expiresAt)
     }
 
-    /// Three base64url parts, at most 8 KiB, a strict JSON header.
-    static func split(_ token: String) throws(PushError) -> Parts {
-        guard token.utf8.count <= maximumSize else { throw invalid("The token is larger than \(maximumSize) bytes.") }
-        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 3, let header = Base64URL.decodeStrict(String(pieces[0])),
-              let claims = Base64URL.decodeStrict(String(pieces[1])), let signature = Base64URL.decodeStrict(String(pieces[2]))
-        else {
-            throw invalid("The token is not a compact JWS of three base64url parts.")
-        }
-        let decoded: Header
+    /// A compact JWS (`PasskeyJOSE`): three canonical base64url parts, at most 8 KiB, a strict
+    /// JSON header.
+    static func split(_ token: String) throws(PushError) -> JWS {
         do {
-            try StrictJSON.validate(header)
-            decoded = try JSONDecoder().decode(Header.self, from: Data(header))
+            return try JWS(compact: token, maximumSize: maximumSize)
         } catch {
-            throw invalid("The token's header is not the expected JSON object.")
+            throw invalid("The token is not a compact JWS: \(error.reason).")
         }
-        return Parts(header: decoded, claimBytes: claims, signingInput: Array((pieces[0] + "." + pieces[1]).utf8), signature: signature)
     }
 
-    /// `alg` RS256 or ES256 (never `none`, never HMAC), no `crit`, a `deviceId`.
-    static func checkHeader(_ header: Header) throws(PushError) -> String {
-        guard header.alg == "RS256" || header.alg == "ES256" else {
-            throw invalid("alg must be RS256 or ES256, not \(header.alg.prefix(16)).")
+    /// `alg` RS256 or ES256, no `crit` and no key-selecting parameter, a `deviceId`.
+    static func checkHeader(_ jws: JWS) throws(PushError) -> (algorithm: JWSAlgorithm, deviceID: String) {
+        let algorithm: JWSAlgorithm
+        do {
+            algorithm = try jws.checkAlgorithm(policy)
+            try jws.checkCriticalHeaders(policy)
+        } catch {
+            throw invalid("\(error.reason).")
         }
-        guard header.crit == nil else { throw invalid("crit is not supported.") }
-        guard let deviceID = header.deviceId, !deviceID.isEmpty, deviceID.utf8.count <= 64 else {
+        guard let deviceID = jws.header["deviceId"]?.stringValue, !deviceID.isEmpty, deviceID.utf8.count <= 64 else {
             throw invalid("The header has no deviceId.")
         }
-        return deviceID
+        return (algorithm, deviceID)
     }
 
     /// `alg` is the device's own: RS256 for an RSA key, ES256 for a P-256 key.
-    static func checkAlgorithm(_ header: Header, key: PublicKey) throws(PushError) {
-        guard header.alg == DeviceKey.jwsAlgorithm(key) else {
-            throw invalid("alg \(header.alg) is not the device's (\(DeviceKey.jwsAlgorithm(key))).")
+    static func checkAlgorithm(_ algorithm: JWSAlgorithm, key: PublicKey) throws(PushError) {
+        guard algorithm.rawValue == DeviceKey.jwsAlgorithm(key) else {
+            throw invalid("alg \(algorithm.rawValue) is not the device's (\(DeviceKey.jwsAlgorithm(key))).")
         }
     }
 
-    /// The JWS signature over the signing input: RS256 as it is, ES256 as the 64-byte R || S
-    /// of RFC 7518 §3.4 (turned into DER for the check).
-    static func checkSignature(_ parts: Parts, key: PublicKey) throws(PushError) {
-        var signature = parts.signature
-        if key.kind == .ec(.p256) {
-            guard signature.count == 64, let der = try? ECDSASignature.der(concatenated: signature) else {
-                throw invalid("An ES256 signature is 64 bytes.")
-            }
-            signature = der
-        }
-        guard DeviceKey.verifies(signature, message: parts.signingInput, key: key) else {
+    /// The JWS signature over the signing input (`PasskeyJOSE`): RS256 as it is, ES256 as the
+    /// 64-byte r ‖ s of RFC 7518 §3.4.
+    static func checkSignature(_ jws: JWS, algorithm: JWSAlgorithm, key: PublicKey) throws(PushError) {
+        do {
+            try jws.checkSignature(key, algorithm: algorithm)
+        } catch {
             throw invalid("The signature does not verify with the device's key.")
         }
     }
 
-    static func decodeClaims(_ bytes: [UInt8]) throws(PushError) -> Claims {
+    /// The payload: a strict JSON object.
+    static func decodeClaims(_ jws: JWS) throws(PushError) -> [String: JSONValue] {
         do {
-            try StrictJSON.validate(bytes)
-            return try JSONDecoder().decode(Claims.self, from: Data(bytes))
+            return try jws.claims()
         } catch {
-            throw invalid("The token's claims are not the expected JSON object.")
+            throw invalid("The token's claims are not a JSON object.")
+        }
+    }
+
+    /// `numberChallenge`: a string of at most 16 bytes, or an integer (written as text); nil
+    /// when absent.
+    static func numberChallenge(_ value: JSONValue?) throws(PushError) -> String? {
+        switch value {
+        case nil: return nil
+        case .string(let text)?:
+            guard text.utf8.count <= 16 else { throw invalid("numberChallenge is too long.") }
+            return text
+        case .integer(let number)?:
+            guard String(number).utf8.count <= 16 else { throw invalid("numberChallenge is too long.") }
+            return String(number)
+        default:
+            throw invalid("numberChallenge must be a string or an integer.")
         }
     }
 
     /// `exp` present, in the future, and at most 10 minutes (plus skew) ahead; else
-    /// `token_expired`.
-    static func checkExpiry(_ exp: Double?, now: Date) throws(PushError) -> Date {
-        guard let exp, exp.isFinite else { throw expired("exp is missing.") }
-        let nowSeconds = now.timeIntervalSince1970
-        guard exp > nowSeconds - clockSkew else { throw expired("The answer has expired.") }
-        guard exp <= nowSeconds + maximumLifetime + clockSkew else {
-            throw expired("exp is more than \(Int(maximumLifetime)) seconds ahead.")
+    /// `token_expired`. An `exp` that is not a NumericDate is `invalid_token`.
+    static func checkExpiry(_ claims: [String: JSONValue], now: Date) throws(PushError) -> Date {
+        do {
+            guard let expiry = try JWTClaims.checkExpiry(claims, now: now, leeway: clockSkew) else {
+                throw expired("exp is missing.")
+            }
+            try JWTClaims.checkLifetime(expiry, now: now, maximumLifetime: maximumLifetime, leeway: clockSkew)
+            return expiry
+        } catch let error as PushError {
+            throw error
+        } catch let error as JOSEError {
+            switch error.code {
+            case .expired: throw expired("The answer has expired.")
+            case .invalidClaim where claims["exp"] == nil: throw expired("exp is missing.")
+            case .invalidClaim where claims["exp"]?.numberValue != nil:
+                throw expired("exp is more than \(Int(maximumLifetime)) seconds ahead.")
+            default: throw invalid("exp is not a NumericDate.")
+            }
+        } catch {
+            throw invalid("exp is not a NumericDate.")
         }
-        return Date(timeIntervalSince1970: exp)
     }
 
     static func invalid(_ message: String) -> PushError { PushError(code: "invalid_token", message: message) }

@@ -1,3 +1,5 @@
+internal import PasskeyJSON
+internal import PasskeyJOSE
 public import Foundation
 public import PasskeyCrypto
 internal import PasskeyCore
@@ -83,19 +85,17 @@ public enum DeviceSimulator {
         else {
             throw Failure(description: "the push needs deviceId, pushId and challenge")
         }
-        let header = ["alg": isEC(key) ? "ES256" : "RS256", "typ": "JWT", "deviceId": deviceID]
-        var claims: [String: Any] = [
-            "pushAuthId": pushID, "challenge": challenge, "response": approve ? "APPROVED" : "DENIED",
-            "exp": Int(now.timeIntervalSince1970) + 300,
+        var claims: [String: JSONValue] = [
+            "pushAuthId": .string(pushID), "challenge": .string(challenge), "response": .string(approve ? "APPROVED" : "DENIED"),
+            "exp": .integer(Int64(now.timeIntervalSince1970) + 300),
         ]
-        if let chosen = number ?? data["numberChallenge"] as? String { claims["numberChallenge"] = chosen }
-        func part(_ object: Any) throws -> String {
-            Base64URL.encode(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+        if let chosen = number ?? data["numberChallenge"] as? String { claims["numberChallenge"] = .string(chosen) }
+        do {
+            return try JWS.sign(
+                header: ["typ": .string("JWT"), "deviceId": .string(deviceID)], claims: claims, key: key,
+                algorithm: isEC(key) ? .es256 : .rs256)
+        } catch {
+            throw Failure(description: "the answer cannot be signed: \(error.reason)")
         }
-        let input = try part(header) + "." + part(claims)
-        let signature = isEC(key)
-            ? try ECDSASignature.concatenated(der: try key.signature(for: Array(input.utf8), algorithm: .ecdsa(.sha256)), size: 32)
-            : try key.signature(for: Array(input.utf8), algorithm: .rsaPKCS1v15(.sha256))
-        return input + "." + Base64URL.encode(signature)
     }
 }

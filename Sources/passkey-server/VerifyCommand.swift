@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 import ArgumentParser
 import Foundation
 import PasskeyCore

@@ -1,3 +1,4 @@
+import PasskeyJSON
 import Foundation
 import PasskeyCore
 import PasskeyCrypto

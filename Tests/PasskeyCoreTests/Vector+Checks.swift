@@ -1,3 +1,4 @@
+import PasskeyJSON
 import PasskeyCore
 import Testing
 

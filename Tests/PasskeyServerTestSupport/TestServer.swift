@@ -1,3 +1,4 @@
+import PasskeyJSON
 public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

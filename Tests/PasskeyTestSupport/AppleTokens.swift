@@ -1,3 +1,4 @@
+import PasskeyJSON
 public import Foundation
 internal import PasskeyCore
 public import PasskeyCrypto

@@ -1,3 +1,4 @@
+import PasskeyJSON
 public import Foundation
 public import PasskeyCore
 public import PasskeyCrypto

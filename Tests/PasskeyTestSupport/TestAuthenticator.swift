@@ -1,3 +1,4 @@
+import PasskeyJSON
 public import Foundation
 public import PasskeyCBOR
 public import PasskeyCore

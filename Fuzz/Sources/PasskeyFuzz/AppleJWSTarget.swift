@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyJSON
 import PasskeyApple
 import PasskeyCore
 import PasskeyCrypto

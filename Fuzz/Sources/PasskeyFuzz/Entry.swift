@@ -21,6 +21,7 @@ enum FuzzTargets {
         FuzzTarget(name: "der-x509", run: DERX509Target.run),
         FuzzTarget(name: "attestation-formats", run: AttestationFormatsTarget.run),
         FuzzTarget(name: "jws", run: JWSTarget.run),
+        FuzzTarget(name: "jose", run: JOSETarget.run),
         FuzzTarget(name: "registration", run: RegistrationTarget.run),
         FuzzTarget(name: "authentication", run: AuthenticationTarget.run),
         FuzzTarget(name: "strict-json", run: StrictJSONTarget.run),

@@ -1,11 +1,12 @@
 import Foundation
+import PasskeyJSON
 import PasskeyCBOR
 import PasskeyCore
 import PasskeyCrypto
 
-/// `jws`: the two JWS readers — the SafetyNet attestation response (SafetyNetJWS, reached through
-/// `AndroidSafetyNetAttestation.verify`, §8.5) and the FIDO Metadata Service BLOB
-/// (`MetadataBLOB(jws:roots:signerNames:now:)`) — and Base64URL underneath both.
+/// `jws`: the two WebAuthn uses of JWS, both over `PasskeyJOSE` — the SafetyNet attestation
+/// response (reached through `AndroidSafetyNetAttestation.verify`, §8.5) and the FIDO Metadata
+/// Service BLOB (`MetadataBLOB(jws:roots:signerNames:now:)`) — and Base64URL underneath both.
 ///
 /// An input takes one of two forms, and both readers run on it:
 /// - compact: `header.payload.signature` as sent. The BLOB is verified against the test

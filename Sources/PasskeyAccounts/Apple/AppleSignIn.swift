@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import Foundation
 public import PasskeyApple
 public import PasskeyStorage

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 internal import Foundation
 internal import PasskeyApple
 internal import PasskeyCore

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import Foundation
 public import PasskeyCore
 public import PasskeyStorage

@@ -49,20 +49,10 @@ public struct AndroidSafetyNetAttestation: AttestationStatementFormat {
         return response
     }
 
-    /// §8.5 step 4: the JWS signature verifies with the leaf's key under the header's alg. An
-    /// ES* signature is r ‖ s (RFC 7518 §3.4), each half the size of the alg's curve.
+    /// §8.5 step 4: the JWS signature verifies with the leaf's key under the header's alg
+    /// (`PasskeyJOSE`: the key fits the alg, an ES* signature is r ‖ s of its curve).
     static func checkSignature(_ jws: SafetyNetJWS, leaf: Certificate) throws {
-        let key = try AttestationStatement.publicKey(of: leaf)
-        var signature = jws.signature
-        if let curve = jws.algorithm.requiredCurve {
-            guard key.kind == .ec(curve), signature.count == 2 * curve.coordinateSize else {
-                throw WebAuthnError.invalidAttestation("SafetyNet \(jws.algorithm.name) signature does not fit the leaf key")
-            }
-            signature = try ECDSASignature.der(concatenated: signature)
-        }
-        guard key.isValidSignature(signature, for: jws.signingInput, algorithm: jws.algorithm.signatureAlgorithm) else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS signature does not verify with the x5c leaf")
-        }
+        try jws.checkSignature(with: try AttestationStatement.publicKey(of: leaf))
     }
 
     /// §8.5 step 4: the leaf is issued to attest.android.com — a subjectAltName dNSName when

@@ -1,17 +1,17 @@
 internal import Foundation
 internal import PasskeyCrypto
+internal import PasskeyJOSE
+internal import PasskeyJSON
 
-/// A SafetyNet attestation response: a JWS in compact serialization (RFC 7515 §7.1) whose
-/// header carries `alg` and the signing chain `x5c`. Parsed strictly; nothing is verified here.
+/// A SafetyNet attestation response: a compact JWS (read by `PasskeyJOSE`) whose header carries
+/// `alg` and the signing chain `x5c`. Parsed strictly; the signature is checked by
+/// `checkSignature(with:)` once the caller has the leaf's key.
 struct SafetyNetJWS {
-    let algorithm: COSEAlgorithm
+    let jws: JWS
+    let algorithm: JWSAlgorithm
     /// From the header's x5c, leaf first.
     let certificates: [Certificate]
     let payload: Payload
-    /// The JWS Signing Input: ASCII(BASE64URL(header) ‖ '.' ‖ BASE64URL(payload)), exactly as sent.
-    let signingInput: [UInt8]
-    /// The JWS Signature as sent (for ES*, r ‖ s).
-    let signature: [UInt8]
 
     /// The payload members this verifier uses; others are ignored.
     struct Payload: Decodable {
@@ -20,72 +20,50 @@ struct SafetyNetJWS {
         let ctsProfileMatch: Bool
     }
 
-    private struct Header: Decodable {
-        let alg: String
-        let x5c: [String]
-        let crit: [String]?
-    }
+    /// The JWS algorithms accepted for SafetyNet (RFC 7518 §3.1): every asymmetric one but
+    /// EdDSA; no extension is understood, and the key comes from x5c only.
+    static let policy = JWSPolicy(algorithms: [.rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .es256, .es384, .es512])
 
-    /// JWS `alg` values (RFC 7518 §3.1) accepted for SafetyNet, as COSE algorithms.
-    static let algorithms: [String: COSEAlgorithm] = [
-        "RS256": .rs256, "RS384": .rs384, "RS512": .rs512,
-        "PS256": .ps256, "PS384": .ps384, "PS512": .ps512,
-        "ES256": .es256, "ES384": .es384, "ES512": .es512,
-    ]
+    /// A response carries a certificate chain of a few KiB.
+    static let maximumSize = 65536
 
-    /// Parses `response`: UTF-8 text of exactly three base64url parts (no padding, canonical),
-    /// a header that is a JSON object with a supported `alg`, a non-empty `x5c` of standard
-    /// base64 DER certificates and no `crit`, and a payload with `nonce`, `timestampMs` and
-    /// `ctsProfileMatch`. Every failure is `invalid_attestation`.
+    /// Parses `response`: a compact JWS with an allowed `alg`, no `crit` or key-selecting
+    /// header, a non-empty `x5c` of DER certificates, and a strict JSON payload with `nonce`,
+    /// `timestampMs` and `ctsProfileMatch`. Every failure is `invalid_attestation`.
     init(compact response: [UInt8]) throws {
-        guard let text = String(validating: response, as: UTF8.self) else {
-            throw WebAuthnError.invalidAttestation("SafetyNet response is not UTF-8")
+        let chain: [[UInt8]]
+        do {
+            jws = try JWS(compact: response, maximumSize: Self.maximumSize)
+            algorithm = try jws.checkAlgorithm(Self.policy)
+            try jws.checkCriticalHeaders(Self.policy)
+            guard let x5c = try jws.certificateChain() else {
+                throw JOSEError(.malformed, "the header has no x5c")
+            }
+            chain = x5c
+        } catch let error as JOSEError {
+            throw WebAuthnError.invalidAttestation("SafetyNet JWS: \(error.reason)")
         }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            throw WebAuthnError.invalidAttestation("SafetyNet response is not a compact JWS (\(parts.count) parts, not 3)")
+        certificates = try chain.map { der in
+            do { return try Certificate(derEncoded: der) } catch {
+                throw WebAuthnError.invalidAttestation("SafetyNet JWS x5c entry is not a DER certificate: \(error)")
+            }
         }
-        let headerBytes = try Self.base64URL(parts[0], "header")
-        let payloadBytes = try Self.base64URL(parts[1], "payload")
-        signature = try Self.base64URL(parts[2], "signature")
-        signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
-
-        let header: Header = try Self.json(headerBytes, "header")
-        guard header.crit == nil else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS header has crit parameters")
-        }
-        guard let algorithm = Self.algorithms[header.alg] else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS alg \"\(header.alg)\" is not supported")
-        }
-        self.algorithm = algorithm
-        guard !header.x5c.isEmpty else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS header x5c is empty")
-        }
-        certificates = try header.x5c.map(Self.certificate)
-        payload = try Self.json(payloadBytes, "payload")
-    }
-
-    /// Base64url without padding, in its one canonical spelling (re-encoding gives it back).
-    private static func base64URL(_ part: Substring, _ name: String) throws -> [UInt8] {
-        guard let bytes = Base64URL.decodeStrict(String(part)), Base64URL.encode(bytes) == part else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS \(name) is not base64url")
-        }
-        return bytes
-    }
-
-    /// One x5c entry: standard base64 with padding (RFC 7515 §4.1.6), a DER certificate.
-    private static func certificate(_ entry: String) throws -> Certificate {
-        guard let data = Data(base64Encoded: entry), data.base64EncodedString() == entry else {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS x5c entry is not base64")
-        }
-        do { return try Certificate(derEncoded: [UInt8](data)) } catch {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS x5c entry is not a DER certificate: \(error)")
+        do {
+            try StrictJSON.validate(jws.payload)
+            payload = try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
+        } catch {
+            throw WebAuthnError.invalidAttestation("SafetyNet JWS payload is not the expected JSON object")
         }
     }
 
-    private static func json<T: Decodable>(_ bytes: [UInt8], _ name: String) throws -> T {
-        do { return try JSONDecoder().decode(T.self, from: Data(bytes)) } catch {
-            throw WebAuthnError.invalidAttestation("SafetyNet JWS \(name) is not the expected JSON object")
+    /// The JWS signature verifies with `key` (the leaf's) under the header's alg, and the key
+    /// fits the alg (an ES* signature is r ‖ s of the alg's own curve).
+    func checkSignature(with key: PublicKey) throws {
+        do {
+            try JWS.checkKey(key, fits: algorithm)
+            try jws.checkSignature(key, algorithm: algorithm)
+        } catch {
+            throw WebAuthnError.invalidAttestation("SafetyNet JWS signature does not verify with the x5c leaf: \(error.reason)")
         }
     }
 }

@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 public import PasskeyCrypto
 
 /// The checks that registration (§7.1) and authentication (§7.2) share. Each is one function

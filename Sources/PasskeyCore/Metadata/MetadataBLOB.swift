@@ -1,5 +1,7 @@
+internal import PasskeyJSON
 public import Foundation
 public import PasskeyCrypto
+internal import PasskeyJOSE
 
 /// A verified FIDO Metadata Service v3 BLOB (FIDO Metadata Service v3.0 §3.1.6, §3.3): a JWS
 /// compact serialisation `header.payload.signature` whose x5c chain ends at a Metadata Service
@@ -23,7 +25,7 @@ public struct MetadataBLOB: Sendable {
     public static let fidoSignerNames: Set<String> = ["mds.fidoalliance.org"]
 
     /// The JWS algorithms a BLOB may be signed with.
-    public static let supportedAlgorithms = ["RS256", "ES256"]
+    public static let supportedAlgorithms = policy.algorithms.map(\.rawValue).sorted()
 
     public func entry(aaguid: [UInt8]) -> MetadataEntry? {
         entries[aaguid]
@@ -43,20 +45,16 @@ public struct MetadataBLOB: Sendable {
     /// `signerNames` pins the signing certificate: its subject CN must be one of them.
     public init(jws: [UInt8], roots: [Certificate], signerNames: Set<String> = fidoSignerNames, now: Date) throws {
         let compact = try Self.compactSerialization(jws)
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else {
-            throw MetadataError(.malformed, "not a JWS compact serialisation (header.payload.signature)")
+        let token: JWS
+        do { token = try JWS(compact: compact, maximumSize: Self.maximumSize) } catch {
+            throw MetadataError(.malformed, error.reason)
         }
-        guard let headerBytes = Base64URL.decodeStrict(parts[0]), let payloadBytes = Base64URL.decodeStrict(parts[1]),
-              let signature = Base64URL.decodeStrict(parts[2])
-        else { throw MetadataError(.malformed, "a JWS part is not base64url") }
-
-        let header = try Self.header(headerBytes)
+        let header = try Self.header(token)
         let chain = try Self.checkCertificateChain(header.x5c, roots: roots, now: now)
         try Self.checkSignerName(header.x5c.first, pinned: signerNames)
-        try Self.checkSignature(signature, signedData: Array("\(parts[0]).\(parts[1])".utf8), algorithm: header.alg, signers: chain)
+        try Self.checkSignature(token, algorithm: header.alg, signers: chain)
 
-        let payload = try Self.payload(payloadBytes)
+        let payload = try Self.payload(token.payload)
         number = payload.number
         nextUpdateText = payload.nextUpdateText
         nextUpdate = payload.nextUpdate
@@ -75,37 +73,36 @@ public struct MetadataBLOB: Sendable {
     // MARK: Header
 
     struct Header {
-        let alg: String
+        let alg: JWSAlgorithm
         let x5c: [Certificate]
     }
 
+    /// A BLOB is a few MiB; the cap bounds what a broken download makes the server parse.
+    static let maximumSize = 64 << 20
+
+    /// RS256 or ES256 (MDS3 §3.1.7), no `crit` extension, no key named by the token itself.
+    static let policy = JWSPolicy(algorithms: [.rs256, .es256])
+
     /// The JOSE header (RFC 7515 §4.1): `alg` RS256 or ES256; `x5c` standard base64 DER
     /// certificates, signer first; `crit` is refused (no extension is understood here).
-    static func header(_ bytes: [UInt8]) throws -> Header {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw MetadataError(.malformed, "the JWS header is not a JSON object")
+    static func header(_ token: JWS) throws -> Header {
+        let alg: JWSAlgorithm
+        let der: [[UInt8]]
+        do {
+            alg = try token.checkAlgorithm(policy)
+        } catch {
+            throw MetadataError(token.algorithmName == nil ? .malformed : .unsupportedAlgorithm, error.reason)
         }
-        guard let alg = object["alg"] as? String else {
-            throw MetadataError(.malformed, "the JWS header has no alg")
-        }
-        guard supportedAlgorithms.contains(alg) else {
-            throw MetadataError(.unsupportedAlgorithm, "alg \(alg) is not one of \(supportedAlgorithms.joined(separator: ", "))")
-        }
-        guard object["crit"] == nil else {
-            throw MetadataError(.malformed, "the JWS header has crit extensions, which are not supported")
+        do {
+            try token.checkCriticalHeaders(policy)
+            der = try token.certificateChain() ?? []
+        } catch {
+            throw MetadataError(.malformed, error.reason)
         }
         var certificates: [Certificate] = []
-        if let x5c = object["x5c"] {
-            guard let array = x5c as? [String], !array.isEmpty else {
-                throw MetadataError(.malformed, "x5c is not a non-empty array of strings")
-            }
-            for (index, text) in array.enumerated() {
-                guard let der = Data(base64Encoded: text) else {
-                    throw MetadataError(.malformed, "x5c[\(index)] is not base64")
-                }
-                do { certificates.append(try Certificate(derEncoded: [UInt8](der))) } catch {
-                    throw MetadataError(.malformed, "x5c[\(index)] is not a DER certificate: \(error)")
-                }
+        for (index, bytes) in der.enumerated() {
+            do { certificates.append(try Certificate(derEncoded: bytes)) } catch {
+                throw MetadataError(.malformed, "x5c[\(index)] is not a DER certificate: \(error)")
             }
         }
         return Header(alg: alg, x5c: certificates)
@@ -142,23 +139,19 @@ public struct MetadataBLOB: Sendable {
     }
 
     /// MDS3 §3.3 step 5: the JWS signature (RFC 7515 §5.2) over `header.payload` verifies with
-    /// the signing certificate's key, whose type fits alg (RS256: RSA PKCS#1 v1.5 SHA-256;
-    /// ES256: P-256 ECDSA SHA-256, the signature as r‖s).
-    static func checkSignature(_ signature: [UInt8], signedData: [UInt8], algorithm: String, signers: [Certificate]) throws {
+    /// the signing certificate's key, whose type fits alg (RS256: RSA PKCS#1 v1.5 SHA-256 of at
+    /// least 2048 bits; ES256: P-256 ECDSA SHA-256, the signature as r‖s).
+    static func checkSignature(_ token: JWS, algorithm: JWSAlgorithm, signers: [Certificate]) throws {
         for signer in signers {
             let key: PublicKey
             do { key = try signer.publicKey } catch { continue }
-            switch (algorithm, key.kind) {
-            case ("RS256", .rsa):
-                if key.isValidSignature(signature, for: signedData, algorithm: .rsaPKCS1v15(.sha256)) { return }
-            case ("ES256", .ec(.p256)):
-                if let der = try? ECDSASignature.der(raw: signature, curve: .p256),
-                   key.isValidSignature(der, for: signedData, algorithm: .ecdsa(.sha256)) { return }
-            default:
-                if signers.count == 1 {
-                    throw MetadataError(.unsupportedAlgorithm, "alg \(algorithm) does not fit the signing certificate's \(key.kind) key")
-                }
+            do {
+                try JWS.checkKey(key, fits: algorithm)
+            } catch {
+                if signers.count == 1 { throw MetadataError(.unsupportedAlgorithm, error.reason) }
+                continue
             }
+            if (try? token.checkSignature(key, algorithm: algorithm)) != nil { return }
         }
         throw MetadataError(.invalidSignature, "the JWS signature does not verify with the signing certificate")
     }

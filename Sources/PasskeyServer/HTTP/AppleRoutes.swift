@@ -1,3 +1,4 @@
+internal import PasskeyJSON
 internal import PasskeyAccounts
 internal import Hummingbird
 internal import PasskeyHTTPParsing

@@ -72,4 +72,14 @@ public enum Base64URL {
         else { return nil }
         return decode(string)
     }
+
+    /// Standard base64 with padding (RFC 4648 §4) in its one canonical spelling, as JOSE's
+    /// `x5c` carries certificates (RFC 7515 §4.1.6); nil for anything else.
+    public static func decodeStandard(_ string: String) -> [UInt8]? {
+        guard string.utf8.count % 4 == 0,
+              !string.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
+              let bytes = decode(string)
+        else { return nil }
+        return bytes
+    }
 }
