@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "PasskeyAccounts",
             dependencies: [
-                "PasskeyCore", "PasskeyJSON", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
+                "PasskeyCore", "PasskeyJSON", "PasskeyJOSE", "PasskeyStorage", "PasskeyCrypto", "PasskeyAssociation", "PasskeyTelemetry",
                 "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB", "PasskeyHTTPParsing",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "PasskeyApp",
             dependencies: [
-                "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
+                "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyJOSE", "PasskeyCrypto", "PasskeyStorage", "PasskeySQLite", "PasskeyPostgres",
                 "PasskeyAssociation", "PasskeyTelemetry", "PasskeyPush", "PasskeyOutbound",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -256,14 +256,14 @@ let package = Package(
             name: "PasskeyCommandTests",
             dependencies: [
                 "passkey-server", "PasskeyServerTestSupport", "PasskeyTestSupport", "PasskeyAccounts", "PasskeyCore",
-                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer",
+                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer", "PasskeyJOSE",
             ]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
-                "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport",
+                "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport", "PasskeyJOSE", "PasskeyJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

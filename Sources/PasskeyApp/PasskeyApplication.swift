@@ -93,7 +93,7 @@ public struct PasskeyApplication: Sendable {
         }
         let (router, metricsRouter) = PasskeyHTTP.routers(
             configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
-            association: association,
+            signingKeys: SigningKeys(store: store), association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
         if let listen = configuration.metricsListen, let metricsRouter {

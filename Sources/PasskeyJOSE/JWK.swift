@@ -107,6 +107,15 @@ public struct JWK: Sendable {
         return .object(object)
     }
 
+    /// The key's RFC 7638 thumbprint: base64url of the SHA-256 of its required public members
+    /// (`e`, `kty`, `n`; `crv`, `kty`, `x`, `y`; `crv`, `kty`, `x`) as JSON with sorted member
+    /// names and no white space. The same key always has the same thumbprint.
+    public var thumbprint: String {
+        let required: Set<String> = ["crv", "e", "kty", "n", "x", "y"]
+        let members = (json.objectValue ?? [:]).filter { required.contains($0.key) }
+        return Base64URL.encode(Digest.sha256.hash(JSONValue.object(members).encoded()))
+    }
+
     /// The key may check `algorithm`'s signatures: the JWK's `alg`, when present, is exactly
     /// that algorithm; `use`, when present, is `sig`; `key_ops`, when present, holds `verify`;
     /// and the key fits the algorithm.

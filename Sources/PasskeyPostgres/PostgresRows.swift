@@ -11,7 +11,7 @@ import PostgresNIO
 private func bytes(_ buffer: ByteBuffer) -> [UInt8] { Array(buffer.readableBytesView) }
 
 /// Reads the columns of one row in order.
-private struct Cursor {
+struct Cursor {
     let row: PostgresRandomAccessRow
     var index = 0
 

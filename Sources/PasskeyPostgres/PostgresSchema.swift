@@ -16,7 +16,9 @@ enum PostgresSchema {
         let statements: [String]
     }
 
-    static let migrations: [Migration] = [migration1, migration2, migration3, migration4, migration5, migration6, migration7]
+    static let migrations: [Migration] = [
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8,
+    ]
 
     static var currentVersion: Int { migrations.count }
 
@@ -32,6 +34,21 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 8: the OpenID provider's signing keys (SQLite's migration 9).
+    static let migration8 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE signing_keys (
+            kid          text    NOT NULL PRIMARY KEY,
+            algorithm    text    NOT NULL,
+            generation   integer NOT NULL CHECK (generation >= 1),
+            private_key  bytea   NOT NULL,
+            created_at   bigint  NOT NULL,
+            activates_at bigint  NOT NULL,
+            UNIQUE (algorithm, generation)
+        )
+        """,
+    ])
 
     /// Version 7: WebAuthn Level 3 options (SQLite's migration 8).
     static let migration7 = Migration(additive: true, statements: [

@@ -7,7 +7,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -75,6 +75,21 @@ enum Schema {
             }
         }
     }
+
+    /// Version 9: the OpenID provider's signing keys. Only adds.
+    static let migration9: [String] = [
+        """
+        CREATE TABLE signing_keys (
+            kid         TEXT    NOT NULL PRIMARY KEY,
+            algorithm   TEXT    NOT NULL,
+            generation  INTEGER NOT NULL CHECK (generation >= 1),
+            private_key BLOB    NOT NULL,
+            created_at  INTEGER NOT NULL,
+            activates_at INTEGER NOT NULL,
+            UNIQUE (algorithm, generation)
+        )
+        """,
+    ]
 
     /// Version 8: WebAuthn Level 3 options. A ceremony remembers a conditional creation and the
     /// residentKey it asked for; a credential whether it is discoverable and has PRF enabled.

@@ -236,6 +236,14 @@ public protocol PasskeyStore: Sendable {
     func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome
     // MARK: Cached documents
 
+    // MARK: OpenID provider signing keys
+
+    /// Every signing key, by algorithm and then generation.
+    func signingKeys() async throws -> [SigningKeyRecord]
+    /// Stores `key` unless its algorithm already has a key of that generation or a later one
+    /// (another instance created or rotated first): then nothing is written and false returned.
+    func insertSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+
     func cachedDocument(named name: String) async throws -> CachedDocument?
     func saveCachedDocument(_ document: CachedDocument) async throws
 }

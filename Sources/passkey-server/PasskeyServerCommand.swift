@@ -12,7 +12,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self])
+        subcommands: [
+            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, KeysCommand.self, SIWACommand.self,
+            PushDeviceCommand.self, MfBCommand.self,
+        ])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the
     /// `check` commands promise 0 = accepted / all passed, 1 = rejected / a check failed,

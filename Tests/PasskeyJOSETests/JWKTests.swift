@@ -69,4 +69,18 @@ import Testing
         #expect(Self.code { () throws(JOSEError) in _ = try JWKSet(json: set.encoded(), maximumSize: 100) } == .malformed)
         #expect(Self.code { () throws(JOSEError) in _ = try JWKSet(json: Array(#"{"keys":{}}"#.utf8)) } == .malformed)
     }
+
+    /// RFC 7638 §3: the hash input is the required members only, sorted, without white space.
+    @Test func thumbprintsFollowRFC7638() throws {
+        let (n, e) = Self.rsa.publicKey.rsaComponents!
+        let text = #"{"e":""# + Base64URL.encode(e.drop(while: { $0 == 0 })) + #"","kty":"RSA","n":""#
+            + Base64URL.encode(n.drop(while: { $0 == 0 })) + #""}"#
+        let expected = Base64URL.encode(Digest.sha256.hash(Array(text.utf8)))
+        let key = try JWK(Self.rsaJWK(["kid": .string("ignored"), "alg": .string("RS256"), "use": .string("sig")]))
+        #expect(key.thumbprint == expected)
+        let ec = try PrivateKey.generateEC(.p256).publicKey
+        let (x, y) = ec.ecCoordinates!
+        let ecText = #"{"crv":"P-256","kty":"EC","x":""# + Base64URL.encode(x) + #"","y":""# + Base64URL.encode(y) + #""}"#
+        #expect(JWK(publicKey: ec, keyID: "k", algorithm: .es256).thumbprint == Base64URL.encode(Digest.sha256.hash(Array(ecText.utf8))))
+    }
 }

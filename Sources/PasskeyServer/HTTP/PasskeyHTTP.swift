@@ -13,8 +13,8 @@ typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 public enum PasskeyHTTP {
     public static func routers(
         configuration: PasskeyAccounts.ServerConfiguration, service: PasskeySignIn, apple: AppleSignIn?, push: PushSignIn,
-        mfb: MfBSignIn?, conformance: FIDOConformance?, association: AppleAppSiteAssociation?, assetLinks: [UInt8]?, relatedOrigins: [UInt8]?,
-        metrics registry: MetricsRegistry, logger: Logger
+        mfb: MfBSignIn?, conformance: FIDOConformance?, signingKeys: SigningKeys, association: AppleAppSiteAssociation?,
+        assetLinks: [UInt8]?, relatedOrigins: [UInt8]?, metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
         let router = Router(context: PasskeyRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
@@ -29,7 +29,7 @@ public enum PasskeyHTTP {
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         Routes(
             service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
-            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL
+            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys
         ).register(on: router)
         guard configuration.metricsListen != nil else {
             router.get("/metrics") { _, _ in registry.response() }

@@ -63,6 +63,7 @@ public enum RoutePaths {
         "/attestation/result": Policy(methods: [.post], ceremony: true),
         "/assertion/options": Policy(methods: [.post], ceremony: true),
         "/assertion/result": Policy(methods: [.post], ceremony: true),
+        "/oauth/jwks": Policy(methods: [.get]),
     ]
 
     /// The route template a canonical path belongs to, or nil for a path the API does not

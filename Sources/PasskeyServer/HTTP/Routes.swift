@@ -8,7 +8,7 @@ internal import HTTPTypes
 internal import PasskeyHTTPParsing
 
 /// The contract's endpoints, one controller file per feature (PasskeyRoutes, AccountRoutes,
-/// AppleRoutes, PushRoutes, MfBRoutes, ConformanceRoutes, WellKnownRoutes) over the shared helpers
+/// AppleRoutes, PushRoutes, MfBRoutes, ConformanceRoutes, WellKnownRoutes, IdentityRoutes) over the shared helpers
 /// here. Each handler only translates HTTP to a use-case call and the result back to HTTP.
 struct Routes: Sendable {
     typealias Context = PasskeyRequestContext
@@ -27,6 +27,8 @@ struct Routes: Sendable {
     /// /.well-known/webauthn, when related origins are configured.
     let relatedOrigins: [UInt8]?
     let sessionTTL: TimeInterval
+    /// The OpenID provider's signing keys.
+    let signingKeys: SigningKeys
 
     func register(on router: Router<Context>) {
         registerPasskeyRoutes(on: router)
@@ -36,6 +38,7 @@ struct Routes: Sendable {
         if let mfb { registerMfBRoutes(mfb, on: router) }
         if let conformance { registerConformanceRoutes(conformance, on: router) }
         registerWellKnownRoutes(on: router)
+        registerIdentityRoutes(on: router)
     }
 
     /// `Authorization: Bearer …` only (the business's api token; never the session cookie).

@@ -1,0 +1,140 @@
+public import Foundation
+public import PasskeyCrypto
+public import PasskeyJOSE
+internal import PasskeyJSON
+public import PasskeyStorage
+
+/// The OpenID provider's signing keys (identity.md, "Issuer, keys, clients"): one line of keys
+/// per algorithm (RS256 on RSA 2048, which OpenID Connect Core requires, and ES256 on P-256),
+/// kept in the database so every instance signs with the same keys and publishes the same set.
+///
+/// A key is published from the moment it is stored; it signs from `activatesAt` (at once for
+/// the first key of an algorithm, `publishAhead` later after a rotation, so relying parties have
+/// fetched it before they meet it); it is retired when the next generation starts signing, and
+/// stays published for `retention` after that, longer than any token it signed lives.
+/// The first key of each algorithm is made the first time a key is needed.
+public final class SigningKeys: Sendable {
+    public static let algorithms: [JWSAlgorithm] = [.rs256, .es256]
+    public static let defaultPublishAhead: TimeInterval = 3600
+    /// Longer than any token the provider signs lives.
+    public static let retention: TimeInterval = 86_400
+    static let rsaBits = 2048
+
+    /// Where a key is in its life at a given time.
+    public enum State: String, Sendable {
+        /// Published, not yet signing.
+        case upcoming
+        /// The one key of its algorithm that signs.
+        case signing
+        /// Replaced; still published so that what it signed still verifies.
+        case retired
+        /// Replaced more than `retention` ago: no longer published.
+        case withdrawn
+    }
+
+    public struct Key: Sendable {
+        public let record: SigningKeyRecord
+        public let algorithm: JWSAlgorithm
+        public let privateKey: PrivateKey
+        public let state: State
+
+        /// The public JWK a key set publishes.
+        public var jwk: JWK { JWK(publicKey: privateKey.publicKey, keyID: record.keyID, algorithm: algorithm) }
+    }
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    let store: any PasskeyStore
+
+    public init(store: any PasskeyStore) {
+        self.store = store
+    }
+
+    /// Every key with its state at `now`, by algorithm and generation; makes the first key of an
+    /// algorithm that has none.
+    public func keys(now: Date) async throws -> [Key] {
+        var records = try await store.signingKeys()
+        for algorithm in Self.algorithms where !records.contains(where: { $0.algorithm == algorithm.rawValue }) {
+            _ = try await store.insertSigningKey(try Self.generate(algorithm, generation: 1, now: now, activatesAt: now))
+            records = try await store.signingKeys()  // ours, or the one another instance stored first
+        }
+        return try Self.states(records, now: now)
+    }
+
+    /// Adds the next generation of `algorithm`: published now, signing `publishAhead` from now.
+    public func rotate(_ algorithm: JWSAlgorithm, now: Date, publishAhead: TimeInterval) async throws -> Key {
+        guard Self.algorithms.contains(algorithm) else {
+            throw Failure(description: "the provider signs with \(Self.algorithms.map(\.rawValue).joined(separator: " or ")), not \(algorithm.rawValue)")
+        }
+        guard publishAhead.isFinite, publishAhead >= 0 else { throw Failure(description: "the publish-ahead time must be 0 or more seconds") }
+        for _ in 0..<3 {
+            let current = try await keys(now: now).filter { $0.algorithm == algorithm }
+            let generation = (current.map(\.record.generation).max() ?? 0) + 1
+            let record = try Self.generate(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
+            if try await store.insertSigningKey(record) {
+                return try Self.key(record, state: publishAhead > 0 ? .upcoming : .signing)
+            }
+        }
+        throw Failure(description: "another instance kept rotating \(algorithm.rawValue) keys at the same time; try again")
+    }
+
+    /// The key that signs with `algorithm` at `now`.
+    public func signer(_ algorithm: JWSAlgorithm, now: Date) async throws -> Key {
+        guard let key = try await keys(now: now).first(where: { $0.algorithm == algorithm && $0.state == .signing }) else {
+            throw Failure(description: "no \(algorithm.rawValue) key signs at \(now)")
+        }
+        return key
+    }
+
+    /// `{"keys":[…]}`: the public parts of every published key (upcoming, signing, retired).
+    public func keySet(now: Date) async throws -> [UInt8] {
+        let published = try await keys(now: now).filter { $0.state != .withdrawn }
+        return JWKSet(keys: published.map(\.jwk)).json.encoded()
+    }
+
+    /// Each record's state at `now`: per algorithm, the highest generation already active signs;
+    /// later ones are upcoming; earlier ones are retired until `retention` after the key that
+    /// followed them started signing, then withdrawn.
+    static func states(_ records: [SigningKeyRecord], now: Date) throws -> [Key] {
+        var keys: [Key] = []
+        for algorithm in algorithms {
+            let line = records.filter { $0.algorithm == algorithm.rawValue }.sorted { $0.generation < $1.generation }
+            let signing = line.last { $0.activatesAt <= now }
+            for (index, record) in line.enumerated() {
+                let state: State
+                if record.activatesAt > now {
+                    state = signing == nil && index == 0 ? .signing : .upcoming
+                } else if record.generation == signing?.generation {
+                    state = .signing
+                } else {
+                    let replacedAt = line[index + 1].activatesAt
+                    state = now.timeIntervalSince(replacedAt) < retention ? .retired : .withdrawn
+                }
+                keys.append(try key(record, state: state))
+            }
+        }
+        return keys
+    }
+
+    static func key(_ record: SigningKeyRecord, state: State) throws -> Key {
+        guard let algorithm = JWSAlgorithm(rawValue: record.algorithm) else {
+            throw Failure(description: "signing key \(record.keyID) has the unknown algorithm \(record.algorithm)")
+        }
+        let privateKey: PrivateKey
+        do { privateKey = try PrivateKey(pkcs8: record.privateKey) } catch {
+            throw Failure(description: "signing key \(record.keyID) cannot be read: \(error)")
+        }
+        return Key(record: record, algorithm: algorithm, privateKey: privateKey, state: state)
+    }
+
+    /// A new key: RSA 2048 for RS256, P-256 for ES256; its `kid` is its RFC 7638 thumbprint.
+    static func generate(_ algorithm: JWSAlgorithm, generation: Int, now: Date, activatesAt: Date) throws -> SigningKeyRecord {
+        let privateKey = algorithm == .rs256 ? try PrivateKey.generateRSA(bits: rsaBits) : try PrivateKey.generateEC(.p256)
+        let kid = JWK(publicKey: privateKey.publicKey, keyID: nil, algorithm: algorithm).thumbprint
+        return SigningKeyRecord(
+            keyID: kid, algorithm: algorithm.rawValue, generation: generation, privateKey: try privateKey.pkcs8(), createdAt: now,
+            activatesAt: activatesAt)
+    }
+}
