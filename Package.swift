@@ -255,8 +255,8 @@ let package = Package(
         .testTarget(
             name: "PasskeyCommandTests",
             dependencies: [
-                "passkey-server", "PasskeyServerTestSupport", "PasskeyTestSupport", "PasskeyAccounts", "PasskeyCore",
-                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer", "PasskeyJOSE",
+                "passkey-server", "PasskeyApp", "PasskeyServerTestSupport", "PasskeyTestSupport", "PasskeyAccounts", "PasskeyCore",
+                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer", "PasskeyJOSE", "PasskeyStorage",
             ]),
         .testTarget(
             name: "PasskeyServerTests",

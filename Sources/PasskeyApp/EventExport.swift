@@ -21,27 +21,8 @@ public enum EventExport {
     public static func run(
         configuration: ServerConfiguration, userName: String?, since: Date?, logger: Logger, write: (String) -> Void
     ) async throws -> Int {
-        let store = try await openExisting(configuration, logger: logger)
-        do {
-            let count = try await export(store: store, userName: userName, since: since, write: write)
-            await store.close()
-            return count
-        } catch {
-            await store.close()
-            throw error
-        }
-    }
-
-    /// The server's database for a command: an SQLite file must exist already (a command never
-    /// creates one); opening brings an older schema up to date.
-    static func openExisting(_ configuration: ServerConfiguration, logger: Logger) async throws -> any PasskeyStore {
-        if !PostgresLocation.isURL(configuration.database), !FileManager.default.fileExists(atPath: configuration.database) {
-            throw Failure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
-        }
-        do {
-            return try await PasskeyApplication.openStore(configuration, logger: logger, onCommit: { _, _ in })
-        } catch let error as PasskeyApplication.StartupError {
-            throw Failure(description: error.message)
+        try await CommandDatabase.withExisting(configuration, logger: logger) { store in
+            try await export(store: store, userName: userName, since: since, write: write)
         }
     }
 

@@ -23,8 +23,7 @@ public enum KeyAdministration {
     public static func run(
         configuration: ServerConfiguration, action: Action, now: Date, logger: Logger, write: (String) -> Void
     ) async throws {
-        let store = try await EventExport.openExisting(configuration, logger: logger)
-        do {
+        try await CommandDatabase.withExisting(configuration, logger: logger) { store in
             let keys = SigningKeys(store: store)
             switch action {
             case .list:
@@ -33,15 +32,12 @@ public enum KeyAdministration {
                 guard let algorithm = JWSAlgorithm(rawValue: name), SigningKeys.algorithms.contains(algorithm) else {
                     throw Failure(description: "--alg must be RS256 or ES256, not \(name)")
                 }
-                write(line(try await keys.rotate(algorithm, now: now, publishAhead: publishAhead)))
+                do {
+                    write(line(try await keys.rotate(algorithm, now: now, publishAhead: publishAhead)))
+                } catch let failure as SigningKeys.Failure {
+                    throw Failure(description: failure.description)
+                }
             }
-            await store.close()
-        } catch let failure as SigningKeys.Failure {
-            await store.close()
-            throw Failure(description: failure.description)
-        } catch {
-            await store.close()
-            throw error
         }
     }
 

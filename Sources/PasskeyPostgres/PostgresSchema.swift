@@ -35,7 +35,7 @@ enum PostgresSchema {
         )
         """
 
-    /// Version 8: the OpenID provider's signing keys (SQLite's migration 9).
+    /// Version 8: the OpenID provider's signing keys and clients (SQLite's migration 9).
     static let migration8 = Migration(additive: true, statements: [
         """
         CREATE TABLE signing_keys (
@@ -46,6 +46,28 @@ enum PostgresSchema {
             created_at   bigint  NOT NULL,
             activates_at bigint  NOT NULL,
             UNIQUE (algorithm, generation)
+        )
+        """,
+        """
+        CREATE TABLE oauth_clients (
+            id                        text    NOT NULL PRIMARY KEY,
+            name                      text,
+            is_public                 boolean NOT NULL,
+            secret_hash               bytea,
+            redirect_uris             text[]  NOT NULL,
+            post_logout_redirect_uris text[]  NOT NULL,
+            backchannel_logout_uri    text,
+            scopes                    text[]  NOT NULL,
+            id_token_alg              text    NOT NULL,
+            introspection             boolean NOT NULL,
+            token_exchange            boolean NOT NULL,
+            allowed_groups            text[]  NOT NULL,
+            required_acr              text,
+            device_flow               boolean NOT NULL,
+            require_par               boolean NOT NULL,
+            refresh                   boolean NOT NULL,
+            created_at                bigint  NOT NULL,
+            CHECK (is_public = (secret_hash IS NULL))
         )
         """,
     ])

@@ -76,7 +76,7 @@ enum Schema {
         }
     }
 
-    /// Version 9: the OpenID provider's signing keys. Only adds.
+    /// Version 9: the OpenID provider's signing keys and clients. Only adds.
     static let migration9: [String] = [
         """
         CREATE TABLE signing_keys (
@@ -87,6 +87,28 @@ enum Schema {
             created_at  INTEGER NOT NULL,
             activates_at INTEGER NOT NULL,
             UNIQUE (algorithm, generation)
+        )
+        """,
+        """
+        CREATE TABLE oauth_clients (
+            id                        TEXT    NOT NULL PRIMARY KEY,
+            name                      TEXT,
+            is_public                 INTEGER NOT NULL CHECK (is_public IN (0, 1)),
+            secret_hash               BLOB,
+            redirect_uris             TEXT    NOT NULL,
+            post_logout_redirect_uris TEXT    NOT NULL,
+            backchannel_logout_uri    TEXT,
+            scopes                    TEXT    NOT NULL,
+            id_token_alg              TEXT    NOT NULL,
+            introspection             INTEGER NOT NULL CHECK (introspection IN (0, 1)),
+            token_exchange            INTEGER NOT NULL CHECK (token_exchange IN (0, 1)),
+            allowed_groups            TEXT    NOT NULL,
+            required_acr              TEXT,
+            device_flow               INTEGER NOT NULL CHECK (device_flow IN (0, 1)),
+            require_par               INTEGER NOT NULL CHECK (require_par IN (0, 1)),
+            refresh                   INTEGER NOT NULL CHECK (refresh IN (0, 1)),
+            created_at                INTEGER NOT NULL,
+            CHECK ((is_public = 1) = (secret_hash IS NULL))
         )
         """,
     ]

@@ -244,6 +244,18 @@ public protocol PasskeyStore: Sendable {
     /// (another instance created or rotated first): then nothing is written and false returned.
     func insertSigningKey(_ key: SigningKeyRecord) async throws -> Bool
 
+    // MARK: OpenID provider clients
+
+    /// Stores a new client; false (nothing written) when its id is taken.
+    func insertClient(_ client: ClientRecord) async throws -> Bool
+    func client(id: String) async throws -> ClientRecord?
+    /// Every client, by id.
+    func clients() async throws -> [ClientRecord]
+    /// Replaces a confidential client's secret hash; false when there is no such confidential client.
+    func replaceClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool
+    /// Removes a client; false when there was none.
+    func deleteClient(id: String) async throws -> Bool
+
     func cachedDocument(named name: String) async throws -> CachedDocument?
     func saveCachedDocument(_ document: CachedDocument) async throws
 }

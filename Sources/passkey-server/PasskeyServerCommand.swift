@@ -13,7 +13,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
         subcommands: [
-            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, KeysCommand.self, SIWACommand.self,
+            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, KeysCommand.self, ClientsCommand.self, SIWACommand.self,
             PushDeviceCommand.self, MfBCommand.self,
         ])
 

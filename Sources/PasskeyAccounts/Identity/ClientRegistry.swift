@@ -1,0 +1,198 @@
+public import Foundation
+internal import PasskeyCrypto
+internal import PasskeyJSON
+public import PasskeyStorage
+
+/// The applications registered with the OpenID provider (identity.md, "Issuer, keys, clients"),
+/// managed by the operator only. Every value is checked before anything is stored: a client id
+/// of URL-safe characters, redirect URIs that are absolute, without a fragment, `https` (or
+/// `http` on a loopback host, or a private-use scheme for a public client), known scopes, one of
+/// the two ID token algorithms, known authentication classes.
+public struct ClientRegistry: Sendable {
+    /// What `passkey-server clients add` asks for.
+    public struct Registration: Sendable {
+        public var id: String
+        public var name: String?
+        public var isPublic = false
+        public var redirectURIs: [String] = []
+        public var postLogoutRedirectURIs: [String] = []
+        public var backchannelLogoutURI: String?
+        public var scopes = ClientRegistry.defaultScopes
+        public var idTokenAlgorithm = "RS256"
+        public var introspection = false
+        public var tokenExchange = false
+        public var allowedGroups: [String] = []
+        public var requiredACR: String?
+        public var deviceFlow = false
+        public var requirePAR = false
+        public var refresh = false
+
+        public init(id: String) { self.id = id }
+    }
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let defaultScopes = ["openid", "profile", "email", "groups"]
+    public static let knownScopes: Set<String> = ["openid", "profile", "email", "groups", "offline_access", "passkey"]
+    public static let idTokenAlgorithms: Set<String> = ["RS256", "ES256"]
+    public static let authenticationClasses: Set<String> = ["phr", "phrh"]
+    /// 256 random bits (identity.md: "≥ 256 random bits").
+    static let secretBytes = 32
+    static let maximumIDLength = 128
+    static let maximumURILength = 2048
+
+    let store: any PasskeyStore
+
+    public init(store: any PasskeyStore) {
+        self.store = store
+    }
+
+    /// Registers a client; returns it and, for a confidential client, its secret (shown only
+    /// here; the store keeps its SHA-256).
+    public func add(_ registration: Registration, now: Date) async throws -> (client: ClientRecord, secret: String?) {
+        let checked = try Self.check(registration)
+        let secret = checked.isPublic ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
+        let client = ClientRecord(
+            id: checked.id, name: checked.name, isPublic: checked.isPublic, secretHash: secret.map(Self.secretHash),
+            redirectURIs: checked.redirectURIs, postLogoutRedirectURIs: checked.postLogoutRedirectURIs,
+            backchannelLogoutURI: checked.backchannelLogoutURI, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
+            introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
+            requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
+            refresh: checked.refresh, createdAt: now)
+        guard try await store.insertClient(client) else {
+            throw Failure(description: "a client with the id \(checked.id) exists already")
+        }
+        return (client, secret)
+    }
+
+    public func list() async throws -> [ClientRecord] { try await store.clients() }
+
+    public func show(_ id: String) async throws -> ClientRecord {
+        guard let client = try await store.client(id: id) else { throw Failure(description: "no client has the id \(id)") }
+        return client
+    }
+
+    /// A new secret for a confidential client; the old one stops working at once.
+    public func rotateSecret(_ id: String) async throws -> (client: ClientRecord, secret: String) {
+        let client = try await show(id)
+        guard !client.isPublic else { throw Failure(description: "\(id) is a public client: it has no secret") }
+        let secret = Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
+        guard try await store.replaceClientSecret(id: id, secretHash: Self.secretHash(secret)) else {
+            throw Failure(description: "no confidential client has the id \(id)")
+        }
+        return (client, secret)
+    }
+
+    /// Removes a client. (Its tokens go with it once the provider issues tokens.)
+    public func remove(_ id: String) async throws {
+        guard try await store.deleteClient(id: id) else { throw Failure(description: "no client has the id \(id)") }
+    }
+
+    /// Whether `secret` is the client's: its SHA-256 compared in constant time.
+    public static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {
+        guard let stored = client.secretHash else { return false }
+        return constantTimeEquals(secretHash(secret), stored)
+    }
+
+    static func secretHash(_ secret: String) -> [UInt8] { Digest.sha256.hash(Array(secret.utf8)) }
+
+    // MARK: Checks
+
+    /// Every check of a registration, in order; the registration as it will be stored.
+    static func check(_ registration: Registration) throws(Failure) -> Registration {
+        var checked = registration
+        try checkID(registration.id)
+        if let name = registration.name {
+            guard !name.isEmpty, name.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Failure(description: "--name must be 1 to 200 characters without control characters")
+            }
+        }
+        checked.redirectURIs = try registration.redirectURIs.map { uri throws(Failure) in
+            try checkRedirectURI(uri, isPublic: registration.isPublic, option: "--redirect-uri")
+        }
+        checked.postLogoutRedirectURIs = try registration.postLogoutRedirectURIs.map { uri throws(Failure) in
+            try checkRedirectURI(uri, isPublic: registration.isPublic, option: "--post-logout-redirect-uri")
+        }
+        if let uri = registration.backchannelLogoutURI {
+            // The server calls it: never a private-use scheme, whoever the client is.
+            checked.backchannelLogoutURI = try checkRedirectURI(uri, isPublic: false, option: "--backchannel-logout-uri")
+        }
+        guard !checked.redirectURIs.isEmpty || registration.introspection || registration.tokenExchange || registration.deviceFlow else {
+            throw Failure(description: "--redirect-uri is required unless the client only introspects, exchanges tokens or uses the device flow")
+        }
+        checked.scopes = try checkScopes(registration.scopes)
+        guard idTokenAlgorithms.contains(registration.idTokenAlgorithm) else {
+            throw Failure(description: "--id-token-alg must be RS256 or ES256, not \(registration.idTokenAlgorithm)")
+        }
+        if let acr = registration.requiredACR, !authenticationClasses.contains(acr) {
+            throw Failure(description: "--require-acr must be phr or phrh, not \(acr)")
+        }
+        for group in registration.allowedGroups {
+            guard !group.isEmpty, group.count <= 64, !group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Failure(description: "--allowed-group must be 1 to 64 characters without control characters")
+            }
+        }
+        checked.allowedGroups = Array(Set(registration.allowedGroups)).sorted()
+        return checked
+    }
+
+    /// 1 to 128 characters of RFC 3986's unreserved set, so the id needs no escaping anywhere.
+    static func checkID(_ id: String) throws(Failure) {
+        guard (1...maximumIDLength).contains(id.utf8.count),
+              id.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") })
+        else {
+            throw Failure(description: "--id must be 1 to \(maximumIDLength) of A–Z, a–z, 0–9, '-', '.', '_', '~', not \(id.prefix(64))")
+        }
+    }
+
+    /// An absolute URI without a fragment (RFC 6749 §3.1.2), at most 2 KiB, and: `https` with a
+    /// host; `http` only on a loopback host (127.0.0.1, [::1], localhost; RFC 8252 §7.3); a
+    /// private-use scheme (`com.example.app:/cb`, with a dot, RFC 8252 §7.1) only for a public
+    /// client. Returned as given: redirect URIs are compared as exact strings.
+    static func checkRedirectURI(_ uri: String, isPublic: Bool, option: String) throws(Failure) -> String {
+        guard uri.utf8.count <= maximumURILength, !uri.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }),
+              let components = URLComponents(string: uri), let scheme = components.scheme
+        else {
+            throw Failure(description: "\(option) \(uri.prefix(64)) is not an absolute URI of at most \(maximumURILength) visible ASCII characters")
+        }
+        guard components.fragment == nil, !uri.contains("#") else {
+            throw Failure(description: "\(option) \(uri.prefix(64)) has a fragment, which a redirect URI must not have")
+        }
+        switch scheme {
+        case "https":
+            guard let host = components.host, !host.isEmpty else { throw Failure(description: "\(option) \(uri.prefix(64)) has no host") }
+        case "http":
+            guard let host = components.host, ["127.0.0.1", "[::1]", "::1", "localhost"].contains(host.lowercased()) else {
+                throw Failure(description: "\(option) \(uri.prefix(64)): http is allowed only on a loopback host (127.0.0.1, [::1], localhost)")
+            }
+        default:
+            guard isPublic else {
+                throw Failure(description: "\(option) \(uri.prefix(64)): a confidential client's URIs are https (or http on loopback)")
+            }
+            guard scheme.contains("."), scheme == scheme.lowercased() else {
+                throw Failure(description: "\(option) \(uri.prefix(64)): a private-use scheme is a reversed domain name (com.example.app)")
+            }
+        }
+        return uri
+    }
+
+    /// Known scope names, each once.
+    static func checkScopes(_ scopes: [String]) throws(Failure) -> [String] {
+        let words = scopes.flatMap { $0.split(separator: " ").map(String.init) }
+        guard !words.isEmpty else { throw Failure(description: "--scope must name at least one scope") }
+        if let unknown = words.first(where: { !knownScopes.contains($0) }) {
+            throw Failure(description: "--scope: \(unknown.prefix(32)) is not one of \(knownScopes.sorted().joined(separator: ", "))")
+        }
+        var seen = Set<String>()
+        return words.filter { seen.insert($0).inserted }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+}

@@ -1,0 +1,71 @@
+public import Foundation
+public import Logging
+public import PasskeyAccounts
+internal import PasskeyJSON
+internal import PasskeyStorage
+
+/// `passkey-server clients add|list|show|rotate-secret|remove`: the OpenID provider's clients
+/// for operators. A client is printed as one JSON object per line; `client_secret` appears only
+/// in what `add` and `rotate-secret` print, never again.
+public enum ClientAdministration {
+    public enum Action: Sendable {
+        case add(ClientRegistry.Registration)
+        case list
+        case show(String)
+        case rotateSecret(String)
+        case remove(String)
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func run(
+        configuration: ServerConfiguration, action: Action, now: Date, logger: Logger, write: (String) -> Void
+    ) async throws {
+        try await CommandDatabase.withExisting(configuration, logger: logger) { store in
+            let registry = ClientRegistry(store: store)
+            do {
+                try await perform(action, registry: registry, now: now, write: write)
+            } catch let failure as ClientRegistry.Failure {
+                throw Failure(description: failure.description)
+            }
+        }
+    }
+
+    static func perform(_ action: Action, registry: ClientRegistry, now: Date, write: (String) -> Void) async throws {
+        switch action {
+        case .add(let registration):
+            let (client, secret) = try await registry.add(registration, now: now)
+            write(line(client, secret: secret))
+        case .list:
+            for client in try await registry.list() { write(line(client, secret: nil)) }
+        case .show(let id):
+            write(line(try await registry.show(id), secret: nil))
+        case .rotateSecret(let id):
+            let (client, secret) = try await registry.rotateSecret(id)
+            write(line(client, secret: secret))
+        case .remove(let id):
+            try await registry.remove(id)
+            write(String(decoding: JSONValue.object(["client_id": .string(id), "removed": .bool(true)]).encoded(), as: UTF8.self))
+        }
+    }
+
+    static func line(_ client: ClientRecord, secret: String?) -> String {
+        var object: [String: JSONValue] = [
+            "client_id": .string(client.id), "public": .bool(client.isPublic),
+            "redirect_uris": .array(client.redirectURIs.map(JSONValue.string)),
+            "post_logout_redirect_uris": .array(client.postLogoutRedirectURIs.map(JSONValue.string)),
+            "scope": .string(client.scopes.joined(separator: " ")), "id_token_alg": .string(client.idTokenAlgorithm),
+            "introspection": .bool(client.introspection), "token_exchange": .bool(client.tokenExchange),
+            "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
+            "require_par": .bool(client.requirePAR), "refresh": .bool(client.refresh || !client.isPublic),
+            "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
+        ]
+        if let name = client.name { object["name"] = .string(name) }
+        if let uri = client.backchannelLogoutURI { object["backchannel_logout_uri"] = .string(uri) }
+        if let acr = client.requiredACR { object["require_acr"] = .string(acr) }
+        if let secret { object["client_secret"] = .string(secret) }
+        return String(decoding: JSONValue.object(object).encoded(), as: UTF8.self)
+    }
+}

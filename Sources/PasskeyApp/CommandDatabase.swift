@@ -1,0 +1,32 @@
+internal import Foundation
+internal import Logging
+internal import PasskeyAccounts
+internal import PasskeyStorage
+
+/// The server's database as the operators' commands open it (`events`, `keys`, `clients`).
+enum CommandDatabase {
+    /// Opens the database of `configuration` (an SQLite file must exist already: a command never
+    /// creates one; opening brings an older schema up to date), runs `body` and closes it, also
+    /// when `body` throws.
+    static func withExisting<T>(
+        _ configuration: ServerConfiguration, logger: Logger, _ body: (any PasskeyStore) async throws -> T
+    ) async throws -> T {
+        if !PostgresLocation.isURL(configuration.database), !FileManager.default.fileExists(atPath: configuration.database) {
+            throw EventExport.Failure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
+        }
+        let store: any PasskeyStore
+        do {
+            store = try await PasskeyApplication.openStore(configuration, logger: logger, onCommit: { _, _ in })
+        } catch let error as PasskeyApplication.StartupError {
+            throw EventExport.Failure(description: error.message)
+        }
+        do {
+            let value = try await body(store)
+            await store.close()
+            return value
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,53 @@
+public import Foundation
+
+/// An application registered with the OpenID provider by the operator (identity.md, "Issuer,
+/// keys, clients"). A confidential client's secret is kept only as its SHA-256.
+public struct ClientRecord: Sendable, Equatable {
+    public var id: String
+    public var name: String?
+    /// A single-page or native app: no secret, PKCE only.
+    public var isPublic: Bool
+    /// SHA-256 of the secret; nil for a public client.
+    public var secretHash: [UInt8]?
+    public var redirectURIs: [String]
+    public var postLogoutRedirectURIs: [String]
+    public var backchannelLogoutURI: String?
+    public var scopes: [String]
+    /// `RS256` or `ES256`.
+    public var idTokenAlgorithm: String
+    public var introspection: Bool
+    public var tokenExchange: Bool
+    /// Only members of these groups may sign in to it; empty for everyone.
+    public var allowedGroups: [String]
+    /// `phr` or `phrh`: the least authentication class every sign-in to it needs.
+    public var requiredACR: String?
+    public var deviceFlow: Bool
+    public var requirePAR: Bool
+    /// Refresh tokens for a public client (a confidential one always gets them).
+    public var refresh: Bool
+    public var createdAt: Date
+
+    public init(
+        id: String, name: String?, isPublic: Bool, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String],
+        backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
+        allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool, createdAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.isPublic = isPublic
+        self.secretHash = secretHash
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.backchannelLogoutURI = backchannelLogoutURI
+        self.scopes = scopes
+        self.idTokenAlgorithm = idTokenAlgorithm
+        self.introspection = introspection
+        self.tokenExchange = tokenExchange
+        self.allowedGroups = allowedGroups
+        self.requiredACR = requiredACR
+        self.deviceFlow = deviceFlow
+        self.requirePAR = requirePAR
+        self.refresh = refresh
+        self.createdAt = createdAt
+    }
+}

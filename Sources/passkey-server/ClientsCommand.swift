@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PasskeyAccounts
+import PasskeyApp
+
+/// `passkey-server clients`: the applications that sign their users in through the OpenID
+/// provider, registered by the operator.
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients",
+        abstract: "Register, list, show, rotate the secret of, or remove the OpenID provider's clients.",
+        discussion: """
+            Clients live in the database: a change reaches every instance at once, running or not. \
+            Each client is printed as one JSON object per line; a confidential client's \
+            client_secret (256 random bits) is printed only by add and rotate-secret and stored \
+            only as its SHA-256.
+            """,
+        subcommands: [Add.self, List.self, Show.self, RotateSecret.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a client.",
+            discussion: """
+                Redirect URIs are compared as exact strings (the port of an http loopback URI \
+                aside): https, http only on 127.0.0.1, [::1] or localhost, and a private-use \
+                scheme (com.example.app:/cb) only for a --public client.
+                """)
+
+        @Option(help: ArgumentHelp("The client id: 1 to 128 of A–Z a–z 0–9 - . _ ~.", valueName: "ID"))
+        var id: String
+
+        @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("Where authorization answers go (repeatable). Required unless the client only introspects, exchanges tokens or uses the device flow.", valueName: "URI"))
+        var redirectURIs: [String] = []
+
+        @Flag(name: .customLong("public"), help: "A single-page or native app: no secret, PKCE only.")
+        var isPublic = false
+
+        @Option(help: ArgumentHelp("The name the sign-in page shows.", valueName: "TEXT"))
+        var name: String?
+
+        @Option(name: .customLong("post-logout-redirect-uri"), help: ArgumentHelp("Where a sign-out may return (repeatable).", valueName: "URI"))
+        var postLogoutRedirectURIs: [String] = []
+
+        @Option(name: .customLong("backchannel-logout-uri"), help: ArgumentHelp("Where the server posts a logout token when the user signs out.", valueName: "URI"))
+        var backchannelLogoutURI: String?
+
+        @Option(help: ArgumentHelp("The scopes it may ask for, space-separated, of: openid profile email groups offline_access passkey.", valueName: "SCOPES"))
+        var scope = ClientRegistry.defaultScopes.joined(separator: " ")
+
+        @Option(name: .customLong("id-token-alg"), help: ArgumentHelp("How its ID tokens are signed: RS256 or ES256.", valueName: "ALG"))
+        var idTokenAlgorithm = "RS256"
+
+        @Flag(help: "It may introspect tokens.")
+        var introspection = false
+
+        @Flag(name: .customLong("token-exchange"), help: "It may exchange a native app's session token.")
+        var tokenExchange = false
+
+        @Option(name: .customLong("allowed-group"), help: ArgumentHelp("Only members of this group may sign in to it (repeatable).", valueName: "GROUP"))
+        var allowedGroups: [String] = []
+
+        @Option(name: .customLong("require-acr"), help: ArgumentHelp("Every sign-in to it needs at least this class: phr, or phrh (a hardware-bound passkey).", valueName: "ACR"))
+        var requiredACR: String?
+
+        @Flag(name: .customLong("device-flow"), help: "It may use the device flow.")
+        var deviceFlow = false
+
+        @Flag(name: .customLong("require-par"), help: "Its authorization requests must be pushed first.")
+        var requirePAR = false
+
+        @Flag(help: "Refresh tokens for a public client (a confidential one always gets them).")
+        var refresh = false
+
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+
+        func run() async throws {
+            var registration = ClientRegistry.Registration(id: id)
+            registration.name = name
+            registration.isPublic = isPublic
+            registration.redirectURIs = redirectURIs
+            registration.postLogoutRedirectURIs = postLogoutRedirectURIs
+            registration.backchannelLogoutURI = backchannelLogoutURI
+            registration.scopes = [scope]
+            registration.idTokenAlgorithm = idTokenAlgorithm
+            registration.introspection = introspection
+            registration.tokenExchange = tokenExchange
+            registration.allowedGroups = allowedGroups
+            registration.requiredACR = requiredACR
+            registration.deviceFlow = deviceFlow
+            registration.requirePAR = requirePAR
+            registration.refresh = refresh
+            try await ClientsCommand.run(options, .add(registration), verb: "add")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print every client, by id.")
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await ClientsCommand.run(options, .list, verb: "list") }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print one client.")
+        @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await ClientsCommand.run(options, .show(id), verb: "show") }
+    }
+
+    struct RotateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-secret", abstract: "Give a confidential client a new secret; the old one stops working at once.")
+        @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await ClientsCommand.run(options, .rotateSecret(id), verb: "rotate-secret") }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a client.")
+        @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await ClientsCommand.run(options, .remove(id), verb: "remove") }
+    }
+
+    static func run(_ options: KeysCommand.DatabaseOptions, _ action: ClientAdministration.Action, verb: String) async throws {
+        let configuration = try options.configuration()
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "passkey-server.clients")
+        logger.logLevel = .error
+        let output = FileHandle.standardOutput
+        do {
+            try await ClientAdministration.run(
+                configuration: configuration, action: action, now: Date(), logger: logger,
+                write: { output.write(Data(($0 + "\n").utf8)) })
+        } catch {
+            FileHandle.standardError.write(Data("passkey-server clients \(verb): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
