@@ -3,7 +3,7 @@ public import PasskeyJSON
 
 /// A public signing key as a JSON Web Key (RFC 7517 §4; RFC 7518 §6.2–6.3; RFC 8037 §2), read
 /// strictly: `kty` RSA with `n` and `e` (e exactly 65537: a small exponent is what
-/// Bleichenbacher's 2006 forgery needs), EC with `crv` P-256, P-384 or P-521 and `x`, `y` of the
+/// Bleichenbacher's 2006 forgery needs; a modulus with the ROCA fingerprint is refused), EC with `crv` P-256, P-384 or P-521 and `x`, `y` of the
 /// curve's size on the curve, or OKP with `crv` Ed25519 and a 32-byte `x`. A key carrying a
 /// private member (`d`, `p`, `q`, …) is refused: a key set that leaks one is broken.
 public struct JWK: Sendable {
@@ -40,6 +40,9 @@ public struct JWK: Sendable {
             let n = try Self.bytes(object, "n"), e = try Self.bytes(object, "e")
             guard e.drop(while: { $0 == 0 }) == [0x01, 0x00, 0x01] else {
                 throw JOSEError(.invalidKey, "the RSA key's public exponent is not 65537")
+            }
+            guard !ROCAFingerprint.matches(modulus: n) else {
+                throw JOSEError(.invalidKey, "the RSA modulus has the ROCA fingerprint (CVE-2017-15361): it can be factored")
             }
             do {
                 publicKey = try PublicKey.rsa(modulus: n, exponent: e, minimumBits: JWSAlgorithm.minimumRSABits)

@@ -67,6 +67,9 @@ public enum DeviceKey {
             throw weak("The RSA key has \(bits) bits; \(minimumBits) to \(maximumBits) are accepted.")
         }
         guard exponent == [0x01, 0x00, 0x01] else { throw weak("The RSA key's exponent must be 65537.") }
+        guard !ROCAFingerprint.matches(modulus: modulus) else {
+            throw weak("The RSA key has the ROCA fingerprint (CVE-2017-15361): it can be factored.")
+        }
     }
 
     /// The JWS algorithm of the device's answers: RS256 for an RSA key, ES256 for P-256.

@@ -98,7 +98,13 @@ struct TestDevice: Sendable {
         let modulus = TestDevice.shared.key.publicKey.rsaComponents?.modulus ?? []
         let three = try PublicKey.rsa(modulus: modulus, exponent: [3])
         #expect { try DeviceKey.checkStrength(three) } throws: { ($0 as? PushError)?.code == "weak_key" }
+        // A modulus with the ROCA fingerprint (Wycheproof's JWK test 7): it can be factored.
+        let roca = try PublicKey.rsa(modulus: try #require(Base64URL.decodeStrict(Self.rocaModulus)), exponent: [1, 0, 1])
+        #expect { try DeviceKey.checkStrength(roca) } throws: { ($0 as? PushError)?.code == "weak_key" }
+        #expect(throws: Never.self) { try DeviceKey.checkStrength(TestDevice.shared.key.publicKey) }
     }
+
+    static let rocaModulus = "AanFpofbj7KjD4Lf-N2hVMKR7yewSyXhhbirIMTGpfYEhZ_lnt5UoK98DnKIgArXGTu3MaW_HhFw16HGaTDUHqPrId7fe4r11CqRw09yBFuW79V8sYIwHdzCaWflUI6auImYbVfoN9_nD5n8N8SY9DwXw7mwZM9wREPXoDPgOoIWl6q_MPsp7n0zs3Z5ZaiQWOOzl1S9OhwAfSiiOwz6efnXEaxuTEtPd7BjSx7NaFka8Dx9U7YqXy2RFj1O9PjyaDGuRh7YXsX3iMUSP_wSyHQg_c_qHRtKUsNSGCT7OZg0hzm2KphtjnayKJvC64vAbROBR4Ubg6Bxg9IQVZ-QYyE"
 
     /// Wycheproof's RSASSA-PKCS1-v1_5 SHA-256 cases through the check both enrolment and answers
     /// use: every valid one verifies, every invalid one is refused.
