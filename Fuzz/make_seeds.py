@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address", "request-path",
+    "form", "http-headers", "ip-address", "request-path", "redirect-uri",
 ]
 
 
@@ -409,6 +409,11 @@ def main():
     for name, text in [("root", "/"), ("api", "/registration_finalize"), ("param", "/credentials/AAEC-_x"), ("trailing", "/logout/"),
                        ("double", "//logout"), ("dots", "/a/../logout"), ("encoded", "/siwa%2Ffinalize"), ("file", "/app.js")]:
         seeds.add("request-path", name, text)
+    for name, text in [("same", "https://wiki.example/cb"), ("loopback", "http://127.0.0.1:8080/cb\0http://127.0.0.1:51234/cb"),
+                       ("v6", "http://[::1]/cb?x=1\0http://[::1]:9/cb?x=1"), ("localhost", "http://localhost/cb\0http://LOCALHOST:1/cb"),
+                       ("prefix", "https://wiki.example/cb\0https://wiki.example/cb/../evil"), ("userinfo", "http://127.0.0.1/cb\0http://a@127.0.0.1/cb"),
+                       ("private", "com.example.app:/callback")]:
+        seeds.add("redirect-uri", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

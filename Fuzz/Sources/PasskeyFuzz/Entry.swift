@@ -36,6 +36,7 @@ enum FuzzTargets {
         FuzzTarget(name: "http-headers", run: HTTPHeadersTarget.run),
         FuzzTarget(name: "ip-address", run: IPAddressTarget.run),
         FuzzTarget(name: "request-path", run: RequestPathTarget.run),
+        FuzzTarget(name: "redirect-uri", run: RedirectURITarget.run),
     ]
 }
 

@@ -71,3 +71,25 @@ enum RequestPathTarget {
         expect(!segments.contains { $0.isEmpty || $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }, "accepted a non-canonical path")
     }
 }
+
+/// `redirect-uri`: the provider's redirect-URI comparison, on `registered NUL requested`.
+/// Consistency: a URI matches itself; a match is the same string or the same loopback URI on
+/// another port (same host, same path and query, byte for byte); matching is symmetric.
+enum RedirectURITarget {
+    static func run(_ bytes: [UInt8]) {
+        let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+        let registered = String(decoding: parts[0], as: UTF8.self)
+        let requested = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : registered
+        expect(RedirectURI.matches(registered, registered: registered), "a URI does not match itself")
+        let matched = RedirectURI.matches(requested, registered: registered)
+        expect(matched == RedirectURI.matches(registered, registered: requested), "matching is not symmetric")
+        if matched, requested != registered {
+            expect(requested.hasPrefix("http://") && registered.hasPrefix("http://"), "a non-loopback URI matched another string")
+            let strip: (String) -> String = { uri in
+                uri.replacingOccurrences(of: #":[0-9]{1,5}(?=[/?#]|$)"#, with: "", options: .regularExpression, range: uri.range(of: #"^http://[^/?#]*"#, options: .regularExpression))
+            }
+            expect(strip(requested) == strip(registered), "two loopback URIs matched that differ beyond the port")
+        }
+        _ = RedirectURI.match(requested, in: [registered, "https://example.com/cb"])
+    }
+}

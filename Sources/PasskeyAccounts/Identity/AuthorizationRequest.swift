@@ -1,0 +1,158 @@
+public import PasskeyStorage
+internal import PasskeyHTTPParsing
+
+/// An authorization request (identity.md, "Authorization endpoint"; OpenID Connect Core §3.1.2;
+/// RFC 7636; RFC 9700), checked in the order that keeps the endpoint from being an open
+/// redirector: first the client and the redirect URI, whose refusals are shown to the user and
+/// never redirected; then everything else, whose refusals go back to that redirect URI.
+public struct AuthorizationRequest: Sendable, Equatable {
+    public enum ResponseMode: String, Sendable { case query, formPost = "form_post" }
+    public enum Prompt: String, Sendable { case none, login }
+
+    public let client: ClientRecord
+    /// The redirect URI as the client sent it (a loopback one with its port).
+    public let redirectURI: String
+    public let responseMode: ResponseMode
+    public let state: String
+    public let nonce: String
+    public let scopes: [String]
+    /// The PKCE S256 challenge.
+    public let codeChallenge: String
+    public let prompt: Prompt?
+    public let maxAge: Int?
+    public let loginHint: String?
+    /// The class every sign-in needs: the stricter of what the request asks (as essential) and
+    /// what the client requires; nil for any session.
+    public let requiredACR: String?
+
+    /// Why a request is refused.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Shown to the user (400), never redirected: the client or the redirect URI is unknown.
+        case shown(error: String, description: String)
+        /// Sent back to the client's redirect URI with `state` (when it was readable) and `iss`.
+        case redirected(error: String, description: String, redirectURI: String, state: String?, responseMode: ResponseMode)
+    }
+
+    static let maximumStateLength = 1024
+    static let maximumNonceLength = 1024
+    static let maximumLoginHintLength = 256
+    static let maximumMaxAge = 1_000_000_000
+
+    /// Checks `parameters` (a query string's or a form body's, in order, repeats kept) with
+    /// `lookup` finding a client by id.
+    public static func check(
+        _ parameters: [(name: String, value: String)], lookup: (String) async throws -> ClientRecord?
+    ) async throws -> AuthorizationRequest {
+        var values: [String: String] = [:]
+        var repeated: [String] = []
+        for (name, value) in parameters {
+            if values.updateValue(value, forKey: name) != nil { repeated.append(name) }
+        }
+        // 1. Who is asking, and where the answer may go: refusals here are never redirected.
+        if repeated.contains("client_id") || repeated.contains("redirect_uri") {
+            throw Refusal.shown(error: "invalid_request", description: "client_id and redirect_uri may each be given once")
+        }
+        guard let clientID = values["client_id"], !clientID.isEmpty else {
+            throw Refusal.shown(error: "invalid_request", description: "client_id is missing")
+        }
+        guard clientID.utf8.count <= 128, let client = try await lookup(clientID) else {
+            throw Refusal.shown(error: "invalid_client", description: "no client is registered with this client_id")
+        }
+        guard let redirectURI = values["redirect_uri"], !redirectURI.isEmpty else {
+            throw Refusal.shown(error: "invalid_request", description: "redirect_uri is missing")
+        }
+        guard RedirectURI.match(redirectURI, in: client.redirectURIs) != nil else {
+            throw Refusal.shown(error: "invalid_request", description: "redirect_uri is not one the client registered")
+        }
+
+        // 2. Everything else goes back to the client.
+        let responseMode = ResponseMode(rawValue: values["response_mode"] ?? "query")
+        let state = values["state"].flatMap { $0.utf8.count <= maximumStateLength ? $0 : nil }
+        func refuse(_ error: String, _ description: String) -> Refusal {
+            .redirected(error: error, description: description, redirectURI: redirectURI, state: state, responseMode: responseMode ?? .query)
+        }
+        guard let responseMode else { throw refuse("invalid_request", "response_mode must be query or form_post") }
+        if let name = repeated.first { throw refuse("invalid_request", "\(name.prefix(32)) is given more than once") }
+        guard let state, !state.isEmpty else {
+            throw refuse("invalid_request", "state is required, at most \(maximumStateLength) bytes")
+        }
+        if values["request"] != nil { throw refuse("request_not_supported", "request objects are not supported") }
+        if values["request_uri"] != nil { throw refuse("invalid_request_uri", "request_uri is not one this server issued") }
+        if client.requirePAR { throw refuse("invalid_request", "this client must push its authorization requests first") }
+        guard values["response_type"] == "code" else {
+            throw refuse("unsupported_response_type", "response_type must be code")
+        }
+        let scopes = try checkScopes(values["scope"], client: client, refuse: refuse)
+        let challenge = try checkPKCE(values["code_challenge"], method: values["code_challenge_method"], refuse: refuse)
+        guard let nonce = values["nonce"], !nonce.isEmpty, nonce.utf8.count <= maximumNonceLength else {
+            throw refuse("invalid_request", "nonce is required, at most \(maximumNonceLength) bytes")
+        }
+        let prompt = try checkPrompt(values["prompt"], refuse: refuse)
+        var maxAge: Int?
+        if let text = values["max_age"] {
+            guard !text.isEmpty, text.utf8.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text),
+                  seconds <= maximumMaxAge
+            else { throw refuse("invalid_request", "max_age must be a number of seconds") }
+            maxAge = seconds
+        }
+        if let hint = values["login_hint"], hint.utf8.count > maximumLoginHintLength {
+            throw refuse("invalid_request", "login_hint is longer than \(maximumLoginHintLength) bytes")
+        }
+        let acr = try checkACR(values["acr_values"], client: client, refuse: refuse)
+        return AuthorizationRequest(
+            client: client, redirectURI: redirectURI, responseMode: responseMode, state: state, nonce: nonce, scopes: scopes,
+            codeChallenge: challenge, prompt: prompt, maxAge: maxAge, loginHint: values["login_hint"].flatMap { $0.isEmpty ? nil : $0 },
+            requiredACR: acr)
+    }
+
+    /// `scope` names `openid` and only scopes the client may ask for.
+    static func checkScopes(_ text: String?, client: ClientRecord, refuse: (String, String) -> Refusal) throws(Refusal) -> [String] {
+        let scopes = (text ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard scopes.contains("openid") else { throw refuse("invalid_scope", "scope must contain openid") }
+        if let other = scopes.first(where: { !client.scopes.contains($0) }) {
+            throw refuse("invalid_scope", "\(other.prefix(32)) is not a scope this client may ask for")
+        }
+        var seen = Set<String>()
+        return scopes.filter { seen.insert($0).inserted }
+    }
+
+    /// RFC 7636 §4.2–4.3: a challenge of 43 to 128 unreserved characters, method S256 (required
+    /// for every client; `plain`, the default when the method is absent, is refused).
+    static func checkPKCE(_ challenge: String?, method: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> String {
+        guard let challenge else { throw refuse("invalid_request", "code_challenge is required (PKCE with S256)") }
+        guard method == "S256" else { throw refuse("invalid_request", "code_challenge_method must be S256") }
+        guard (43...128).contains(challenge.utf8.count),
+              challenge.utf8.allSatisfy({ byte in
+                  (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
+              })
+        else { throw refuse("invalid_request", "code_challenge must be 43 to 128 unreserved characters") }
+        return challenge
+    }
+
+    /// `prompt`: `none` alone, or any of `login`, `consent`, `select_account` (first-party
+    /// clients have no consent screen and one account per session, so those two change nothing).
+    static func checkPrompt(_ text: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> Prompt? {
+        guard let text else { return nil }
+        let values = Set(text.split(separator: " ").map(String.init))
+        guard !values.isEmpty, values.isSubset(of: ["none", "login", "consent", "select_account"]) else {
+            throw refuse("invalid_request", "prompt must be none, login, consent or select_account")
+        }
+        if values.contains("none") {
+            guard values.count == 1 else { throw refuse("invalid_request", "prompt=none cannot be combined with other values") }
+            return Prompt.none
+        }
+        return values.contains("login") ? .login : nil
+    }
+
+    /// `acr_values`, treated as essential: every value must be `phr` or `phrh`, and the
+    /// strictest asked (or the client's own minimum, if stricter) is required.
+    static func checkACR(_ text: String?, client: ClientRecord, refuse: (String, String) -> Refusal) throws(Refusal) -> String? {
+        let asked = (text ?? "").split(separator: " ").map(String.init)
+        if let unknown = asked.first(where: { !ClientRegistry.authenticationClasses.contains($0) }) {
+            throw refuse("unmet_authentication_requirements", "acr \(unknown.prefix(32)) cannot be met here")
+        }
+        let all = asked + (client.requiredACR.map { [$0] } ?? [])
+        return all.contains("phrh") ? "phrh" : all.contains("phr") ? "phr" : nil
+    }
+}
