@@ -16,9 +16,7 @@ public enum ClientAdministration {
         case remove(String)
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias Failure = CommandFailure
 
     public static func run(
         configuration: ServerConfiguration, action: Action, now: Date, logger: Logger, write: (String) -> Void

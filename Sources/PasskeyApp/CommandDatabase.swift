@@ -3,6 +3,11 @@ internal import Logging
 internal import PasskeyAccounts
 internal import PasskeyStorage
 
+/// Why an operator's command failed, in a sentence for its standard error.
+public struct CommandFailure: Error, CustomStringConvertible {
+    public let description: String
+}
+
 /// The server's database as the operators' commands open it (`events`, `keys`, `clients`).
 enum CommandDatabase {
     /// Opens the database of `configuration` (an SQLite file must exist already: a command never
@@ -12,13 +17,13 @@ enum CommandDatabase {
         _ configuration: ServerConfiguration, logger: Logger, _ body: (any PasskeyStore) async throws -> T
     ) async throws -> T {
         if !PostgresLocation.isURL(configuration.database), !FileManager.default.fileExists(atPath: configuration.database) {
-            throw EventExport.Failure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
+            throw CommandFailure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
         }
         let store: any PasskeyStore
         do {
             store = try await PasskeyApplication.openStore(configuration, logger: logger, onCommit: { _, _ in })
         } catch let error as PasskeyApplication.StartupError {
-            throw EventExport.Failure(description: error.message)
+            throw CommandFailure(description: error.message)
         }
         do {
             let value = try await body(store)

@@ -9,9 +9,7 @@ internal import PasskeyCore
 /// `passkey-server events`: the audit trail for operators, one JSON object per line, oldest
 /// first, of every account or of one, from a time on.
 public enum EventExport {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias Failure = CommandFailure
 
     /// Events read per store call; the export pages through all of them.
     static let pageSize = 500

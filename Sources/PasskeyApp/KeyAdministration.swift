@@ -9,9 +9,7 @@ internal import PasskeyStorage
 /// key is one JSON object per line (`kid`, `alg`, `generation`, `state`, `created_at`,
 /// `activates_at`); private keys are never printed.
 public enum KeyAdministration {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias Failure = CommandFailure
 
     public enum Action: Sendable {
         case list

@@ -17,7 +17,7 @@ enum PostgresSchema {
     }
 
     static let migrations: [Migration] = [
-        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -34,6 +34,19 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 9: group memberships (SQLite's migration 10).
+    static let migration9 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE group_members (
+            user_handle bytea NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            name_key    text  NOT NULL,
+            name        text  NOT NULL,
+            PRIMARY KEY (user_handle, name_key)
+        )
+        """,
+        "CREATE INDEX group_members_by_group ON group_members (name_key)",
+    ])
 
     /// Version 8: the OpenID provider's signing keys and clients (SQLite's migration 9).
     static let migration8 = Migration(additive: true, statements: [

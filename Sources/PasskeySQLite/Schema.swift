@@ -7,7 +7,7 @@ enum Schema {
     /// Each migration is a list of single statements run in one transaction, together with the
     /// bump of `user_version`.
     static let migrations: [[String]] = [
-        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -75,6 +75,19 @@ enum Schema {
             }
         }
     }
+
+    /// Version 10: group memberships (accounts.md, "Groups"); gone with the account. Only adds.
+    static let migration10: [String] = [
+        """
+        CREATE TABLE group_members (
+            user_handle BLOB NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            name_key    TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            PRIMARY KEY (user_handle, name_key)
+        ) STRICT
+        """,
+        "CREATE INDEX group_members_by_group ON group_members (name_key)",
+    ]
 
     /// Version 9: the OpenID provider's signing keys and clients. Only adds.
     static let migration9: [String] = [

@@ -236,6 +236,19 @@ public protocol PasskeyStore: Sendable {
     func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome
     // MARK: Cached documents
 
+    // MARK: Groups
+
+    /// Makes the user a member of the group keyed `nameKey` (`name` as given), with `event`;
+    /// false (nothing written) when it is a member already. A user that does not exist fails
+    /// with `.database` (foreign key).
+    func addToGroup(userHandle: [UInt8], name: String, nameKey: String, event: AuditEvent?) async throws -> Bool
+    /// Ends a membership, with `event`; false (nothing written) when there was none.
+    func removeFromGroup(userHandle: [UInt8], nameKey: String, event: AuditEvent?) async throws -> Bool
+    /// The names of the user's groups, by key.
+    func groups(userHandle: [UInt8]) async throws -> [String]
+    /// Every group that has a member, with how many, by key.
+    func groupSizes() async throws -> [GroupSize]
+
     // MARK: OpenID provider signing keys
 
     /// Every signing key, by algorithm and then generation.

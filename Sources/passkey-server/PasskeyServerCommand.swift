@@ -13,8 +13,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
         subcommands: [
-            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, KeysCommand.self, ClientsCommand.self, SIWACommand.self,
-            PushDeviceCommand.self, MfBCommand.self,
+            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self,
+            KeysCommand.self, ClientsCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self,
         ])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the

@@ -35,7 +35,7 @@ public enum StoreContract {
         CredentialContract.checks + SignCountContract.checks + CeremonyContract.checks
         + SessionContract.checks + EventContract.checks + SecretContract.checks
         + AppleContract.checks + PushContract.checks + MfBContract.checks
-        + LifecycleContract.checks + ConcurrencyContract.checks + SigningKeyContract.checks + ClientContract.checks
+        + LifecycleContract.checks + ConcurrencyContract.checks + SigningKeyContract.checks + ClientContract.checks + GroupContract.checks
 }
 
 /// A fresh store of `engine`, closed afterwards.

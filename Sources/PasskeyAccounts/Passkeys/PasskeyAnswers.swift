@@ -179,8 +179,13 @@ public struct MeResponse: Codable, Sendable {
     /// Null when no Apple ID is linked (or Sign in with Apple is off).
     public var apple: Apple?
     public var pushDevices: [PushDevice] = []
+    /// The groups the account belongs to (accounts.md, "Groups").
+    public var groups: [String] = []
 
-    enum CodingKeys: String, CodingKey { case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple, pushDevices = "push_devices" }
+    enum CodingKeys: String, CodingKey {
+        case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple
+        case pushDevices = "push_devices", groups
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -191,5 +196,6 @@ public struct MeResponse: Codable, Sendable {
         try c.encode(credentials, forKey: .credentials)
         try c.encode(apple, forKey: .apple)
         try c.encode(pushDevices, forKey: .pushDevices)
+        try c.encode(groups, forKey: .groups)
     }
 }

@@ -76,7 +76,7 @@ extension PasskeySignIn {
 
     public func me(_ session: SignedInUser) async throws -> MeResponse {
         let credentials = try await store.credentials(userHandle: session.user.handle)
-        return MeResponse(
+        var me = MeResponse(
             userName: session.user.name, displayName: session.user.displayName,
             userId: Base64URL.encode(session.user.handle), rpId: rp.id,
             credentials: credentials.map { c in
@@ -89,6 +89,8 @@ extension PasskeySignIn {
                     attestationTrusted: c.attestationTrusted, authenticatorName: c.authenticatorName,
                     discoverable: c.discoverable, prfEnabled: c.prfEnabled)
             })
+        me.groups = try await store.groups(userHandle: session.user.handle)
+        return me
     }
 
     /// `PATCH /me`: the signed-in user's display name, checked as registration checks it.

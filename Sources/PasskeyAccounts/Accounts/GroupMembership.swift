@@ -1,0 +1,53 @@
+public import Foundation
+public import PasskeyStorage
+
+/// Groups (accounts.md, "Groups"): an account belongs to any number of them; they will feed the
+/// OpenID `groups` claim, the forward-auth rules and the admin role. A group's name follows the
+/// rules of a user name (trimmed, 1–64 characters, nothing invisible) and is matched without
+/// case, as user names are.
+public struct GroupMembership: Sendable {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    let store: any PasskeyStore
+
+    public init(store: any PasskeyStore) {
+        self.store = store
+    }
+
+    /// Adds the account named `userName` to `group`; false when it was a member already.
+    /// Writes a `group_added` event on the account, saying who did it.
+    public func add(userName: String, group: String, by actor: String, now: Date) async throws -> Bool {
+        let (user, name) = try await Self.resolve(userName: userName, group: group, store: store)
+        let event = AuditEvent(
+            userHandle: user.handle, type: "group_added", at: now, ip: nil, userAgent: nil, details: ["group": name.value, "by": actor])
+        return try await store.addToGroup(userHandle: user.handle, name: name.value, nameKey: name.key, event: event)
+    }
+
+    /// Removes the account named `userName` from `group`; false when it was not a member.
+    public func remove(userName: String, group: String, by actor: String, now: Date) async throws -> Bool {
+        let (user, name) = try await Self.resolve(userName: userName, group: group, store: store)
+        let event = AuditEvent(
+            userHandle: user.handle, type: "group_removed", at: now, ip: nil, userAgent: nil, details: ["group": name.value, "by": actor])
+        return try await store.removeFromGroup(userHandle: user.handle, nameKey: name.key, event: event)
+    }
+
+    /// Every group with a member, with how many.
+    public func list() async throws -> [GroupSize] { try await store.groupSizes() }
+
+    /// The names of an account's groups.
+    public func groups(of userHandle: [UInt8]) async throws -> [String] { try await store.groups(userHandle: userHandle) }
+
+    static func resolve(userName: String, group: String, store: any PasskeyStore) async throws -> (UserRecord, UserName) {
+        let account: UserName, name: UserName
+        do { account = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
+        do { name = try UserName(group) } catch {
+            throw Failure(description: "the group name: \(error.message.replacingOccurrences(of: "user_name", with: "the group name"))")
+        }
+        guard let user = try await store.user(nameKey: account.key) else {
+            throw Failure(description: "no account is named \(account.value)")
+        }
+        return (user, name)
+    }
+}

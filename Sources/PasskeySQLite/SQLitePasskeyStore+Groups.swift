@@ -1,0 +1,41 @@
+public import PasskeyStorage
+internal import Foundation
+
+/// Group memberships.
+extension SQLitePasskeyStore {
+    public func addToGroup(userHandle: [UInt8], name: String, nameKey: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute(
+                "INSERT OR IGNORE INTO group_members (user_handle, name_key, name) VALUES (?, ?, ?)",
+                [.blob(userHandle), .text(nameKey), .text(name)])
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    public func removeFromGroup(userHandle: [UInt8], nameKey: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute("DELETE FROM group_members WHERE user_handle = ? AND name_key = ?", [.blob(userHandle), .text(nameKey)])
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    public func groups(userHandle: [UInt8]) async throws -> [String] {
+        try database.read { db in
+            try db.rows("SELECT name FROM group_members WHERE user_handle = ? ORDER BY name_key", [.blob(userHandle)], { $0.text(0) })
+        }
+    }
+
+    public func groupSizes() async throws -> [GroupSize] {
+        try database.read { db in
+            try db.rows(
+                "SELECT min(name), count(*) FROM group_members GROUP BY name_key ORDER BY name_key", [],
+                { GroupSize(name: $0.text(0), members: Int($0.int64(1))) })
+        }
+    }
+}
