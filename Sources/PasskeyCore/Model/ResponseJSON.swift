@@ -46,7 +46,10 @@ public struct RegistrationResponse: Sendable {
     }
 
     public init(json: [UInt8]) throws {
-        let decoded: JSON = try ResponseDecoding.decode(json, as: JSON.self)
+        let decoded: JSON
+        do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
+            throw ResponseDecoding.otherCeremony(json, expected: .registration) ?? error
+        }
         credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
         clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
         attestationObject = try AttestationObject(bytes: ResponseDecoding.binary(decoded.response.attestationObject, "response.attestationObject"))
@@ -84,7 +87,10 @@ public struct AuthenticationResponse: Sendable {
     }
 
     public init(json: [UInt8]) throws {
-        let decoded: JSON = try ResponseDecoding.decode(json, as: JSON.self)
+        let decoded: JSON
+        do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
+            throw ResponseDecoding.otherCeremony(json, expected: .authentication) ?? error
+        }
         credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
         clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
         authenticatorData = try AuthenticatorData(bytes: ResponseDecoding.binary(decoded.response.authenticatorData, "response.authenticatorData"))
@@ -98,6 +104,31 @@ public struct AuthenticationResponse: Sendable {
 }
 
 enum ResponseDecoding {
+    enum Ceremony { case registration, authentication }
+
+    /// The members that tell the two responses apart (WebAuthn L3 §5.2.1, §5.2.2).
+    private struct Shape: Decodable {
+        struct Response: Decodable {
+            let attestationObject: String?
+            let signature: String?
+        }
+        let response: Response?
+    }
+
+    /// When a body that failed to decode is the other ceremony's response (a registration sent
+    /// to the authentication endpoint, or the reverse): an error that says so. Nil otherwise.
+    static func otherCeremony(_ json: [UInt8], expected: Ceremony) -> WebAuthnError? {
+        guard let response = (try? JSONDecoder().decode(Shape.self, from: Data(json)))?.response else { return nil }
+        switch expected {
+        case .authentication where response.attestationObject != nil && response.signature == nil:
+            return .invalidRequest("this is a registration response (it carries response.attestationObject): send it to the registration finalize endpoint")
+        case .registration where response.signature != nil && response.attestationObject == nil:
+            return .invalidRequest("this is an authentication response (it carries response.signature): send it to the authentication finalize endpoint")
+        default:
+            return nil
+        }
+    }
+
     static func decode<T: Decodable>(_ json: [UInt8], as type: T.Type) throws -> T {
         do { try StrictJSON.validate(json) } catch {
             throw WebAuthnError.invalidRequest("body is not strict JSON: \(error.reason)")
