@@ -127,27 +127,24 @@ public enum AnswerToken {
     }
 
     /// `exp` present, in the future, and at most 10 minutes (plus skew) ahead; else
-    /// `token_expired`. An `exp` that is not a NumericDate is `invalid_token`.
+    /// `token_expired`. An `exp` that is not a number is `invalid_token`.
     static func checkExpiry(_ claims: [String: JSONValue], now: Date) throws(PushError) -> Date {
+        let expiry: Date?
         do {
-            guard let expiry = try JWTClaims.checkExpiry(claims, now: now, leeway: clockSkew) else {
-                throw expired("exp is missing.")
-            }
-            try JWTClaims.checkLifetime(expiry, now: now, maximumLifetime: maximumLifetime, leeway: clockSkew)
-            return expiry
-        } catch let error as PushError {
-            throw error
-        } catch let error as JOSEError {
-            switch error.code {
-            case .expired: throw expired("The answer has expired.")
-            case .invalidClaim where claims["exp"] == nil: throw expired("exp is missing.")
-            case .invalidClaim where claims["exp"]?.numberValue != nil:
-                throw expired("exp is more than \(Int(maximumLifetime)) seconds ahead.")
-            default: throw invalid("exp is not a NumericDate.")
-            }
+            expiry = try JWTClaims.checkExpiry(claims, now: now, leeway: clockSkew, required: false)
         } catch {
-            throw invalid("exp is not a NumericDate.")
+            // A number outside 1970…9999 is out of time, not malformed.
+            guard let seconds = claims["exp"]?.numberValue else { throw invalid("exp is not a NumericDate.") }
+            throw error.code == .expired || seconds < now.timeIntervalSince1970
+                ? expired("The answer has expired.") : expired("exp is more than \(Int(maximumLifetime)) seconds ahead.")
         }
+        guard let expiry else { throw expired("exp is missing.") }
+        do {
+            try JWTClaims.checkLifetime(expiry, now: now, maximumLifetime: maximumLifetime, leeway: clockSkew)
+        } catch {
+            throw expired("exp is more than \(Int(maximumLifetime)) seconds ahead.")
+        }
+        return expiry
     }
 
     static func invalid(_ message: String) -> PushError { PushError(code: "invalid_token", message: message) }

@@ -256,6 +256,7 @@ struct TestDevice: Sendable {
         #expect(code(device.answer(exp: seconds + 590)) == nil)
         #expect(code(device.answer(claims: ["exp": "soon"])) == "invalid_token")
         #expect(code(device.answer(claims: ["exp": 1e308])) == "token_expired")
+        #expect(code(device.answer(claims: ["exp": -1])) == "token_expired")
     }
 
     @Test func theDecisionMatchesTheNumberAndTheChallenge() throws {

@@ -121,12 +121,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
     static func checkPKCE(_ challenge: String?, method: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> String {
         guard let challenge else { throw refuse("invalid_request", "code_challenge is required (PKCE with S256)") }
         guard method == "S256" else { throw refuse("invalid_request", "code_challenge_method must be S256") }
-        guard (43...128).contains(challenge.utf8.count),
-              challenge.utf8.allSatisfy({ byte in
-                  (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                      || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
-              })
-        else { throw refuse("invalid_request", "code_challenge must be 43 to 128 unreserved characters") }
+        guard (43...128).contains(challenge.utf8.count), ClientRegistry.isUnreserved(challenge) else { throw refuse("invalid_request", "code_challenge must be 43 to 128 unreserved characters") }
         return challenge
     }
 

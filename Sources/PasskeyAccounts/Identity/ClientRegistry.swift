@@ -141,7 +141,7 @@ public struct ClientRegistry: Sendable {
     /// 1 to 128 characters of RFC 3986's unreserved set, so the id needs no escaping anywhere.
     static func checkID(_ id: String) throws(Failure) {
         guard (1...maximumIDLength).contains(id.utf8.count),
-              id.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") })
+              isUnreserved(id)
         else {
             throw Failure(description: "--id must be 1 to \(maximumIDLength) of A–Z, a–z, 0–9, '-', '.', '_', '~', not \(id.prefix(64))")
         }
@@ -188,11 +188,13 @@ public struct ClientRegistry: Sendable {
         var seen = Set<String>()
         return words.filter { seen.insert($0).inserted }
     }
-}
 
-extension UInt8 {
-    fileprivate var isASCIIAlphanumeric: Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    /// Whether every byte of `text` is in RFC 3986's unreserved set (A–Z a–z 0–9 - . _ ~): a
+    /// client id, a PKCE challenge (RFC 7636 §4.1).
+    static func isUnreserved(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
+        }
     }
 }
