@@ -37,6 +37,41 @@ public enum FormURLEncoded {
         return parameters
     }
 
+    /// Every parameter in order, repeats kept (the caller decides what a repeat means); one
+    /// without a value counts as omitted (RFC 6749 §3.1). `Invalid` for bad percent-encoding.
+    public static func pairs(_ text: String) throws(Invalid) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "" else {
+                throw Invalid(description: "The parameters are not valid percent-encoded UTF-8.")
+            }
+            if !value.isEmpty { pairs.append((name, value)) }
+        }
+        return pairs
+    }
+
+    /// `text` percent-encoded for a form or query: every byte but ALPHA / DIGIT / `-._~` as
+    /// `%XX` (so a space is `%20`, which every reader takes).
+    public static func encode(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
     public static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

@@ -170,7 +170,7 @@ extension PostgresPasskeyStore {
         try await db.query(
             """
             INSERT INTO sessions (\(unescaped: SessionRow.columns))
-            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via))
+            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified))
             """, logger: quiet)
     }
 

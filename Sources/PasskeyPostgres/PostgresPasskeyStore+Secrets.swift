@@ -66,6 +66,8 @@ extension PostgresPasskeyStore {
                 "UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= \(cutoff) AND private_key IS NOT NULL", logger: Self.quiet)
             try await db.query("DELETE FROM mfb_grants WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             try await db.query("DELETE FROM mfb_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
+            try await db.query("DELETE FROM oauth_authorizations WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            try await db.query("DELETE FROM oauth_grants WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             let sessions = try await Self.count(db.query(
                 "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             return [ceremonies + nonces + discoveries, sessions]

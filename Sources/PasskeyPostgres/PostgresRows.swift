@@ -189,7 +189,7 @@ struct CeremonyRow {
 }
 
 struct SessionRow {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified"
 
     let tokenHash: ByteBuffer
     let userHandle: ByteBuffer
@@ -197,6 +197,7 @@ struct SessionRow {
     let expiresAt: Int64
     let credentialID: ByteBuffer?
     let via: String?
+    let userVerified: Bool?
 
     init(_ s: SessionRecord) throws {
         tokenHash = ByteBuffer(bytes: s.tokenHash)
@@ -205,13 +206,14 @@ struct SessionRow {
         expiresAt = try s.expiresAt.storeMilliseconds()
         credentialID = s.credentialID.map { ByteBuffer(bytes: $0) }
         via = s.via
+        userVerified = s.userVerified
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> SessionRecord {
         var c = Cursor(row)
         return SessionRecord(
             tokenHash: try c.bytes(), userHandle: try c.bytes(), createdAt: try c.date(), expiresAt: try c.date(),
-            credentialID: try c.optionalBytes(), via: try c.next(String?.self))
+            credentialID: try c.optionalBytes(), via: try c.next(String?.self), userVerified: try c.next(Bool?.self))
     }
 }
 

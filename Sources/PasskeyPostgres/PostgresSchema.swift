@@ -17,7 +17,7 @@ enum PostgresSchema {
     }
 
     static let migrations: [Migration] = [
-        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9,
+        migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -34,6 +34,58 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 10: the OpenID provider's held requests, grants and retired refresh tokens;
+    /// sessions remember whether their ceremony verified the user (SQLite's migration 11).
+    static let migration10 = Migration(additive: true, statements: [
+        "ALTER TABLE sessions ADD COLUMN user_verified boolean",
+        """
+        CREATE TABLE oauth_authorizations (
+            handle_hash bytea  NOT NULL PRIMARY KEY CHECK (length(handle_hash) = 32),
+            client_id   text   NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            parameters  text   NOT NULL,
+            created_at  bigint NOT NULL,
+            expires_at  bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX oauth_authorizations_by_expiry ON oauth_authorizations (expires_at)",
+        "CREATE INDEX oauth_authorizations_by_client ON oauth_authorizations (client_id)",
+        """
+        CREATE TABLE oauth_grants (
+            id                 text    NOT NULL PRIMARY KEY,
+            client_id          text    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            user_handle        bytea   NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            session_hash       bytea   NOT NULL,
+            offline            boolean NOT NULL,
+            scopes             text[]  NOT NULL,
+            nonce              text,
+            auth_time          bigint  NOT NULL,
+            amr                text[]  NOT NULL,
+            acr                text,
+            credential_id      bytea,
+            code_hash          bytea   NOT NULL UNIQUE CHECK (length(code_hash) = 32),
+            code_challenge     text    NOT NULL,
+            redirect_uri       text    NOT NULL,
+            code_expires_at    bigint  NOT NULL,
+            code_spent         boolean NOT NULL,
+            refresh_hash       bytea   UNIQUE,
+            refresh_expires_at bigint,
+            revoked            boolean NOT NULL,
+            created_at         bigint  NOT NULL,
+            expires_at         bigint  NOT NULL
+        )
+        """,
+        "CREATE INDEX oauth_grants_by_user ON oauth_grants (user_handle)",
+        "CREATE INDEX oauth_grants_by_client ON oauth_grants (client_id)",
+        "CREATE INDEX oauth_grants_by_expiry ON oauth_grants (expires_at)",
+        """
+        CREATE TABLE oauth_retired_refresh_tokens (
+            token_hash bytea NOT NULL PRIMARY KEY,
+            grant_id   text  NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE
+        )
+        """,
+        "CREATE INDEX oauth_retired_refresh_tokens_by_grant ON oauth_retired_refresh_tokens (grant_id)",
+    ])
 
     /// Version 9: group memberships (SQLite's migration 10).
     static let migration9 = Migration(additive: true, statements: [

@@ -111,8 +111,8 @@ extension CeremonyRecord {
 }
 
 extension SessionRecord {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via"
-    static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?)"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified"
+    static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
     init(row: SQLiteRow) {
         self.init(
@@ -121,11 +121,13 @@ extension SessionRecord {
             createdAt: Date(storeMilliseconds: row.int64(2)),
             expiresAt: Date(storeMilliseconds: row.int64(3)),
             credentialID: row.optionalBlob(4),
-            via: row.optionalText(5))
+            via: row.optionalText(5),
+            userVerified: row.optionalInt64(6).map { $0 != 0 })
     }
 
     func arguments() throws -> [SQLiteValue] {
-        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID), .optionalText(via)]
+        [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID), .optionalText(via),
+         userVerified.map(SQLiteValue.bool) ?? .null]
     }
 }
 

@@ -8,6 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
+        migration11,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -75,6 +76,59 @@ enum Schema {
             }
         }
     }
+
+    /// Version 11: the OpenID provider's held authorization requests, grants (codes and refresh
+    /// token families) and retired refresh tokens; sessions remember whether their ceremony
+    /// verified the user. Only adds.
+    static let migration11: [String] = [
+        "ALTER TABLE sessions ADD COLUMN user_verified INTEGER CHECK (user_verified IN (0, 1))",
+        """
+        CREATE TABLE oauth_authorizations (
+            handle_hash BLOB    NOT NULL PRIMARY KEY CHECK (length(handle_hash) = 32),
+            client_id   TEXT    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            parameters  TEXT    NOT NULL,
+            created_at  INTEGER NOT NULL,
+            expires_at  INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX oauth_authorizations_by_expiry ON oauth_authorizations (expires_at)",
+        "CREATE INDEX oauth_authorizations_by_client ON oauth_authorizations (client_id)",
+        """
+        CREATE TABLE oauth_grants (
+            id                 TEXT    NOT NULL PRIMARY KEY,
+            client_id          TEXT    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            user_handle        BLOB    NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            session_hash       BLOB    NOT NULL,
+            offline            INTEGER NOT NULL CHECK (offline IN (0, 1)),
+            scopes             TEXT    NOT NULL,
+            nonce              TEXT,
+            auth_time          INTEGER NOT NULL,
+            amr                TEXT    NOT NULL,
+            acr                TEXT,
+            credential_id      BLOB,
+            code_hash          BLOB    NOT NULL UNIQUE CHECK (length(code_hash) = 32),
+            code_challenge     TEXT    NOT NULL,
+            redirect_uri       TEXT    NOT NULL,
+            code_expires_at    INTEGER NOT NULL,
+            code_spent         INTEGER NOT NULL CHECK (code_spent IN (0, 1)),
+            refresh_hash       BLOB    UNIQUE,
+            refresh_expires_at INTEGER,
+            revoked            INTEGER NOT NULL CHECK (revoked IN (0, 1)),
+            created_at         INTEGER NOT NULL,
+            expires_at         INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX oauth_grants_by_user ON oauth_grants (user_handle)",
+        "CREATE INDEX oauth_grants_by_client ON oauth_grants (client_id)",
+        "CREATE INDEX oauth_grants_by_expiry ON oauth_grants (expires_at)",
+        """
+        CREATE TABLE oauth_retired_refresh_tokens (
+            token_hash BLOB NOT NULL PRIMARY KEY,
+            grant_id   TEXT NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE
+        ) STRICT
+        """,
+        "CREATE INDEX oauth_retired_refresh_tokens_by_grant ON oauth_retired_refresh_tokens (grant_id)",
+    ]
 
     /// Version 10: group memberships (accounts.md, "Groups"); gone with the account. Only adds.
     static let migration10: [String] = [

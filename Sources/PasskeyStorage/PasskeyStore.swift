@@ -269,6 +269,37 @@ public protocol PasskeyStore: Sendable {
     /// Removes a client; false when there was none.
     func deleteClient(id: String) async throws -> Bool
 
+    // MARK: OpenID provider authorizations and grants
+
+    /// Keeps an authorization request while its user signs in.
+    func insertHeldAuthorization(_ held: HeldAuthorizationRecord) async throws
+    /// The held request with this handle hash, unless it expired.
+    func heldAuthorization(handleHash: [UInt8], now: Date) async throws -> HeldAuthorizationRecord?
+    /// Spends a held request's handle; false when it was spent already (by this or another
+    /// instance) or never existed.
+    func deleteHeldAuthorization(handleHash: [UInt8]) async throws -> Bool
+    /// Stores a grant with its unspent code, with `event` (`oauth_code_issued`).
+    func insertGrant(_ grant: GrantRecord, event: AuditEvent?) async throws
+    func grant(id: String) async throws -> GrantRecord?
+    func grant(codeHash: [UInt8]) async throws -> GrantRecord?
+    /// The grant a refresh token belongs to, and whether the token is the one in force.
+    func grant(refreshHash: [UInt8]) async throws -> RefreshTokenLookup?
+    /// Spends a grant's code: only when it is unspent, unexpired at `now` and the grant not
+    /// revoked; then sets the refresh token (if any) and the grant's end, with `event`. False
+    /// (nothing written) when another request spent it first.
+    func spendCode(
+        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, event: AuditEvent?
+    ) async throws -> Bool
+    /// Replaces the refresh token in force, `old`, by `new` and retires `old` (so that its reuse
+    /// is recognised), with `event`; false (nothing written) when `old` is no longer in force or
+    /// the grant is revoked.
+    func rotateRefreshToken(
+        grantID: String, old: [UInt8], new: [UInt8], refreshExpiresAt: Date, expiresAt: Date, event: AuditEvent?
+    ) async throws -> Bool
+    /// Revokes a grant (its code, refresh tokens and access tokens), with `event`; false
+    /// (nothing written) when it was revoked already or does not exist.
+    func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool
+
     func cachedDocument(named name: String) async throws -> CachedDocument?
     func saveCachedDocument(_ document: CachedDocument) async throws
 }

@@ -15,13 +15,21 @@ public struct SessionRecord: Sendable, Equatable {
     /// The other way the session was opened: `apple` (Sign in with Apple; unlinking the Apple ID
     /// ends the session). Nil for a passkey.
     public var via: String?
+    /// Whether the ceremony that opened the session verified the user (WebAuthn's UV flag, or
+    /// push sign-in's number matching): the `mfa` of an ID token's `amr`. Nil for a session
+    /// stored before this was kept, read as not verified.
+    public var userVerified: Bool?
 
-    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil, via: String? = nil) {
+    public init(
+        tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil, via: String? = nil,
+        userVerified: Bool? = nil
+    ) {
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.credentialID = credentialID
         self.via = via
+        self.userVerified = userVerified
     }
 }

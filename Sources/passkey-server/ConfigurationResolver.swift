@@ -74,6 +74,15 @@ struct ConfigurationResolver {
         }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
+        if let issuer = try string(flags.issuer, "ISSUER") {
+            guard Self.isIssuer(issuer) else {
+                throw ValidationError("--issuer must be an https URL (http only for localhost) without query, fragment or trailing slash, not \(issuer)")
+            }
+            c.issuer = issuer
+        }
+        c.accessTokenTTL = TimeInterval(try int(flags.accessTokenTTL, "ACCESS_TOKEN_TTL", range: 60...86_400) ?? Int(c.accessTokenTTL))
+        c.idTokenTTL = TimeInterval(try int(flags.idTokenTTL, "ID_TOKEN_TTL", range: 60...86_400) ?? Int(c.idTokenTTL))
+        c.refreshTokenTTL = TimeInterval(try int(flags.refreshTokenTTL, "REFRESH_TOKEN_TTL", range: 300...31_536_000) ?? Int(c.refreshTokenTTL))
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
         c.headerTimeout = TimeInterval(try int(flags.headerTimeout, "HEADER_TIMEOUT", range: 1...3600) ?? Int(c.headerTimeout))
         c.idleTimeout = TimeInterval(try int(flags.idleTimeout, "IDLE_TIMEOUT", range: 1...86400) ?? Int(c.idleTimeout))
@@ -189,6 +198,16 @@ struct ConfigurationResolver {
             throw ValidationError("\(option) must be an \(allowFile ? "https, http or file" : "https or http") URL, not \(text)")
         }
         return text
+    }
+
+    /// OpenID Connect Discovery §3: an https URL with scheme and host, optionally a path, no
+    /// query or fragment; http is accepted for localhost and loopback addresses only.
+    static func isIssuer(_ text: String) -> Bool {
+        guard let url = URLComponents(string: text), let scheme = url.scheme, let host = url.host, !host.isEmpty,
+              url.query == nil, url.fragment == nil, url.user == nil, !text.hasSuffix("/")
+        else { return false }
+        if scheme == "https" { return true }
+        return scheme == "http" && ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
     }
 
     private func string(_ flag: String?, _ name: String) throws -> String? {

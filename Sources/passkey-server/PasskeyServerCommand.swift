@@ -116,6 +116,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds a session lasts. (env: PASSKEY_SESSION_TTL, default 604800 = 7 days)")
     var sessionTTL: Int?
 
+    @Option(name: .customLong("issuer"), help: ArgumentHelp("The OpenID provider's issuer: exactly this string in every token and in discovery; https (http only for localhost), no query, fragment or trailing slash. (env: PASSKEY_ISSUER, default the first --origin)", valueName: "URL"))
+    var issuer: String?
+
+    @Option(name: .customLong("access-token-ttl"), help: "Seconds an OpenID access token lasts. (env: PASSKEY_ACCESS_TOKEN_TTL, default 600)")
+    var accessTokenTTL: Int?
+
+    @Option(name: .customLong("id-token-ttl"), help: "Seconds an ID token lasts. (env: PASSKEY_ID_TOKEN_TTL, default 600)")
+    var idTokenTTL: Int?
+
+    @Option(name: .customLong("refresh-token-ttl"), help: "Seconds a refresh token lasts, rotated or not. (env: PASSKEY_REFRESH_TOKEN_TTL, default 2592000 = 30 days)")
+    var refreshTokenTTL: Int?
+
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
     var maxBody: Int?
 

@@ -14,9 +14,13 @@ import schemathesis
 # unknown id, a body over the limit, a rate limit. None of them reads the body.
 _EARLIER_REFUSALS = {401, 403, 404, 413, 429}
 
-# Apple's web flow posts a form there (siwa.md), the device's OAuth calls to the other two
-# (mfb.md); their bodies are form-encoded by contract.
-_FORM_PATHS = {"/siwa/callback", "/mfb/authorize", "/mfb/token"}
+# Apple's web flow posts a form there (siwa.md), the device's OAuth calls to the next two
+# (mfb.md), OpenID relying parties and browsers to the OAuth endpoints (identity.md); their
+# bodies are form-encoded by contract.
+_FORM_PATHS = {
+    "/siwa/callback", "/mfb/authorize", "/mfb/token",
+    "/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/userinfo",
+}
 
 
 def _media_type(value: str | bytes | None) -> str:

@@ -266,13 +266,13 @@ public final class MfBSignIn: Sendable {
               constantTimeEquals(Array(presentedID.utf8), Array(clientID.utf8)),
               constantTimeEquals(Digest.sha256.hash(Array(presentedSecret.utf8)), clientSecretHash)
         else {
-            throw OAuthError.invalidClient
+            throw OAuthError.invalidClient("Client authentication failed.", basic: true)
         }
-        guard let grantType = parameters["grant_type"] else { throw OAuthError(code: "invalid_request", "grant_type is required.") }
+        guard let grantType = parameters["grant_type"] else { throw OAuthError("invalid_request", "grant_type is required.") }
         guard grantType == "authorization_code" else {
-            throw OAuthError(code: "unsupported_grant_type", "Only authorization_code is supported.")
+            throw OAuthError("unsupported_grant_type", "Only authorization_code is supported.")
         }
-        guard let code = parameters["code"] else { throw OAuthError(code: "invalid_request", "code is required.") }
+        guard let code = parameters["code"] else { throw OAuthError("invalid_request", "code is required.") }
         let redirectURI = try? redirectURI(parameters["redirect_uri"])
         let now = passkeys.now()
         let accessToken = Base64URL.encode(SecureRandom.bytes(32))
@@ -281,7 +281,7 @@ public final class MfBSignIn: Sendable {
                 hash: Digest.sha256.hash(Array(code.utf8)), clientID: clientID, redirectURI: redirectURI, now: now,
                 accessTokenHash: Digest.sha256.hash(Array(accessToken.utf8)), accessTokenExpiresAt: now.addingTimeInterval(requestTTL))
         else {
-            throw OAuthError(code: "invalid_grant", "The code is unknown, spent, expired, or issued to another redirect_uri.")
+            throw OAuthError("invalid_grant", "The code is unknown, spent, expired, or issued to another redirect_uri.")
         }
         return MfBTokenResponse(accessToken: accessToken, tokenType: "Bearer", expiresIn: Int(requestTTL))
     }
@@ -319,20 +319,6 @@ public final class MfBSignIn: Sendable {
         let (base, fragment) = uri.firstIndex(of: "#").map { (String(uri[..<$0]), String(uri[$0...])) } ?? (uri, "")
         return base + (base.contains("?") ? "&" : "?") + encode(parameters) + fragment
     }
-}
-
-/// An RFC 6749 §5.2 error of the token endpoint: `{"error", "error_description"}`.
-/// The HTTP layer gives `invalid_client` its 401 (RFC 6749 §5.2), every other code 400.
-public struct OAuthError: Error, Sendable, Equatable {
-    public let code: String
-    public let description: String
-
-    package init(code: String, _ description: String) {
-        self.code = code
-        self.description = description
-    }
-
-    static let invalidClient = OAuthError(code: "invalid_client", "Client authentication failed.")
 }
 
 public struct MfBRequestCreated: Encodable, Sendable {

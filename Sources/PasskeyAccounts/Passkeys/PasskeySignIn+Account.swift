@@ -43,12 +43,15 @@ extension PasskeySignIn {
     // MARK: Sessions
 
     /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
-    func newSession(userHandle: [UInt8], credentialID: [UInt8]?, via: String? = nil) -> (token: String, record: SessionRecord) {
+    func newSession(
+        userHandle: [UInt8], credentialID: [UInt8]?, via: String? = nil, userVerified: Bool? = nil
+    ) -> (token: String, record: SessionRecord) {
         let token = SecureRandom.bytes(32)
         let created = now()
         let record = SessionRecord(
             tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via)
+            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via,
+            userVerified: userVerified)
         return (Base64URL.encode(token), record)
     }
 
@@ -59,7 +62,7 @@ extension PasskeySignIn {
         guard let session = try await store.session(tokenHash: hash, now: now()),
               let user = try await store.user(handle: session.userHandle)
         else { return nil }
-        return SignedInUser(user: user, tokenHash: hash)
+        return SignedInUser(user: user, tokenHash: hash, session: session)
     }
 
     /// Ends this session, or with `everywhere` every session of the account.

@@ -156,7 +156,7 @@ public final class PasskeySignIn: Sendable {
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
             : nil
-        let (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID)
+        let (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
         // Spend the challenge, store the account and open the session: one atomic, durable write.
         let event = self.event(
             userHandle, "registration", at: created,
@@ -297,7 +297,7 @@ public final class PasskeySignIn: Sendable {
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
         // counter is compared again in the same statement, so a concurrent assertion with the
         // same count cannot also pass.
-        let (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id)
+        let (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
         let at = now()
         let credentialID = Base64URL.encode(stored.id)
         switch try await store.completeAuthentication(
@@ -365,4 +365,6 @@ public final class PasskeySignIn: Sendable {
 public struct SignedInUser: Sendable {
     public let user: UserRecord
     let tokenHash: [UInt8]
+    /// The session record; nil only for the Apple link confirmation's stand-in.
+    public var session: SessionRecord? = nil
 }

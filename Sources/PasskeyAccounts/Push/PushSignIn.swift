@@ -302,7 +302,9 @@ public final class PushSignIn: Sendable {
         guard status == PushRequestStatus.approved.rawValue, !request.sessionIssued, let handle = request.userHandle else {
             return (PushStatusResponse(status: status), nil)
         }
-        let (token, session) = passkeys.newSession(userHandle: handle, credentialID: nil, via: request.deviceID.map { "push:" + $0 })
+        // Number matching (the user typed the number shown here) is the second factor of `amr`'s mfa.
+        let (token, session) = passkeys.newSession(
+            userHandle: handle, credentialID: nil, via: request.deviceID.map { "push:" + $0 }, userVerified: request.number != nil)
         let event = passkeys.event(handle, "sign_in", at: passkeys.now(), ["method": "push", "device": request.deviceID ?? ""])
         guard let userName = try await store.issuePushSession(id: request.id, session: session, event: event) else {
             return (PushStatusResponse(status: status), nil)

@@ -56,6 +56,14 @@ public struct ServerConfiguration: Sendable {
     public var metricsListen: (host: String, port: Int)?
     /// Audit events older than this are deleted by the sweeper (`--audit-retention-days`).
     public var auditRetention: TimeInterval = 365 * 86400
+    /// The OpenID provider's issuer (`--issuer`); nil: the first origin.
+    public var issuer: String?
+    /// Lifetime of the access tokens the provider issues (`--access-token-ttl`).
+    public var accessTokenTTL: TimeInterval = 600
+    /// Lifetime of its ID tokens (`--id-token-ttl`).
+    public var idTokenTTL: TimeInterval = 600
+    /// Lifetime of its refresh tokens, rotated or not (`--refresh-token-ttl`).
+    public var refreshTokenTTL: TimeInterval = 30 * 86400
     /// How often expired ceremonies and sessions are swept.
     public var sweepInterval: TimeInterval = 60
 

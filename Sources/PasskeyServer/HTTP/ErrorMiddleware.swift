@@ -79,7 +79,10 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
+        // A handler that set its own, stricter policy (the form_post page) keeps it.
+        if response.headers[HTTPField.Name("Content-Security-Policy")!] == nil {
+            response.headers[HTTPField.Name("Content-Security-Policy")!] = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
+        }
         return response
     }
 }

@@ -1,21 +1,193 @@
 internal import PasskeyAccounts
+internal import PasskeyCrypto
+internal import PasskeyHTTPParsing
+internal import PasskeyJSON
 internal import Hummingbird
 internal import NIOCore
 internal import HTTPTypes
+internal import Foundation
 
-/// The OpenID provider's endpoints (identity.md). So far: the key set.
+/// The OpenID provider's endpoints (identity.md): discovery, the key set, the authorization
+/// endpoint and its resumption, the token endpoint, userinfo and revocation. Each handler reads
+/// the request into the provider's terms and writes its answer back.
 extension Routes {
-    /// How long a fetched key set may be cached: far less than a rotation's publish-ahead time,
-    /// so a relying party has the next key before it signs anything.
+    /// How long a fetched key set or discovery document may be cached: far less than a
+    /// rotation's publish-ahead time, so a relying party has the next key before it signs anything.
     static let keySetMaxAge = 300
 
     func registerIdentityRoutes(on router: Router<Context>) {
         router.get("/oauth/jwks") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            headers[.cacheControl] = "public, max-age=\(Self.keySetMaxAge)"
-            let body = try await signingKeys.keySet(now: service.now())
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            Self.cacheableJSON(try await signingKeys.keySet(now: service.now()))
         }
+        router.get("/.well-known/openid-configuration") { _, _ in
+            Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
+        }
+        router.get("/oauth/authorize") { request, _ in
+            guard let parameters = try? FormURLEncoded.pairs(request.uri.query ?? "") else {
+                return Self.shown("invalid_request", "the query is not valid percent-encoded UTF-8", request: request)
+            }
+            return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
+        }
+        router.post("/oauth/authorize") { request, _ in
+            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
+                return Self.shown("invalid_request", "the form is not valid percent-encoded UTF-8", request: request)
+            }
+            return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
+        }
+        router.get("/oauth/authorize/resume") { request, _ in
+            let handle = (try? Self.query("authorization", request)) ?? nil
+            return Self.authorization(try await openID.resume(handle: handle ?? "", session: try await session(request)), request: request)
+        }
+        router.get("/oauth/authorize/request") { request, _ in
+            guard let handle = try Self.query("authorization", request), let held = try await openID.heldRequest(handle: handle) else {
+                throw APIError.notFound
+            }
+            var body: [String: JSONValue] = ["client_name": .string(held.clientName), "reauthenticate": .bool(held.reauthenticate)]
+            if let hint = held.loginHint { body["login_hint"] = .string(hint) }
+            return Self.noStoreJSON(JSONValue.object(body).encoded())
+        }
+        router.post("/oauth/token") { request, _ in
+            try await Self.oauth(request) { parameters in
+                try await openID.token(parameters, basic: Self.basicCredentials(request))
+            }
+        }
+        router.post("/oauth/revoke") { request, _ in
+            try await Self.oauth(request) { parameters in
+                try await openID.revoke(parameters, basic: Self.basicCredentials(request))
+                return [:]
+            }
+        }
+        router.get("/oauth/userinfo") { request, _ in
+            try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
+        }
+        router.post("/oauth/userinfo") { request, _ in
+            try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
+        }
+    }
+
+    static func cacheableJSON(_ body: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=\(keySetMaxAge)"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func noStoreJSON(_ body: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
+    /// `Cache-Control: no-store`, a refusal as RFC 6749 §5.2 (or RFC 6750 §3.1) JSON.
+    static func oauth(_ request: Request, _ body: ([(name: String, value: String)]) async throws -> [String: JSONValue]) async throws -> Response {
+        do {
+            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
+                throw OAuthError("invalid_request", "the form is not valid percent-encoded UTF-8")
+            }
+            return noStoreJSON(JSONValue.object(try await body(parameters)).encoded())
+        } catch let error as OAuthError {
+            var response = noStoreJSON(
+                JSONValue.object(["error": .string(error.error), "error_description": .string(error.errorDescription)]).encoded(),
+                status: HTTPResponse.Status(code: error.status))
+            switch error.challenge {
+            case .none: break
+            case .basic: response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
+            case .bearer: response.headers[.wwwAuthenticate] = "Bearer error=\"\(error.error)\""
+            }
+            return response
+        }
+    }
+
+    /// The authorization endpoint's answer as HTTP.
+    static func authorization(_ outcome: OpenIDProvider.AuthorizationOutcome, request: Request) -> Response {
+        switch outcome {
+        case .shown(let error, let description):
+            return shown(error, description, request: request)
+        case .signIn(let location):
+            return found(location)
+        case .respond(let answer) where answer.formPost:
+            return formPost(answer)
+        case .respond(let answer):
+            return found(answer.location)
+        }
+    }
+
+    static func found(_ location: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: .found, headers: headers)
+    }
+
+    /// A refusal that must not go back to the client: a 400 page for a browser, JSON otherwise.
+    static func shown(_ error: String, _ description: String, request: Request) -> Response {
+        let wantsHTML = request.headers[.accept]?.contains("text/html") ?? false
+        guard wantsHTML else {
+            return noStoreJSON(
+                JSONValue.object(["error": .string(error), "error_description": .string(description)]).encoded(), status: .badRequest)
+        }
+        let page = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in request refused</title></head>
+            <body><h1>This sign-in request cannot go on</h1><p>\(HTML.escape(description)) (<code>\(HTML.escape(error))</code>).</p></body></html>
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// OAuth 2.0 Form Post Response Mode: a page that posts the answer to the redirect URI by
+    /// itself (a button when scripts are off). Its own policy allows that one script and a form
+    /// sent to the redirect URI only.
+    static func formPost(_ answer: OpenIDProvider.AuthorizationResponse) -> Response {
+        let nonce = Base64URL.encode(SecureRandom.bytes(16))
+        let fields = answer.parameters.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.name))\" value=\"\(HTML.escape($0.value))\">" }
+        let page = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in…</title></head>
+            <body><form method="post" action="\(HTML.escape(answer.redirectURI))">\(fields.joined())
+            <noscript><button type="submit">Continue</button></noscript></form>
+            <script nonce="\(nonce)">document.forms[0].submit()</script></body></html>
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'none'; script-src 'nonce-\(nonce)'; form-action \(formActionSource(answer.redirectURI)); frame-ancestors 'none'; base-uri 'none'"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+}
+
+extension Routes {
+    /// The CSP source that allows a form to be sent to `uri` and nowhere else of note: its
+    /// origin, or its scheme for a private-use URI (a registered redirect URI, so no `;` or `,`
+    /// can reach the header through it unencoded).
+    static func formActionSource(_ uri: String) -> String {
+        if let components = URLComponents(string: uri), let scheme = components.scheme, let host = components.host, !host.isEmpty {
+            let port = components.port.map { ":\($0)" } ?? ""
+            return "\(scheme)://\(host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)\(port)"
+        }
+        let scheme = uri.prefix { $0 != ":" }
+        return scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "+" || $0 == "-" }) && !scheme.isEmpty ? scheme + ":" : "'none'"
+    }
+}
+
+/// Text placed in HTML: the five characters that could end an element or an attribute escaped.
+enum HTML {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 }

@@ -45,13 +45,13 @@ extension Routes {
             do {
                 parameters = try FormURLEncoded.parameters(form)
             } catch {
-                throw OAuthError(code: "invalid_request", error.description)
+                throw OAuthError("invalid_request", error.description)
             }
             return try Self.json(try await mfb.token(parameters, basic: Self.basicCredentials(request)))
         } catch let error as OAuthError {
             // RFC 6749 §5.2.
-            var response = Self.json(["error": error.code, "error_description": error.description])
-            response.status = ErrorStatus.status(for: error.code)
+            var response = Self.json(["error": error.error, "error_description": error.errorDescription])
+            response.status = ErrorStatus.status(for: error.error)
             if response.status == .unauthorized { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
             return response
         }

@@ -29,7 +29,8 @@ public enum PasskeyHTTP {
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         Routes(
             service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
-            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys
+            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys,
+            openID: OpenIDProvider(passkeys: service, keys: signingKeys)
         ).register(on: router)
         guard configuration.metricsListen != nil else {
             router.get("/metrics") { _, _ in registry.response() }

@@ -64,6 +64,13 @@ public enum RoutePaths {
         "/assertion/options": Policy(methods: [.post], ceremony: true),
         "/assertion/result": Policy(methods: [.post], ceremony: true),
         "/oauth/jwks": Policy(methods: [.get]),
+        "/.well-known/openid-configuration": Policy(methods: [.get]),
+        "/oauth/authorize": Policy(methods: [.get, .post], body: .form),
+        "/oauth/authorize/resume": Policy(methods: [.get]),
+        "/oauth/authorize/request": Policy(methods: [.get]),
+        "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true),
+        "/oauth/revoke": Policy(methods: [.post], body: .form),
+        "/oauth/userinfo": Policy(methods: [.get, .post], body: .form),
     ]
 
     /// The route template a canonical path belongs to, or nil for a path the API does not

@@ -29,6 +29,8 @@ struct Routes: Sendable {
     let sessionTTL: TimeInterval
     /// The OpenID provider's signing keys.
     let signingKeys: SigningKeys
+    /// The OpenID provider.
+    let openID: OpenIDProvider
 
     func register(on router: Router<Context>) {
         registerPasskeyRoutes(on: router)

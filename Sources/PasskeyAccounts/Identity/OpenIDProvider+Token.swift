@@ -1,0 +1,183 @@
+public import Foundation
+internal import Logging
+internal import PasskeyCrypto
+internal import PasskeyJOSE
+public import PasskeyJSON
+public import PasskeyStorage
+
+/// The token endpoint (identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
+extension OpenIDProvider {
+    /// `POST /oauth/token`: `parameters` is the form body in order (repeats kept), `basic` the
+    /// `Authorization: Basic` credentials when sent. Answers the token response's JSON object.
+    public func token(
+        _ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?
+    ) async throws -> [String: JSONValue] {
+        var values: [String: String] = [:]
+        for (name, value) in parameters {
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw OAuthError.invalidRequest("\(name.prefix(32)) is given more than once")
+            }
+        }
+        let client = try await authenticateClient(values, basic: basic)
+        switch values["grant_type"] {
+        case nil:
+            throw OAuthError.invalidRequest("grant_type is missing")
+        case "authorization_code":
+            return try await redeemCode(values, client: client)
+        case "refresh_token":
+            return try await refresh(values, client: client)
+        case let other?:
+            throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
+        }
+    }
+
+    // MARK: Client authentication
+
+    /// RFC 6749 §2.3: a confidential client authenticates by exactly one of
+    /// `client_secret_basic` and `client_secret_post`; a public client sends only `client_id`.
+    /// Every failure is `invalid_client` (401), the same for an unknown client and a wrong secret.
+    func authenticateClient(_ values: [String: String], basic: (id: String, secret: String)?) async throws -> ClientRecord {
+        let postSecret = values["client_secret"]
+        if basic != nil, postSecret != nil {
+            throw OAuthError.invalidRequest("use one client authentication method, not both Basic and client_secret")
+        }
+        let clientID: String
+        let secret: String?
+        if let basic {
+            if let posted = values["client_id"], posted != basic.id {
+                throw OAuthError.invalidRequest("client_id differs from the Basic credentials")
+            }
+            (clientID, secret) = (basic.id, basic.secret)
+        } else {
+            guard let posted = values["client_id"] else {
+                throw OAuthError.invalidClient("the client did not authenticate (Basic, client_secret_post, or client_id for a public client)", basic: false)
+            }
+            (clientID, secret) = (posted, postSecret)
+        }
+        let refusal = OAuthError.invalidClient("client authentication failed", basic: basic != nil)
+        guard clientID.utf8.count <= ClientRegistry.maximumIDLength, let client = try await store.client(id: clientID) else { throw refusal }
+        if client.isPublic {
+            guard secret == nil else { throw refusal }
+        } else {
+            guard let secret, ClientRegistry.secretMatches(secret, client: client) else { throw refusal }
+        }
+        return client
+    }
+
+    /// Refresh tokens go to confidential clients, and to public ones registered with `--refresh`.
+    static func getsRefreshTokens(_ client: ClientRecord) -> Bool { !client.isPublic || client.refresh }
+
+    // MARK: authorization_code
+
+    func redeemCode(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+        guard let code = values["code"] else { throw OAuthError.invalidRequest("code is missing") }
+        guard let redirectURI = values["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing") }
+        guard let verifier = values["code_verifier"] else { throw OAuthError.invalidRequest("code_verifier is missing (PKCE is required)") }
+        guard let bytes = Base64URL.decodeStrict(code), bytes.count == 32, let grant = try await store.grant(codeHash: Digest.sha256.hash(bytes)),
+              grant.clientID == client.id
+        else { throw OAuthError.invalidGrant("the code is not one this server issued to this client") }
+        let at = now()
+        if grant.codeSpent {
+            try await revokeForReuse(grant, type: "oauth_code_reuse", at: at)
+            throw OAuthError.invalidGrant("the code was already used; every token issued with it is revoked")
+        }
+        guard !grant.revoked else { throw OAuthError.invalidGrant("the code was revoked") }
+        guard grant.codeExpiresAt > at else { throw OAuthError.invalidGrant("the code has expired") }
+        guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
+        try Self.checkVerifier(verifier, challenge: grant.codeChallenge)
+        try await checkSessionAlive(grant, at: at)
+        let refresh = Self.getsRefreshTokens(client) ? SecureRandom.bytes(32) : nil
+        let refreshExpiresAt = refresh.map { _ in at.addingTimeInterval(configuration.refreshTokenTTL) }
+        let expiresAt = max(refreshExpiresAt ?? at, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
+        let spent = try await store.spendCode(
+            grantID: grant.id, now: at, refreshHash: refresh.map(Digest.sha256.hash), refreshExpiresAt: refreshExpiresAt,
+            expiresAt: expiresAt, event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": "authorization_code"]))
+        guard spent else {
+            // Another request spent it between the read and the write: a reuse all the same.
+            try await revokeForReuse(grant, type: "oauth_code_reuse", at: at)
+            throw OAuthError.invalidGrant("the code was already used; every token issued with it is revoked")
+        }
+        return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+    }
+
+    /// RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) equals the challenge, compared in
+    /// constant time; the verifier is 43 to 128 unreserved characters (§4.1).
+    static func checkVerifier(_ verifier: String, challenge: String) throws(OAuthError) {
+        guard (43...128).contains(verifier.utf8.count), ClientRegistry.isUnreserved(verifier) else {
+            throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters")
+        }
+        let computed = Base64URL.encode(Digest.sha256.hash(Array(verifier.utf8)))
+        guard constantTimeEquals(Array(computed.utf8), Array(challenge.utf8)) else {
+            throw OAuthError.invalidGrant("code_verifier does not match the code_challenge")
+        }
+    }
+
+    /// A grant without `offline_access` lives only as long as the session it came from.
+    func checkSessionAlive(_ grant: GrantRecord, at: Date) async throws {
+        guard !grant.offline else { return }
+        guard try await store.session(tokenHash: grant.sessionHash, now: at) != nil else {
+            throw OAuthError.invalidGrant("the session this grant came from has ended")
+        }
+    }
+
+    func revokeForReuse(_ grant: GrantRecord, type: String, at: Date) async throws {
+        _ = try await store.revokeGrant(id: grant.id, event: passkeys.event(grant.userHandle, type, at: at, ["client": grant.clientID]))
+        passkeys.logger.warning("\(type): grant revoked", metadata: ["client": "\(grant.clientID)"])
+    }
+
+    // MARK: refresh_token
+
+    /// RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use gives a new refresh token and
+    /// retires the old; a retired one presented again revokes the whole grant.
+    func refresh(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+        guard Self.getsRefreshTokens(client) else {
+            throw OAuthError("unauthorized_client", "this client is not registered for refresh tokens")
+        }
+        guard let token = values["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing") }
+        guard let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else {
+            throw OAuthError.invalidGrant("the refresh token is not one this server issued")
+        }
+        let hash = Digest.sha256.hash(bytes)
+        let at = now()
+        let grant: GrantRecord
+        switch try await store.grant(refreshHash: hash) {
+        case nil:
+            throw OAuthError.invalidGrant("the refresh token is not one this server issued")
+        case .retired(let retired)?:
+            guard retired.clientID == client.id else { throw OAuthError.invalidGrant("the refresh token is not one this server issued to this client") }
+            try await revokeForReuse(retired, type: "oauth_refresh_reuse", at: at)
+            throw OAuthError.invalidGrant("the refresh token was already used; its whole family is revoked")
+        case .current(let current)?:
+            grant = current
+        }
+        guard grant.clientID == client.id else { throw OAuthError.invalidGrant("the refresh token is not one this server issued to this client") }
+        guard !grant.revoked else { throw OAuthError.invalidGrant("the refresh token was revoked") }
+        guard let expiry = grant.refreshExpiresAt, expiry > at else { throw OAuthError.invalidGrant("the refresh token has expired") }
+        try await checkSessionAlive(grant, at: at)
+        var scopes = grant.scopes
+        if let asked = values["scope"] {
+            let narrowed = asked.split(separator: " ").map(String.init)
+            guard let outside = narrowed.first(where: { !grant.scopes.contains($0) }) else {
+                scopes = grant.scopes.filter(narrowed.contains)
+                return try await rotate(grant, old: hash, client: client, scopes: scopes, at: at)
+            }
+            throw OAuthError("invalid_scope", "\(outside.prefix(32)) was not granted")
+        }
+        return try await rotate(grant, old: hash, client: client, scopes: scopes, at: at)
+    }
+
+    func rotate(_ grant: GrantRecord, old: [UInt8], client: ClientRecord, scopes: [String], at: Date) async throws -> [String: JSONValue] {
+        let new = SecureRandom.bytes(32)
+        let refreshExpiresAt = at.addingTimeInterval(configuration.refreshTokenTTL)
+        let rotated = try await store.rotateRefreshToken(
+            grantID: grant.id, old: old, new: Digest.sha256.hash(new), refreshExpiresAt: refreshExpiresAt,
+            expiresAt: max(refreshExpiresAt, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL))),
+            event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": "refresh_token"]))
+        guard rotated else {
+            // Rotated by a concurrent request meanwhile: this copy is a retired token now.
+            try await revokeForReuse(grant, type: "oauth_refresh_reuse", at: at)
+            throw OAuthError.invalidGrant("the refresh token was already used; its whole family is revoked")
+        }
+        return try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: new, at: at, includeNonce: true)
+    }
+}

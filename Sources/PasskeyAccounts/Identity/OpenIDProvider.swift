@@ -1,0 +1,278 @@
+public import Foundation
+internal import PasskeyCore
+internal import PasskeyCrypto
+internal import PasskeyHTTPParsing
+internal import PasskeyJSON
+public import PasskeyStorage
+
+/// The OpenID provider (identity.md): the authorization endpoint and its resumption here; the
+/// token endpoint, tokens and userinfo in the extensions beside this file. It signs users in
+/// with the passkey service's sessions and keeps every request, code and grant in the store,
+/// so that an authorization started on one instance finishes on any other.
+public final class OpenIDProvider: Sendable {
+    /// A code lives 60 s (identity.md): long enough for a back-channel exchange, short enough
+    /// that a leaked one is stale.
+    public static let codeTTL: TimeInterval = 60
+    /// A request held while its user signs in: 10 minutes.
+    public static let heldTTL: TimeInterval = 600
+
+    let passkeys: PasskeySignIn
+    let keys: SigningKeys
+    var store: any PasskeyStore { passkeys.store }
+    var configuration: ServerConfiguration { passkeys.configuration }
+
+    public init(passkeys: PasskeySignIn, keys: SigningKeys) {
+        self.passkeys = passkeys
+        self.keys = keys
+    }
+
+    /// `--issuer`, or the first origin (once the port is known when none was configured).
+    public var issuer: String { configuration.issuer ?? passkeys.rp.primaryOrigin ?? "" }
+
+    func now() -> Date { passkeys.now() }
+
+    // MARK: Authorization endpoint
+
+    /// What the authorization endpoint answers.
+    public enum AuthorizationOutcome: Sendable, Equatable {
+        /// A 400 page: the client or its redirect URI is unknown, so nothing may go back to it.
+        case shown(error: String, description: String)
+        /// The answer goes back to the client (302, or a self-posting form for `form_post`).
+        case respond(AuthorizationResponse)
+        /// The user must sign in first: 302 to the page, which continues the held request.
+        case signIn(location: String)
+    }
+
+    /// An authorization response (RFC 6749 §4.1.2, RFC 9207): where it goes and what it says.
+    public struct AuthorizationResponse: Sendable, Equatable {
+        public let redirectURI: String
+        public let formPost: Bool
+        public let parameters: [Parameter]
+
+        public struct Parameter: Sendable, Equatable {
+            public let name: String
+            public let value: String
+        }
+
+        /// The redirect URI with the parameters appended to its query.
+        public var location: String {
+            let query = parameters.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
+            return redirectURI + (redirectURI.contains("?") ? "&" : "?") + query
+        }
+    }
+
+    /// `GET` or `POST /oauth/authorize`: checks the request, then answers with a code when the
+    /// session fits it, or keeps it and sends the user to sign in.
+    public func authorize(_ parameters: [(name: String, value: String)], session: SignedInUser?) async throws -> AuthorizationOutcome {
+        let request: AuthorizationRequest
+        do {
+            request = try await AuthorizationRequest.check(parameters, lookup: { try await self.store.client(id: $0) })
+        } catch let refusal as AuthorizationRequest.Refusal {
+            return answer(refusal)
+        }
+        switch try await fit(request, session: session, heldSince: nil) {
+        case .fits(let signedIn, let record):
+            return try await issueCode(request, signedIn: signedIn, session: record)
+        case .refused(let error, let description):
+            return .respond(errorResponse(request, error, description))
+        case .needsSignIn:
+            if request.prompt == Prompt.none {
+                return .respond(errorResponse(request, "login_required", "the user is not signed in with a session that fits this request"))
+            }
+            let handle = SecureRandom.bytes(32)
+            let at = now()
+            try await store.insertHeldAuthorization(
+                HeldAuthorizationRecord(
+                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: Self.encode(parameters),
+                    createdAt: at, expiresAt: at.addingTimeInterval(Self.heldTTL)))
+            return .signIn(location: signInLocation(Base64URL.encode(handle)))
+        }
+    }
+
+    /// `GET /oauth/authorize/resume?authorization=…`: the held request, answered as the
+    /// authorization endpoint would now; with a session that still does not fit, the page again.
+    public func resume(handle: String, session: SignedInUser?) async throws -> AuthorizationOutcome {
+        guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()) else {
+            return .shown(error: "invalid_request", description: "this sign-in request has expired or was already finished; start again from the application")
+        }
+        let parameters: [(name: String, value: String)]
+        do { parameters = try FormURLEncoded.pairs(held.parameters) } catch {
+            return .shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application")
+        }
+        let request: AuthorizationRequest
+        do {
+            request = try await AuthorizationRequest.check(parameters, lookup: { try await self.store.client(id: $0) })
+        } catch let refusal as AuthorizationRequest.Refusal {
+            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
+            return answer(refusal)
+        }
+        switch try await fit(request, session: session, heldSince: held.createdAt) {
+        case .fits(let signedIn, let record):
+            // Single use: of two tabs (or two instances) resuming at once, one answers.
+            guard try await store.deleteHeldAuthorization(handleHash: handleHash) else {
+                return .shown(error: "invalid_request", description: "this sign-in request was already finished")
+            }
+            return try await issueCode(request, signedIn: signedIn, session: record)
+        case .refused(let error, let description):
+            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
+            return .respond(errorResponse(request, error, description))
+        case .needsSignIn:
+            return .signIn(location: signInLocation(handle))
+        }
+    }
+
+    /// What the page shows while it continues a held request: the client's name and the
+    /// `login_hint`; nil for a handle that is not live.
+    public func heldRequest(handle: String) async throws -> (clientName: String, loginHint: String?, reauthenticate: Bool)? {
+        guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()),
+              let client = try await store.client(id: held.clientID),
+              let parameters = try? FormURLEncoded.pairs(held.parameters)
+        else { return nil }
+        let hint = parameters.last { $0.name == "login_hint" }?.value
+        let prompt = parameters.last { $0.name == "prompt" }?.value ?? ""
+        let fresh = prompt.split(separator: " ").contains("login") || parameters.contains { $0.name == "max_age" } || parameters.contains { $0.name == "acr_values" } || client.requiredACR != nil
+        return (client.name ?? client.id, hint.flatMap { $0.isEmpty ? nil : String($0.prefix(AuthorizationRequest.maximumLoginHintLength)) }, fresh)
+    }
+
+    typealias Prompt = AuthorizationRequest.Prompt
+
+    func signInLocation(_ handle: String) -> String {
+        (passkeys.rp.primaryOrigin ?? "") + "/?authorization=" + handle
+    }
+
+    static func handleHash(_ handle: String) -> [UInt8]? {
+        guard let bytes = Base64URL.decodeStrict(handle), bytes.count == 32 else { return nil }
+        return Digest.sha256.hash(bytes)
+    }
+
+    static func encode(_ parameters: [(name: String, value: String)]) -> String {
+        parameters.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
+    }
+
+    func answer(_ refusal: AuthorizationRequest.Refusal) -> AuthorizationOutcome {
+        switch refusal {
+        case .shown(let error, let description):
+            return .shown(error: error, description: description)
+        case .redirected(let error, let description, let redirectURI, let state, let responseMode):
+            var parameters = [AuthorizationResponse.Parameter(name: "error", value: error),
+                              AuthorizationResponse.Parameter(name: "error_description", value: description)]
+            if let state { parameters.append(.init(name: "state", value: state)) }
+            parameters.append(.init(name: "iss", value: issuer))
+            return .respond(AuthorizationResponse(redirectURI: redirectURI, formPost: responseMode == .formPost, parameters: parameters))
+        }
+    }
+
+    func errorResponse(_ request: AuthorizationRequest, _ error: String, _ description: String) -> AuthorizationResponse {
+        AuthorizationResponse(
+            redirectURI: request.redirectURI, formPost: request.responseMode == .formPost,
+            parameters: [.init(name: "error", value: error), .init(name: "error_description", value: description),
+                         .init(name: "state", value: request.state), .init(name: "iss", value: issuer)])
+    }
+
+    // MARK: Does the session fit?
+
+    enum Fit {
+        case fits(SignedInUser, SessionRecord)
+        case needsSignIn
+        case refused(error: String, description: String)
+    }
+
+    /// identity.md's conditions, in order: a session; a user the client admits (its
+    /// `--allowed-group`s); one fresh enough for `prompt=login` and `max_age` (a session
+    /// opened after a held request was made is fresh for it); one of the class the request
+    /// and the client need, or, when no passkey of the user could ever give that class,
+    /// `unmet_authentication_requirements`.
+    func fit(_ request: AuthorizationRequest, session: SignedInUser?, heldSince: Date?) async throws -> Fit {
+        guard let session, let record = session.session else { return .needsSignIn }
+        if let refusal = try await checkAllowedGroups(request.client, userHandle: session.user.handle) { return refusal }
+        let openedDuringRequest = heldSince.map { record.createdAt >= $0 } ?? false
+        if request.prompt == .login, !openedDuringRequest { return .needsSignIn }
+        if let maxAge = request.maxAge, !openedDuringRequest, now().timeIntervalSince(record.createdAt) > TimeInterval(maxAge) {
+            return .needsSignIn
+        }
+        if let required = request.requiredACR {
+            let credential = try await record.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
+            guard Self.satisfies(Self.acr(credential), required: required) else {
+                let passkeys = try await store.credentials(userHandle: session.user.handle)
+                guard passkeys.contains(where: { Self.satisfies(Self.acr($0), required: required) }) else {
+                    return .refused(
+                        error: "unmet_authentication_requirements",
+                        description: required == "phrh"
+                            ? "this application needs a device-bound passkey with a trusted attestation, and this account has none"
+                            : "this application needs a passkey, and this account has none")
+                }
+                return .needsSignIn
+            }
+        }
+        return .fits(session, record)
+    }
+
+    /// `--allowed-group`: the user must belong to one of them (compared as group names are,
+    /// without case).
+    func checkAllowedGroups(_ client: ClientRecord, userHandle: [UInt8]) async throws -> Fit? {
+        guard !client.allowedGroups.isEmpty else { return nil }
+        let allowed = Set(client.allowedGroups.compactMap { try? UserName($0).key })
+        let groups = try await store.groups(userHandle: userHandle).compactMap { try? UserName($0).key }
+        guard groups.contains(where: allowed.contains) else {
+            return .refused(error: "access_denied", description: "this account may not sign in to this application")
+        }
+        return nil
+    }
+
+    /// `acr` for a session opened by `credential`: `phrh` for a device-bound passkey (BE=0)
+    /// whose attestation was trusted, `phr` for any other passkey, nil without one.
+    static func acr(_ credential: CredentialRecord?) -> String? {
+        guard let credential else { return nil }
+        return !credential.backupEligible && credential.attestationTrusted ? "phrh" : "phr"
+    }
+
+    static func satisfies(_ acr: String?, required: String) -> Bool {
+        switch required {
+        case "phrh": return acr == "phrh"
+        case "phr": return acr == "phr" || acr == "phrh"
+        default: return false
+        }
+    }
+
+    /// RFC 8176 `amr` for a session: a passkey is `hwk` (device-bound) or `swk` (synced) with
+    /// `user`, plus `mfa` when the user was verified; push sign-in is `swk` `user`, plus `mfa`
+    /// with number matching; Sign in with Apple and Messages for Business are `fed`.
+    static func amr(_ session: SessionRecord, credential: CredentialRecord?) -> [String] {
+        let verified = session.userVerified == true
+        if let credential {
+            return [credential.backupEligible ? "swk" : "hwk", "user"] + (verified ? ["mfa"] : [])
+        }
+        if session.via?.hasPrefix("push:") == true { return ["swk", "user"] + (verified ? ["mfa"] : []) }
+        return ["fed"]
+    }
+
+    // MARK: Codes
+
+    /// A code (≥ 128 random bits; only its hash stored) on a new grant bound to the client, the
+    /// redirect URI, the PKCE challenge, the nonce, the session and the scopes.
+    func issueCode(_ request: AuthorizationRequest, signedIn: SignedInUser, session: SessionRecord) async throws -> AuthorizationOutcome {
+        let code = SecureRandom.bytes(32)
+        let at = now()
+        let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
+        let grant = GrantRecord(
+            id: Base64URL.encode(SecureRandom.bytes(16)), clientID: request.client.id, userHandle: signedIn.user.handle,
+            sessionHash: signedIn.tokenHash, offline: request.scopes.contains("offline_access"), scopes: request.scopes,
+            nonce: request.nonce, authTime: session.createdAt, amr: Self.amr(session, credential: credential), acr: Self.acr(credential),
+            credentialID: credential?.id, codeHash: Digest.sha256.hash(code), codeChallenge: request.codeChallenge,
+            redirectURI: request.redirectURI, codeExpiresAt: at.addingTimeInterval(Self.codeTTL), createdAt: at,
+            expiresAt: at.addingTimeInterval(Self.codeTTL))
+        try await store.insertGrant(grant, event: passkeys.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": request.client.id]))
+        return .respond(
+            AuthorizationResponse(
+                redirectURI: request.redirectURI, formPost: request.responseMode == .formPost,
+                parameters: [.init(name: "code", value: Base64URL.encode(code)), .init(name: "state", value: request.state),
+                             .init(name: "iss", value: issuer)]))
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
