@@ -23,7 +23,7 @@ import { showAppleConfirm } from "./js/apple.js";
 import { startConditional } from "./js/ceremonies.js";
 import { takeMark, upgradeToPasskey } from "./js/upgrade.js";
 import "./js/prf-note.js";
-import { ServerError, api, describeError, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
+import { ServerError, api, authorization, describeError, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
 
@@ -59,11 +59,39 @@ async function start() {
     if (state.account) showAppleConfirm();
     history.replaceState(null, "", location.pathname);
   }
-  if (returnTo && !state.account) setStatus("idle", "Sign in to continue in Messages.");
+  if (authorization) {
+    await continueAuthorization();
+  } else if (returnTo && !state.account) {
+    setStatus("idle", "Sign in to continue in Messages.");
+  }
   showFragment();
   if (!state.account) startConditional();
   // Back from a sign-in by another way (Apple): offer the passkey upgrade.
   if (takeMark() && state.account) await upgradeToPasskey();
+}
+
+// A held OpenID request: the server sent the browser here because it needs a (new) passkey
+// ceremony, so the sign-in form shows even with a session, names the application, and takes
+// the request's login_hint; signing in (button or autofill) continues the request.
+async function continueAuthorization() {
+  let held;
+  try {
+    held = await api("GET", "/oauth/authorize/request?authorization=" + authorization);
+  } catch (error) {
+    setStatus("error", "This sign-in request has expired or was already finished. Go back to the application and start again.", error);
+    return;
+  }
+  if (state.account) {
+    state.account = null;
+    showSignedOut();
+  }
+  if (held?.login_hint && !el.username.value) el.username.value = held.login_hint;
+  const name = held?.client_name ?? "the application";
+  setStatus("idle", held?.reauthenticate
+    ? `Confirm with your passkey to continue to ${name}.`
+    : `Sign in to continue to ${name}.`);
+  el.continueTo.textContent = `Signing in to ${name}`;
+  el.continueTo.hidden = false;
 }
 
 // The passkey endpoints' views: the part of the page a fragment names.

@@ -5,10 +5,18 @@ export const pageOptions = new URLSearchParams(location.search);
 export const useBrowserJSON = pageOptions.get("json") !== "manual";
 export const autofillEnabled = pageOptions.get("autofill") !== "off";
 export const upgradeEnabled = pageOptions.get("upgrade") !== "off";
-// Where to go once signed in: only the OAuth authorization endpoint of Messages
-// for Business on this origin (it sends a browser without a session here with
-// ?return=…); anything else would make the page an open redirect.
+// A held OpenID authorization request (identity.md): the server sends a browser that must
+// sign in first here with ?authorization=HANDLE, and the page continues it once signed in.
+export const authorization = (() => {
+  const value = pageOptions.get("authorization");
+  return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
+})();
+
+// Where to go once signed in: only this origin's OAuth authorization endpoint of Messages for
+// Business (it sends a browser without a session here with ?return=…), or the resumption of a
+// held OpenID request; anything else would make the page an open redirect.
 export const returnTo = (() => {
+  if (authorization) return new URL("/oauth/authorize/resume?authorization=" + authorization, location.origin).href;
   const value = pageOptions.get("return");
   if (!value) return null;
   try {
@@ -22,12 +30,13 @@ export const returnTo = (() => {
 // After a sign-in: back to where the sign-in was asked for, when there is such a place.
 export function followReturn() {
   if (!returnTo) return false;
-  setStatus("busy", "Signed in; returning to Messages…");
+  setStatus("busy", authorization ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
   location.assign(returnTo);
   return true;
 }
 
 export const el = {
+  continueTo: document.querySelector("#continue-to"),
   signedOut: document.querySelector("#signed-out"),
   signedIn: document.querySelector("#signed-in"),
   form: document.querySelector("#ceremony-form"),

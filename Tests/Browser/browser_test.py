@@ -14,6 +14,8 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 
 import argparse
 import base64
+import hashlib
+import http.client as httpclient
 import json
 import os
 import queue
@@ -192,6 +194,8 @@ class AppleStandIn:
         self.pushes = []
         # And a Messages for Business redirect_uri: the query strings the browser arrived with.
         self.mfb_callbacks = []
+        # And an OpenID relying party's redirect_uri, the same way.
+        self.oidc_callbacks = []
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -207,6 +211,9 @@ class AppleStandIn:
                     self.answer(200, "text/html; charset=utf-8", stand_in.authorize_page(query))
                 elif url.path == "/mfb/callback":
                     stand_in.mfb_callbacks.append(dict(urllib.parse.parse_qsl(url.query)))
+                    self.answer(200, "text/html; charset=utf-8", b"<!doctype html><title>Signed in</title>")
+                elif url.path == "/oidc/callback":
+                    stand_in.oidc_callbacks.append(dict(urllib.parse.parse_qsl(url.query)))
                     self.answer(200, "text/html; charset=utf-8", b"<!doctype html><title>Signed in</title>")
                 else:
                     self.answer(404, "text/plain", b"not found")
@@ -817,6 +824,89 @@ def run_checks(results, driver, page, server_port, context):
         expect(snap["signedIn"] and where == origin + "/", f"the page went to {where!r}")
     check("the page's return address is only ever this server's /mfb/authorize", mfb_no_open_redirect)
 
+    # OpenID Connect: an application sends a signed-out browser to /oauth/authorize; the server
+    # holds the request and sends it to the page, which names the application, signs in with a
+    # passkey (the button) and continues the request; the application gets a code at its
+    # redirect URI and redeems it with its PKCE verifier.
+    oidc_redirect = context["apple"].base + "/oidc/callback"
+
+    def oidc_added():
+        added = subprocess.run([context["binary"], "clients", "add", "--database", context["database"], "--id", "browser-rp",
+                                "--public", "--name", "The Browser Wiki", "--redirect-uri", oidc_redirect],
+                               capture_output=True, text=True, timeout=60)
+        expect(added.returncode == 0, f"clients add exited {added.returncode}: {added.stderr.strip()}")
+
+    def oidc_request(state_value, hint=None):
+        verifier = b64url(os.urandom(32))
+        parameters = {
+            "response_type": "code", "client_id": "browser-rp", "redirect_uri": oidc_redirect, "scope": "openid profile",
+            "state": state_value, "nonce": "n-" + state_value, "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()),
+            "code_challenge_method": "S256"}
+        if hint:
+            parameters["login_hint"] = hint
+        return verifier, "/oauth/authorize?" + urllib.parse.urlencode(parameters)
+
+    def oidc_callback(before, state_value):
+        callbacks = context["apple"].oidc_callbacks
+        deadline = time.monotonic() + STATE_TIMEOUT
+        while len(callbacks) <= before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        expect(len(callbacks) > before, f"the browser never reached redirect_uri (at {driver.script('return location.href;')!r})")
+        answer = callbacks[-1]
+        expect(answer.get("state") == state_value and answer.get("iss") == origin and answer.get("code"), f"redirect_uri got {answer}")
+        return answer["code"]
+
+    def oidc_redeem(code, verifier):
+        form = urllib.parse.urlencode({"grant_type": "authorization_code", "code": code, "redirect_uri": oidc_redirect,
+                                       "code_verifier": verifier, "client_id": "browser-rp"}).encode()
+        request = urllib.request.Request(base + "/oauth/token", data=form, method="POST",
+                                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            tokens = json.loads(response.read())
+        status, info, _ = http("GET", base + "/oauth/userinfo", headers={"Authorization": "Bearer " + tokens["access_token"]})
+        expect(status == 200, f"userinfo answered {status}: {info}")
+        return info.get("preferred_username")
+
+    def oidc_button():
+        oidc_added()
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        verifier, path = oidc_request("oidc-st-1", hint="alice")
+        # Where the server sends a browser without a session (asked without one, as it would be).
+        connection = httpclient.HTTPConnection("127.0.0.1", server_port, timeout=30)
+        connection.request("GET", path)
+        held = connection.getresponse()
+        location = held.getheader("Location") or ""
+        connection.close()
+        expect(held.status == 302 and location.startswith(origin + "/?authorization="), f"authorize answered {held.status} {location!r}")
+        handle = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["authorization"][0]
+        snap = page.open("?autofill=off&authorization=" + handle)
+        expect("continue to The Browser Wiki" in snap["text"], f"status text is {snap['text']!r}")
+        banner = driver.script("return document.querySelector('#continue-to').textContent;")
+        expect(banner == "Signing in to The Browser Wiki", f"the banner reads {banner!r}")
+        typed = driver.script("return document.querySelector('#username').value;")
+        expect(typed == "alice", f"login_hint filled {typed!r}")
+        before = len(context["apple"].oidc_callbacks)
+        driver.click("#login")
+        name = oidc_redeem(oidc_callback(before, "oidc-st-1"), verifier)
+        expect(name == "alice", f"signed in to the application as {name!r}")
+    check("OpenID Connect: the page names the application, fills login_hint, signs in with the button "
+          "and continues the held request to the redirect URI with a code", oidc_button)
+
+    def oidc_autofill():
+        snap = page.open("?autofill=off")
+        if snap["signedIn"]:
+            page.run("#logout", "ok")
+        verifier, path = oidc_request("oidc-st-2")
+        before = len(context["apple"].oidc_callbacks)
+        # Through the server's own redirect: the page's autofill request, answered at once by
+        # the virtual authenticator, signs in and continues.
+        driver.navigate(origin + path)
+        name = oidc_redeem(oidc_callback(before, "oidc-st-2"), verifier)
+        expect(bool(name), "userinfo has no preferred_username")
+    check("OpenID Connect: authorize without a session, signed in on the page by autofill, back with a code", oidc_autofill)
+
     # Sign in with Apple, web flow: the button, Apple's (stand-in) page posting the token back to
     # /siwa/callback, and the signed-in view of the new account.
     def apple_sign_in():
@@ -1149,7 +1239,7 @@ def run(results, args, workdir, live):
         return
     # The RP ID is localhost and the allowed origin is http://localhost:PORT (not 127.0.0.1).
     run_checks(results, driver, Page(driver, f"http://localhost:{port}"), port,
-               {"binary": binary, "apple": apple, "workdir": workdir,
+               {"binary": binary, "apple": apple, "workdir": workdir, "database": os.path.join(workdir, "db.sqlite"),
                 "mfb": {**MFB, "redirect": apple.base + "/mfb/callback"}})
 
 
