@@ -253,3 +253,61 @@ struct MultiInstanceTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+/// The OpenID provider on two instances of one PostgreSQL database (identity.md, issue 25 item 5).
+@Suite(.serialized, .enabled(if: TestPostgres.isAvailable))
+struct MultiInstanceOpenIDTests {
+    static func raw(_ port: Int, _ method: String, _ path: String, headers: [String: String] = [:], form: String? = nil) async throws -> HTTPResult {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if let form {
+            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)"
+        } else {
+            request += "\r\n"
+        }
+        return MfBTests.Business.parse(try await RawHTTP.exchange(port: port, request: Array(request.utf8)))
+    }
+
+    @Test("an authorization started on one instance finishes on the other; a code is spent once across both; one key set")
+    func crossInstanceFlow() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try await MultiInstanceTests.instances(database)
+            defer { _ = a.terminate(); _ = b.terminate() }
+            let (_, session) = try await MultiInstanceTests.register("olga", start: Client(base: a.base), finish: Client(base: b.base))
+            let added = try await CommandRun.run([
+                "clients", "add", "--database", database, "--id", "wiki", "--name", "Wiki", "--redirect-uri", "https://wiki.example/callback",
+            ])
+            #expect(added.status == 0, "\(added.errors)")
+            let last = Data((added.output.split(separator: "\n").last ?? "").utf8)
+            let secret = try #require((try JSONSerialization.jsonObject(with: last) as? [String: Any])?["client_secret"] as? String)
+
+            // The same keys and metadata from both.
+            let keysA = try await Client(base: a.base).get("/oauth/jwks"), keysB = try await Client(base: b.base).get("/oauth/jwks")
+            #expect(keysA.status == 200 && keysA.body == keysB.body)
+            #expect(try await Client(base: a.base).get("/.well-known/openid-configuration").body
+                == (try await Client(base: b.base).get("/.well-known/openid-configuration").body))
+
+            let verifier = Base64URL.encode(SecureRandom.bytes(32))
+            let challenge = Base64URL.encode(Digest.sha256.hash(Array(verifier.utf8)))
+            let query = "response_type=code&client_id=wiki&redirect_uri=https%3A%2F%2Fwiki.example%2Fcallback&scope=openid&state=s1&nonce=n1"
+                + "&code_challenge=\(challenge)&code_challenge_method=S256"
+            // Held on a, resumed on b.
+            let held = try await Self.raw(a.port, "GET", "/oauth/authorize?" + query)
+            let location = try #require(held.header("Location"))
+            let handle = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "authorization" }?.value)
+            let resumed = try await Self.raw(b.port, "GET", "/oauth/authorize/resume?authorization=\(handle)", headers: ["Authorization": "Bearer \(session)"])
+            let code = try #require(URLComponents(string: resumed.header("Location") ?? "")?.queryItems?.first { $0.name == "code" }?.value)
+
+            let basic = ["Authorization": "Basic " + Data("wiki:\(secret)".utf8).base64EncodedString()]
+            let form = "grant_type=authorization_code&code=\(code)&redirect_uri=https%3A%2F%2Fwiki.example%2Fcallback&code_verifier=\(verifier)"
+            let first = try await Self.raw(a.port, "POST", "/oauth/token", headers: basic, form: form)
+            #expect(first.status == 200, "\(String(decoding: first.body, as: UTF8.self))")
+            let accessToken = try #require(first.json["access_token"] as? String)
+            #expect(try await Self.raw(b.port, "GET", "/oauth/userinfo", headers: ["Authorization": "Bearer \(accessToken)"]).status == 200)
+            // Spent on a: refused on b, and what it issued is revoked on both.
+            let second = try await Self.raw(b.port, "POST", "/oauth/token", headers: basic, form: form)
+            #expect(second.error == "invalid_grant")
+            #expect(try await Self.raw(a.port, "GET", "/oauth/userinfo", headers: ["Authorization": "Bearer \(accessToken)"]).status == 401)
+        }
+    }
+}

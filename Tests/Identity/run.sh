@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# run.sh PASSKEY_SERVER_BINARY
+#
+# The OpenID provider with real relying parties: installs the pinned Authlib (and requests)
+# into .build-identity/venv when missing, then runs each client's test against the binary.
+set -euo pipefail
+
+AUTHLIB_VERSION=1.9.10
+REQUESTS_VERSION=2.32.3
+
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+    echo "usage: $0 PASSKEY_SERVER_BINARY" >&2
+    exit 2
+fi
+BINARY=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VENV="$ROOT/.build-identity/venv"   # .build-*/ is git-ignored
+
+if ! "$VENV/bin/python" -c "import authlib, requests, sys; sys.exit(authlib.__version__ != '$AUTHLIB_VERSION')" 2>/dev/null; then
+    echo "installing Authlib $AUTHLIB_VERSION into ${VENV#"$ROOT"/}"
+    python3 -m venv "$VENV"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+        "authlib==$AUTHLIB_VERSION" "requests==$REQUESTS_VERSION"
+fi
+
+status=0
+"$VENV/bin/python" "$ROOT/Tests/Identity/authlib_test.py" "$BINARY" || status=1
+exit $status
