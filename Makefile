@@ -10,16 +10,18 @@ BROWSER_PACKAGES := chromium chromium-driver openssl
 # The throwaway cluster of the tests (scripts/postgres-cluster runs it; nothing is configured
 # system-wide).
 POSTGRES_PACKAGES := postgresql openssl
+# Apache httpd with mod_auth_openidc, the OpenID relying party of the identity test.
+IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps postgres-deps unit-tests browser-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
+.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
 
-test: deps browser-deps postgres-deps
+test: deps browser-deps postgres-deps identity-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-tests browser-test api-test fuzz-check
+	$(MAKE) unit-tests browser-test identity-test api-test fuzz-check
 
 # Every test with a throwaway PostgreSQL cluster: the store suite runs against SQLite and
 # PostgreSQL, the two-instance tests run; then the HTTP tests once more with each in-process
@@ -30,6 +32,12 @@ unit-tests:
 
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
+
+# Real OpenID relying parties against the server: an Authlib application (PyPI, pinned, in
+# .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,
+# as README.md quotes it) signing headless Chromium in with a virtual authenticator's passkey.
+identity-test:
+	Tests/Identity/run.sh $(BINARY)
 
 # The HTTP API against docs/openapi.yaml with Schemathesis (installed into .build-schemathesis).
 api-test:
@@ -57,6 +65,9 @@ browser-deps:
 
 postgres-deps:
 	@./scripts/install-packages $(SUDO) $(POSTGRES_PACKAGES)
+
+identity-deps:
+	@./scripts/install-packages $(SUDO) $(IDENTITY_PACKAGES)
 
 # Verification throughput as ratios against `openssl speed`, in one run (release build).
 bench: deps

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # run.sh PASSKEY_SERVER_BINARY
 #
-# The OpenID provider with real relying parties: installs the pinned Authlib (and requests)
-# into .build-identity/venv when missing, then runs each client's test against the binary.
+# The OpenID provider with real relying parties, each started here on loopback: an Authlib
+# application (authlib_test.py; the pinned Authlib and requests are installed into
+# .build-identity/venv when missing) and Apache httpd with mod_auth_openidc driven by headless
+# Chromium (apache_test.py; Debian's packages, installed by `make identity-deps`). Runs both
+# and fails when either fails.
 set -euo pipefail
 
 AUTHLIB_VERSION=1.9.10
@@ -24,5 +27,8 @@ if ! "$VENV/bin/python" -c "import authlib, requests, sys; sys.exit(authlib.__ve
 fi
 
 status=0
+echo "=== Authlib relying party ==="
 "$VENV/bin/python" "$ROOT/Tests/Identity/authlib_test.py" "$BINARY" || status=1
+echo "=== Apache httpd with mod_auth_openidc ==="
+python3 "$ROOT/Tests/Identity/apache_test.py" --server-binary "$BINARY" || status=1
 exit $status
