@@ -88,12 +88,14 @@ public struct PasskeyApplication: Sendable {
         }
 
         let conformance = configuration.fidoConformance ? FIDOConformance(passkeys: service) : nil
+        let signingKeys = SigningKeys(store: store)
         if conformance != nil {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
         let (router, metricsRouter) = PasskeyHTTP.routers(
             configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
-            signingKeys: SigningKeys(store: store), association: association,
+            openID: OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP()),
+            signingKeys: signingKeys, association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
         if let listen = configuration.metricsListen, let metricsRouter {
@@ -227,5 +229,14 @@ struct SweeperService: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
         }
+    }
+}
+
+/// Back-channel logout tokens over the outbound HTTP module: delivered when the client answers
+/// 200 or 204 within 10 seconds (Back-Channel Logout 1.0 §2.8).
+struct BackChannelLogoutHTTP: BackChannelLogoutDelivery {
+    func deliver(logoutToken: String, to url: String) async throws {
+        let status = try await FormPost.send(url: url, form: [("logout_token", logoutToken)], timeout: 10)
+        guard status == 200 || status == 204 else { throw FormPost.Failure(description: "\(url) answered \(status)") }
     }
 }

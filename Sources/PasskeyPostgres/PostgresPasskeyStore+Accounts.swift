@@ -186,6 +186,25 @@ extension PostgresPasskeyStore {
         }
     }
 
+    public func insertEvent(_ event: AuditEvent) async throws {
+        let row = try EventRow(event)
+        try await write { db in try await Self.insert(db, row) }
+    }
+
+    public func sessions(userHandle: [UInt8], now: Date) async throws -> [SessionRecord] {
+        let handle = ByteBuffer(bytes: userHandle)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT \(unescaped: SessionRow.columns) FROM sessions WHERE user_handle = \(handle) AND expires_at > \(now)
+                    ORDER BY created_at DESC, token_hash
+                    """, logger: Self.quiet),
+                SessionRow.record)
+        }
+    }
+
     public func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws {
         let eventRow = try event.map(EventRow.init)
         let hash = ByteBuffer(bytes: tokenHash)

@@ -157,6 +157,16 @@ extension PostgresPasskeyStore {
         }
     }
 
+    public func grants(userHandle: [UInt8]) async throws -> [GrantRecord] {
+        let handle = ByteBuffer(bytes: userHandle)
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    "SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE user_handle = \(handle) ORDER BY created_at DESC, id COLLATE \"C\"",
+                    logger: Self.quiet), GrantRow.record)
+        }
+    }
+
     public func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool {
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in

@@ -129,6 +129,14 @@ extension SQLitePasskeyStore {
         }
     }
 
+    public func grants(userHandle: [UInt8]) async throws -> [GrantRecord] {
+        try database.read { db in
+            try db.rows(
+                "SELECT \(Self.grantColumns) FROM oauth_grants WHERE user_handle = ? ORDER BY created_at DESC, id", [.blob(userHandle)],
+                Self.grantRecord)
+        }
+    }
+
     public func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in

@@ -22,6 +22,20 @@ extension SQLitePasskeyStore {
         }
     }
 
+    public func insertEvent(_ event: AuditEvent) async throws {
+        let arguments = try event.insertArguments()
+        try await database.write { db in try Self.insertEvent(db, arguments) }
+    }
+
+    public func sessions(userHandle: [UInt8], now: Date) async throws -> [SessionRecord] {
+        let arguments: [SQLiteValue] = [.blob(userHandle), try .time(now)]
+        return try database.read { db in
+            try db.rows(
+                "SELECT \(SessionRecord.columns) FROM sessions WHERE user_handle = ? AND expires_at > ? ORDER BY created_at DESC, token_hash",
+                arguments, SessionRecord.init(row:))
+        }
+    }
+
     public func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws {
         let eventArguments = try event?.insertArguments()
         try await database.write { db in

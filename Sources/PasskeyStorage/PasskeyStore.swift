@@ -106,6 +106,10 @@ public protocol PasskeyStore: Sendable {
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
 
     /// Ends the session, storing `event` with it when there was one.
+    /// Stores one audit event on its own (one that no other write carries).
+    func insertEvent(_ event: AuditEvent) async throws
+    /// The account's sessions that have not expired at `now`, newest first.
+    func sessions(userHandle: [UInt8], now: Date) async throws -> [SessionRecord]
     func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws
 
     /// Ends every session of the user ("sign out everywhere"), storing `event`; returns how many
@@ -296,6 +300,8 @@ public protocol PasskeyStore: Sendable {
     func rotateRefreshToken(
         grantID: String, old: [UInt8], new: [UInt8], refreshExpiresAt: Date, expiresAt: Date, event: AuditEvent?
     ) async throws -> Bool
+    /// Every grant of an account, newest first (revoked ones included, until swept).
+    func grants(userHandle: [UInt8]) async throws -> [GrantRecord]
     /// Revokes a grant (its code, refresh tokens and access tokens), with `event`; false
     /// (nothing written) when it was revoked already or does not exist.
     func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool

@@ -16,7 +16,8 @@
 #      `Origin` the server does not allow (all of them must be 403 forbidden_origin), but
 #      the form endpoints that other sites post to by design (Apple's callback, the OAuth
 #      authorization endpoints as a navigation) or that never read the cookie (token,
-#      revocation, userinfo: client credentials or a Bearer token only);
+#      revocation, userinfo: client credentials or a Bearer token only), and RP-initiated
+#      logout, which other sites send the browser to by design and which asks the user first;
 #   5. stops the server; exits non-zero on any failure.
 #
 # Checks: no 5xx (not_a_server_error); every status code documented for its operation;
@@ -235,7 +236,7 @@ run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_ref
     --include-method-regex '^(POST|PATCH|DELETE)$' \
     --exclude-path /siwa/callback --exclude-path /mfb/authorize --exclude-path /mfb/token \
     --exclude-path /oauth/authorize --exclude-path /oauth/token --exclude-path /oauth/revoke \
-    --exclude-path /oauth/userinfo
+    --exclude-path /oauth/userinfo --exclude-path /oauth/logout
 
 if ! "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
     "$base_url/healthz" 2>/dev/null; then

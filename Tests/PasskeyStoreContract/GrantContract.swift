@@ -12,6 +12,7 @@ struct GrantContract {
         StoreCheck("grants go with their client and their account; a code spent on one instance is spent on the other") { try await GrantContract().lifecycle($0) },
         StoreCheck("a session keeps whether its ceremony verified the user") { try await GrantContract().sessionVerification($0) },
         StoreCheck("expired held requests and grants are swept") { try await GrantContract().sweep($0) },
+        StoreCheck("an account's live sessions and its grants are listed, newest first; an event is stored on its own") { try await GrantContract().listings($0) },
     ]
 
     static func grant(_ user: UserRecord, client: String = "wiki", id: String = "g-\(UUID().uuidString.prefix(8))", codeExpiresIn: Int64 = 60_000) -> GrantRecord {
@@ -170,6 +171,31 @@ struct GrantContract {
             #expect(try await store.grant(id: stale.id) == nil)
             #expect(try await store.grant(id: live.id) == live)
             #expect(try await store.deleteHeldAuthorization(handleHash: held.handleHash) == false)
+        }
+    }
+
+    func listings(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { (store: any PasskeyStore) async throws in
+            let ada = try await Self.prepare(store)
+            let bob = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+            var older = Fixture.session(for: ada), newer = Fixture.session(for: ada), expired = Fixture.session(for: ada)
+            older.createdAt = Fixture.date(-2000)
+            newer.createdAt = Fixture.date(-1000)
+            expired.expiresAt = Fixture.date(-1)
+            for session in [older, newer, expired, Fixture.session(for: bob)] { try await store.insertSession(session) }
+            #expect(try await store.sessions(userHandle: ada.handle, now: Fixture.date()) == [newer, older])
+
+            var first = Self.grant(ada), second = Self.grant(ada)
+            first.createdAt = Fixture.date(-5000)
+            second.createdAt = Fixture.date(-100)
+            try await store.insertGrant(first, event: nil)
+            try await store.insertGrant(second, event: nil)
+            try await store.insertGrant(Self.grant(bob), event: nil)
+            #expect(try await store.grants(userHandle: ada.handle) == [second, first])
+
+            try await store.insertEvent(Self.event(ada, "backchannel_logout_failed"))
+            #expect(try await store.events(userHandle: ada.handle, before: nil, limit: 10).map(\.type) == ["backchannel_logout_failed"])
         }
     }
 }

@@ -169,6 +169,7 @@ extension OpenIDProvider {
             "userinfo_endpoint": .string(base + "/oauth/userinfo"),
             "jwks_uri": .string(base + "/oauth/jwks"),
             "revocation_endpoint": .string(base + "/oauth/revoke"),
+            "end_session_endpoint": .string(base + "/oauth/logout"),
             "response_types_supported": strings(["code"]),
             "response_modes_supported": strings(["query", "form_post"]),
             "grant_types_supported": strings(["authorization_code", "refresh_token"]),
@@ -188,6 +189,8 @@ extension OpenIDProvider {
             "request_parameter_supported": .bool(false),
             "request_uri_parameter_supported": .bool(false),
             "authorization_response_iss_parameter_supported": .bool(true),
+            "backchannel_logout_supported": .bool(true),
+            "backchannel_logout_session_supported": .bool(true),
         ]
     }
 

@@ -18,12 +18,25 @@ public final class OpenIDProvider: Sendable {
 
     let passkeys: PasskeySignIn
     let keys: SigningKeys
+    /// Where logout tokens are posted; nil sends none (a provider without the network).
+    let backChannel: (any BackChannelLogoutDelivery)?
+    /// The waits before each retry of a logout token that was not delivered.
+    let logoutRetryDelays: [TimeInterval]
     var store: any PasskeyStore { passkeys.store }
     var configuration: ServerConfiguration { passkeys.configuration }
 
-    public init(passkeys: PasskeySignIn, keys: SigningKeys) {
+    /// Starts listening to the passkey service's ended sessions (for back-channel logout).
+    public init(
+        passkeys: PasskeySignIn, keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil
+    ) {
         self.passkeys = passkeys
         self.keys = keys
+        self.backChannel = backChannel
+        self.logoutRetryDelays = passkeys.configuration.logoutRetryDelays
+        passkeys.onSessionsEnded { [weak self] ended in
+            guard let self else { return }
+            Task { await self.sessionsEnded(ended) }
+        }
     }
 
     /// `--issuer`, or the first origin (once the port is known when none was configured).
@@ -52,6 +65,11 @@ public final class OpenIDProvider: Sendable {
         public struct Parameter: Sendable, Equatable {
             public let name: String
             public let value: String
+
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
         }
 
         /// The redirect URI with the parameters appended to its query.

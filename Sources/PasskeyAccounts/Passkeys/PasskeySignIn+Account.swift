@@ -69,11 +69,14 @@ extension PasskeySignIn {
     public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
         guard let session else { return }
         if everywhere {
+            let ended = try await store.sessions(userHandle: session.user.handle, now: now()).map(\.tokenHash)
             try await store.deleteSessions(
                 userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
+            sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: ended))
         } else {
             try await store.deleteSession(
                 tokenHash: session.tokenHash, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "false"]))
+            sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: [session.tokenHash]))
         }
     }
 
@@ -123,6 +126,8 @@ extension PasskeySignIn {
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
         let deleted = event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
+        let ended = try await store.sessions(userHandle: session.user.handle, now: now()).filter { $0.credentialID == id }.map(\.tokenHash)
         guard try await store.deleteCredential(id: id, userHandle: session.user.handle, event: deleted) else { throw APIError.notFound }
+        sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: ended))
     }
 }

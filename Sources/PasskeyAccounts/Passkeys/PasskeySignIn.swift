@@ -25,6 +25,8 @@ public final class PasskeySignIn: Sendable {
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
     let metrics: PasskeyMetrics
+    /// Told of every session that ends by the account's own hand.
+    let sessionEnds = SessionEndFeed()
 
     public init(
         configuration: ServerConfiguration, rp: RelyingParty, store: any PasskeyStore, serverSecret: [UInt8],
@@ -51,6 +53,11 @@ public final class PasskeySignIn: Sendable {
         if let retryAfter = userLimiter.take(key, now: now()) {
             throw APIError.rateLimited(retryAfter: retryAfter)
         }
+    }
+
+    /// `observer` hears of sessions that end (sign-out, everywhere, with their passkey).
+    public func onSessionsEnded(_ observer: @escaping @Sendable (EndedSessions) -> Void) {
+        sessionEnds.add(observer)
     }
 
     /// With no configured origins the default is http://localhost:PORT; this sets PORT to the

@@ -57,6 +57,20 @@ extension Routes {
                 return [:]
             }
         }
+        router.get("/oauth/logout") { request, _ in
+            guard let parameters = try? FormURLEncoded.pairs(request.uri.query ?? "") else {
+                return Self.shown("invalid_request", "the query is not valid percent-encoded UTF-8", request: request)
+            }
+            return logout(try await openID.logout(parameters, session: try await session(request), confirmation: nil), request: request)
+        }
+        router.post("/oauth/logout") { request, _ in
+            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
+                return Self.shown("invalid_request", "the form is not valid percent-encoded UTF-8", request: request)
+            }
+            let confirmation = parameters.last { $0.name == "confirm" }?.value
+            let outcome = try await openID.logout(parameters.filter { $0.name != "confirm" }, session: try await session(request), confirmation: confirmation)
+            return logout(outcome, request: request)
+        }
         router.get("/oauth/userinfo") { request, _ in
             try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
         }
@@ -112,6 +126,46 @@ extension Routes {
         case .respond(let answer):
             return found(answer.location)
         }
+    }
+
+    /// RP-initiated logout's answers: a redirect to the client, our own pages otherwise; once
+    /// signed out, the browser's session cookie is cleared too.
+    func logout(_ outcome: OpenIDProvider.LogoutOutcome, request: Request) -> Response {
+        var response = Self.logoutPage(outcome, request: request)
+        switch outcome {
+        case .redirect, .signedOut:
+            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
+        case .confirm, .refused:
+            break
+        }
+        return response
+    }
+
+    static func logoutPage(_ outcome: OpenIDProvider.LogoutOutcome, request: Request) -> Response {
+        switch outcome {
+        case .refused(let error, let description):
+            return shown(error, description, request: request)
+        case .redirect(let location):
+            return found(location)
+        case .signedOut:
+            return page(title: "Signed out", body: "<h1>You are signed out</h1><p><a href=\"/\">Sign in again</a></p>")
+        case .confirm(let clientName, let parameters, let confirmation):
+            let fields = (parameters + [.init(name: "confirm", value: confirmation)])
+                .map { "<input type=\"hidden\" name=\"\(HTML.escape($0.name))\" value=\"\(HTML.escape($0.value))\">" }.joined()
+            let asker = clientName.map { "<p>\(HTML.escape($0)) asks to sign you out.</p>" } ?? ""
+            return page(title: "Sign out?", body: """
+                <h1>Sign out?</h1>\(asker)<form method="post" action="/oauth/logout">\(fields)\
+                <button type="submit">Sign out</button> <a href="/">Stay signed in</a></form>
+                """)
+        }
+    }
+
+    static func page(title: String, body: String) -> Response {
+        let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(HTML.escape(title))</title></head><body>\(body)</body></html>"
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     static func found(_ location: String) -> Response {

@@ -13,7 +13,7 @@ typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 public enum PasskeyHTTP {
     public static func routers(
         configuration: PasskeyAccounts.ServerConfiguration, service: PasskeySignIn, apple: AppleSignIn?, push: PushSignIn,
-        mfb: MfBSignIn?, conformance: FIDOConformance?, signingKeys: SigningKeys, association: AppleAppSiteAssociation?,
+        mfb: MfBSignIn?, conformance: FIDOConformance?, openID: OpenIDProvider, signingKeys: SigningKeys, association: AppleAppSiteAssociation?,
         assetLinks: [UInt8]?, relatedOrigins: [UInt8]?, metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
         let router = Router(context: PasskeyRequestContext.self)
@@ -30,7 +30,7 @@ public enum PasskeyHTTP {
         Routes(
             service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
             relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys,
-            openID: OpenIDProvider(passkeys: service, keys: signingKeys)
+            openID: openID
         ).register(on: router)
         guard configuration.metricsListen != nil else {
             router.get("/metrics") { _, _ in registry.response() }

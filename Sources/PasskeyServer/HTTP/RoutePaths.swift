@@ -71,6 +71,7 @@ public enum RoutePaths {
         "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true),
         "/oauth/revoke": Policy(methods: [.post], body: .form),
         "/oauth/userinfo": Policy(methods: [.get, .post], body: .form),
+        "/oauth/logout": Policy(methods: [.get, .post], body: .form),
     ]
 
     /// The route template a canonical path belongs to, or nil for a path the API does not

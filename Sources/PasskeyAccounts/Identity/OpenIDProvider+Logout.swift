@@ -1,0 +1,143 @@
+public import Foundation
+internal import Logging
+internal import PasskeyCrypto
+internal import PasskeyHTTPParsing
+internal import PasskeyJOSE
+public import PasskeyJSON
+public import PasskeyStorage
+
+/// Where back-channel logout tokens are posted (OpenID Connect Back-Channel Logout 1.0 §2.5):
+/// the composition root gives the provider one over the outbound HTTP module.
+public protocol BackChannelLogoutDelivery: Sendable {
+    /// POSTs `logout_token=…` as a form to `url`; throws unless the client answered 200 or 204.
+    func deliver(logoutToken: String, to url: String) async throws
+}
+
+/// RP-Initiated Logout 1.0 and Back-Channel Logout 1.0 (identity.md, "Revocation,
+/// introspection, logout").
+extension OpenIDProvider {
+    /// What `/oauth/logout` answers.
+    public enum LogoutOutcome: Sendable, Equatable {
+        /// Signed out (or was not signed in): to the client's registered post-logout URI.
+        case redirect(String)
+        /// Signed out (or was not signed in), with nowhere registered to go: our own page says so.
+        case signedOut
+        /// The request does not name the current session: the user is asked first. The page
+        /// posts `parameters` back with `confirm` set to `confirmation`.
+        case confirm(clientName: String?, parameters: [AuthorizationResponse.Parameter], confirmation: String)
+        /// A malformed request (400, shown).
+        case refused(error: String, description: String)
+    }
+
+    /// `GET`/`POST /oauth/logout`. `confirmation` is what the confirmation page posted back
+    /// (`confirm`), which must name the current session.
+    public func logout(_ parameters: [(name: String, value: String)], session: SignedInUser?, confirmation: String?) async throws -> LogoutOutcome {
+        var values: [String: String] = [:]
+        for (name, value) in parameters where values.updateValue(value, forKey: name) != nil {
+            return .refused(error: "invalid_request", description: "\(name.prefix(32)) is given more than once")
+        }
+        var hint: [String: JSONValue]?
+        if let text = values["id_token_hint"] {
+            guard let claims = try await checkIDTokenHint(text) else {
+                return .refused(error: "invalid_request", description: "id_token_hint is not an ID token this server issued")
+            }
+            hint = claims
+        }
+        let hintedClient = hint?["aud"]?.stringValue
+        if let named = values["client_id"], let hintedClient, named != hintedClient {
+            return .refused(error: "invalid_request", description: "client_id is not the audience of id_token_hint")
+        }
+        let clientID = values["client_id"] ?? hintedClient
+        let client = try await clientID.asyncMap { try await store.client(id: $0) } ?? nil
+        var target: String?
+        if let uri = values["post_logout_redirect_uri"], let client, RedirectURI.match(uri, in: client.postLogoutRedirectURIs) != nil {
+            target = values["state"].map { uri + (uri.contains("?") ? "&" : "?") + "state=" + FormURLEncoded.encode($0) } ?? uri
+        }
+        func done() -> LogoutOutcome { target.map(LogoutOutcome.redirect) ?? .signedOut }
+        guard let session else { return done() }
+
+        let current = Self.sessionID(session.tokenHash)
+        let named = hint?["sid"]?.stringValue == current && hint?["sub"]?.stringValue == Self.subject(session.user.handle)
+        if !named {
+            guard let confirmation, constantTimeEquals(Array(confirmation.utf8), Array(current.utf8)) else {
+                let kept = parameters.filter { $0.name != "confirm" }.map { AuthorizationResponse.Parameter(name: $0.name, value: $0.value) }
+                return .confirm(clientName: client.map { $0.name ?? $0.id }, parameters: kept, confirmation: current)
+            }
+        }
+        try await passkeys.logout(session)
+        return done()
+    }
+
+    /// An ID token this provider signed (any published key, even expired: a hint may be old),
+    /// with this issuer; its claims, or nil.
+    func checkIDTokenHint(_ token: String) async throws -> [String: JSONValue]? {
+        guard let jws = try? JWS(compact: token), let algorithm = try? jws.checkAlgorithm(Self.tokenPolicy), let kid = jws.keyID,
+              let key = try await keys.keys(now: now()).first(where: { $0.record.keyID == kid && $0.algorithm == algorithm }),
+              (try? jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)) != nil,
+              let claims = try? jws.claims(), (try? JWTClaims.checkIssuer(claims, expected: issuer)) != nil
+        else { return nil }
+        return claims
+    }
+
+    // MARK: Back-channel logout
+
+    /// Sessions ended: their grants without `offline_access` are revoked, and every client with
+    /// a back-channel logout URI that holds tokens of them is sent a logout token, in the
+    /// background, retried with back-off; a failing client never holds anything up.
+    func sessionsEnded(_ ended: EndedSessions) async {
+        do {
+            let at = now()
+            var notices: [String: (clientID: String, sid: String)] = [:]
+            for grant in try await store.grants(userHandle: ended.userHandle) where ended.tokenHashes.contains(grant.sessionHash) {
+                if !grant.offline, !grant.revoked { _ = try await store.revokeGrant(id: grant.id, event: nil) }
+                guard grant.codeSpent else { continue }
+                let sid = Self.sessionID(grant.sessionHash)
+                notices[grant.clientID + " " + sid] = (grant.clientID, sid)
+            }
+            for notice in notices.values {
+                guard let client = try await store.client(id: notice.clientID), let uri = client.backchannelLogoutURI else { continue }
+                let token = try await logoutToken(client: client, userHandle: ended.userHandle, sid: notice.sid, at: at)
+                let delivery = backChannel
+                let delays = logoutRetryDelays
+                Task.detached { [self] in
+                    await self.deliver(token, to: uri, client: client.id, userHandle: ended.userHandle, delivery: delivery, delays: delays)
+                }
+            }
+        } catch {
+            passkeys.logger.error("back-channel logout could not be prepared", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func deliver(
+        _ token: String, to uri: String, client: String, userHandle: [UInt8], delivery: (any BackChannelLogoutDelivery)?, delays: [TimeInterval]
+    ) async {
+        guard let delivery else { return }
+        var lastError = ""
+        for (attempt, delay) in ([0] + delays).enumerated() {
+            if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+            do {
+                try await delivery.deliver(logoutToken: token, to: uri)
+                return
+            } catch {
+                lastError = "\(error)"
+                passkeys.logger.info(
+                    "back-channel logout not delivered", metadata: ["client": "\(client)", "attempt": "\(attempt + 1)", "error": "\(lastError)"])
+            }
+        }
+        passkeys.logger.warning("back-channel logout failed", metadata: ["client": "\(client)", "error": "\(lastError)"])
+        try? await store.insertEvent(passkeys.event(userHandle, "backchannel_logout_failed", at: now(), ["client": client]))
+    }
+
+    /// A logout token (Back-Channel Logout 1.0 §2.4): `typ: logout+jwt`, `iss`, `aud`, `iat`,
+    /// `exp` (2 minutes), `jti`, `sub`, `sid`, the back-channel logout event, never a `nonce`.
+    func logoutToken(client: ClientRecord, userHandle: [UInt8], sid: String, at: Date) async throws -> String {
+        let algorithm = JWSAlgorithm(rawValue: client.idTokenAlgorithm) ?? .rs256
+        let key = try await keys.signer(algorithm, now: at)
+        let claims: [String: JSONValue] = [
+            "iss": .string(issuer), "aud": .string(client.id), "iat": Self.seconds(at), "exp": Self.seconds(at.addingTimeInterval(120)),
+            "jti": .string(Base64URL.encode(SecureRandom.bytes(16))), "sub": .string(Self.subject(userHandle)), "sid": .string(sid),
+            "events": .object(["http://schemas.openid.net/event/backchannel-logout": .object([:])]),
+        ]
+        return try JWS.sign(header: ["typ": .string("logout+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: algorithm)
+    }
+}
