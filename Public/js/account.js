@@ -99,6 +99,14 @@ export function showSignedIn(account) {
     empty.textContent = "No phones.";
     el.phones.append(empty);
   }
+  const applications = (account.applications ?? []).map(applicationItem);
+  el.applications.replaceChildren(...applications);
+  if (applications.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "No applications.";
+    el.applications.append(empty);
+  }
   const apple = account.apple ?? null;
   el.appleLink.hidden = !apple;
   el.appleLink.textContent = apple
@@ -132,6 +140,12 @@ function describeEvent(event) {
     case "push_denied": return "A push sign-in request was denied";
     case "push_number_mismatch": return "A push sign-in request was answered with the wrong number";
     case "mfb_key_mismatch": return "A Messages for Business sign-in was refused (key mismatch)";
+    case "oauth_code_issued": return `Signed in to the application ${d.client ?? "?"}`;
+    case "oauth_token_issued": return `Tokens issued to ${d.client ?? "?"}`;
+    case "oauth_token_revoked": return `${d.client ?? "An application"} signed out`;
+    case "oauth_code_reuse": return `A code of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
+    case "oauth_refresh_reuse": return `A refresh token of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
+    case "backchannel_logout_failed": return `${d.client ?? "An application"} could not be told of a sign-out`;
     default: return event.type;
   }
 }
@@ -183,6 +197,31 @@ export async function refreshActivity() {
     el.activity.replaceChildren(li);
     el.activityMore.hidden = true;
   }
+}
+
+// An application of the OpenID provider holding tokens of the account: its name, what it may
+// read, and a button that signs it out (its tokens are revoked; it is told by back-channel).
+function applicationItem(application) {
+  const li = document.createElement("li");
+  li.className = "application";
+  li.dataset.clientId = application.client_id;
+  const label = document.createElement("span");
+  const scopes = (application.scopes ?? []).filter((scope) => scope !== "openid").join(", ") || "sign-in only";
+  label.textContent = `${application.name} (${scopes}), since ${formatTime(application.since)}` +
+    (application.offline ? " — keeps access while you are signed out" : "");
+  const signOut = document.createElement("button");
+  signOut.type = "button";
+  signOut.className = "sign-out-application";
+  signOut.textContent = "Sign out";
+  signOut.addEventListener("click", () => {
+    runCeremony(`Signing ${application.name} out…`, async () => {
+      await api("DELETE", `/me/applications/${encodeURIComponent(application.client_id)}`);
+      await refreshAccount();
+      setStatus("ok", `${application.name} signed out`);
+    });
+  });
+  li.append(label, signOut);
+  return li;
 }
 
 function phoneItem(device) {

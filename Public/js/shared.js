@@ -52,6 +52,7 @@ export const el = {
   pushNumber: document.querySelector("#push-number"),
   pushCancel: document.querySelector("#push-cancel"),
   phones: document.querySelector("#phones"),
+  applications: document.querySelector("#applications"),
   addPhone: document.querySelector("#add-phone"),
   enrol: document.querySelector("#enrol"),
   enrolQR: document.querySelector("#enrol-qr"),

@@ -220,7 +220,7 @@ run_pass anonymous --checks "$checks,unsupported_method"
 run_pass signed-in --checks "$checks" \
     --header "Authorization: Bearer $token" \
     --generation-with-security-parameters false \
-    --include-path-regex '^/(me|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link|push/devices/discovery|push/devices/\{deviceId\})$'
+    --include-path-regex '^/(me|me/applications/\{clientId\}|credentials/\{id\}|registration_initialize|siwa/initialize|siwa/link|push/devices/discovery|push/devices/\{deviceId\})$'
 if [ -n "$mfb_token" ]; then
     run_pass business --checks "$checks" \
         --header "Authorization: Bearer $mfb_token" \

@@ -894,6 +894,19 @@ def run_checks(results, driver, page, server_port, context):
     check("OpenID Connect: the page names the application, fills login_hint, signs in with the button "
           "and continues the held request to the redirect URI with a code", oidc_button)
 
+    def oidc_applications():
+        # Back on the page, signed in: the account view lists the application, and its button
+        # signs it out (the list empties; its access token stops working).
+        snap = page.open("?autofill=off")
+        expect(snap["signedIn"], "the page is not signed in after the OpenID sign-in")
+        names = driver.script("return Array.from(document.querySelectorAll('#applications .application')).map((li) => li.textContent);")
+        expect(len(names) == 1 and names[0].startswith("The Browser Wiki"), f"#applications lists {names}")
+        snap = page.run("#applications .sign-out-application", "ok")
+        expect("The Browser Wiki signed out" in snap["text"], f"status text is {snap['text']!r}")
+        left = driver.script("return document.querySelector('#applications').textContent;")
+        expect(left == "No applications.", f"#applications reads {left!r}")
+    check("the account view lists the application signed in to and signs it out", oidc_applications)
+
     def oidc_autofill():
         snap = page.open("?autofill=off")
         if snap["signedIn"]:

@@ -176,4 +176,35 @@ final class BackChannelStandIn: Sendable {
             #expect(types.contains("backchannel_logout_failed"))
         }
     }
+
+    @Test func theAccountListsItsApplicationsAndSignsOneOut() async throws {
+        let backChannel = await BackChannelStandIn.start()
+        defer { Task { await backChannel.stop() } }
+        try await withServer { server, ceremonies, client in
+            let wiki = try await TestRelyingParty.register(server) { $0.backchannelLogoutURI = backChannel.uri }
+            let chat = try await TestRelyingParty.register(server, id: "chat") { $0.name = "Chat" }
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let before = try await client.get("/me", bearer: ada.session).json["applications"] as? [Any]
+            #expect(before?.isEmpty == true)
+            let wikiTokens = try await Self.tokens(wiki, session: ada.session)
+            let chatTokens = try await Self.tokens(chat, session: ada.session)
+            let listed = try #require(try await client.get("/me", bearer: ada.session).json["applications"] as? [[String: Any]])
+            #expect(listed.compactMap { $0["client_id"] as? String }.sorted() == ["chat", "wiki"])
+            #expect(listed.first { $0["client_id"] as? String == "wiki" }?["name"] as? String == "The Wiki")
+            #expect(listed.first { $0["client_id"] as? String == "wiki" }?["scopes"] as? [String] == ["openid", "profile"])
+
+            #expect(try await client.send("DELETE", "/me/applications/wiki", bearer: ada.session).status == 200)
+            #expect(try await wiki.userinfo(try #require(wikiTokens["access_token"] as? String)).status == 401)
+            #expect(try await chat.userinfo(try #require(chatTokens["access_token"] as? String)).status == 200)
+            #expect(try await backChannel.waitForTokens(1).count == 1)
+            let after = try #require(try await client.get("/me", bearer: ada.session).json["applications"] as? [[String: Any]])
+            #expect(after.compactMap { $0["client_id"] as? String } == ["chat"])
+            #expect(try await client.send("DELETE", "/me/applications/wiki", bearer: ada.session).status == 404)
+            #expect(try await client.send("DELETE", "/me/applications/wiki").status == 401)
+            // Another account cannot sign Ada's applications out.
+            let bob = try await TestRelyingParty.signedIn(ceremonies, "bob")
+            #expect(try await client.send("DELETE", "/me/applications/chat", bearer: bob.session).status == 404)
+            #expect(try await chat.userinfo(try #require(chatTokens["access_token"] as? String)).status == 200)
+        }
+    }
 }

@@ -181,10 +181,33 @@ public struct MeResponse: Codable, Sendable {
     public var pushDevices: [PushDevice] = []
     /// The groups the account belongs to (accounts.md, "Groups").
     public var groups: [String] = []
+    /// An application of the OpenID provider that holds tokens of the account (identity.md).
+    public struct Application: Codable, Sendable {
+        enum CodingKeys: String, CodingKey {
+            case clientId = "client_id", name, scopes, offline, since
+        }
+
+        public let clientId: String
+        public let name: String
+        public let scopes: [String]
+        /// It holds tokens that outlive the session (`offline_access`).
+        public let offline: Bool
+        /// When it first got tokens that still stand.
+        public let since: String
+
+        public init(clientId: String, name: String, scopes: [String], offline: Bool, since: String) {
+            self.clientId = clientId
+            self.name = name
+            self.scopes = scopes
+            self.offline = offline
+            self.since = since
+        }
+    }
+    public var applications: [Application] = []
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple
-        case pushDevices = "push_devices", groups
+        case pushDevices = "push_devices", groups, applications
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -197,5 +220,6 @@ public struct MeResponse: Codable, Sendable {
         try c.encode(apple, forKey: .apple)
         try c.encode(pushDevices, forKey: .pushDevices)
         try c.encode(groups, forKey: .groups)
+        try c.encode(applications, forKey: .applications)
     }
 }

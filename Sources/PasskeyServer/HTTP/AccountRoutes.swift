@@ -11,7 +11,15 @@ extension Routes {
             var me = try await service.me(session)
             me.apple = try await apple?.meApple(session.user.handle)
             me.pushDevices = try await push.meDevices(session.user.handle)
+            me.applications = try await openID.applications(userHandle: session.user.handle)
             return try Self.json(me)
+        }
+        router.delete("/me/applications/:clientId") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            guard try await openID.signOut(application: context.parameters.get("clientId") ?? "", userHandle: session.user.handle) else {
+                throw APIError.notFound
+            }
+            return Self.json(["status": "ok"])
         }
         router.patch("/me") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }

@@ -35,6 +35,7 @@ public enum RoutePaths {
         "/authentication_finalize": Policy(methods: [.post], ceremony: true),
         "/me": Policy(methods: [.get, .patch]),
         "/me/events": Policy(methods: [.get]),
+        "/me/applications/{clientId}": Policy(methods: [.delete]),
         "/logout": Policy(methods: [.post]),
         "/credentials/{id}": Policy(methods: [.patch, .delete]),
         "/.well-known/apple-app-site-association": Policy(methods: [.get]),

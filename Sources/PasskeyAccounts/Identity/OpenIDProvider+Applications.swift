@@ -1,0 +1,65 @@
+public import Foundation
+internal import PasskeyStorage
+
+/// The account's own view of the applications that hold its tokens (identity.md, "The page":
+/// the account view lists them and can sign each out).
+extension OpenIDProvider {
+    /// The grants of the account that still stand: not revoked, their code spent, and either
+    /// bound to a session that is still open or `offline_access` with a refresh token not yet
+    /// expired.
+    func standingGrants(userHandle: [UInt8]) async throws -> [GrantRecord] {
+        let at = now()
+        let open = Set(try await store.sessions(userHandle: userHandle, now: at).map(\.tokenHash))
+        return try await store.grants(userHandle: userHandle).filter { grant in
+            guard !grant.revoked, grant.codeSpent else { return false }
+            if grant.offline { return (grant.refreshExpiresAt ?? grant.expiresAt) > at }
+            return open.contains(grant.sessionHash)
+        }
+    }
+
+    /// One line per application: its name, the scopes it was granted, whether anything
+    /// outlives the session, since when.
+    public func applications(userHandle: [UInt8]) async throws -> [MeResponse.Application] {
+        let grants = try await standingGrants(userHandle: userHandle)
+        var order: [String] = []
+        var byClient: [String: [GrantRecord]] = [:]
+        for grant in grants.reversed() {
+            if byClient[grant.clientID] == nil { order.append(grant.clientID) }
+            byClient[grant.clientID, default: []].append(grant)
+        }
+        var applications: [MeResponse.Application] = []
+        for clientID in order {
+            guard let grants = byClient[clientID], let client = try await store.client(id: clientID) else { continue }
+            var scopes: [String] = []
+            for scope in grants.flatMap(\.scopes) where !scopes.contains(scope) { scopes.append(scope) }
+            applications.append(
+                MeResponse.Application(
+                    clientId: clientID, name: client.name ?? clientID, scopes: scopes, offline: grants.contains(where: \.offline),
+                    since: PasskeySignIn.timestamp(grants.map(\.createdAt).min() ?? now())))
+        }
+        return applications
+    }
+
+    /// Signs one application out of the account: every standing grant of it is revoked (its
+    /// refresh and access tokens stop working) and, when it has a back-channel logout URI, it
+    /// is sent a logout token for each session. False when it held nothing.
+    public func signOut(application clientID: String, userHandle: [UInt8]) async throws -> Bool {
+        let grants = try await standingGrants(userHandle: userHandle).filter { $0.clientID == clientID }
+        guard !grants.isEmpty else { return false }
+        let at = now()
+        for grant in grants {
+            _ = try await store.revokeGrant(
+                id: grant.id, event: passkeys.event(userHandle, "oauth_token_revoked", at: at, ["client": clientID, "by": "account"]))
+        }
+        guard let client = try await store.client(id: clientID), let uri = client.backchannelLogoutURI else { return true }
+        for sid in Set(grants.map { Self.sessionID($0.sessionHash) }) {
+            let token = try await logoutToken(client: client, userHandle: userHandle, sid: sid, at: at)
+            let delivery = backChannel
+            let delays = logoutRetryDelays
+            Task.detached { [self] in
+                await self.deliver(token, to: uri, client: clientID, userHandle: userHandle, delivery: delivery, delays: delays)
+            }
+        }
+        return true
+    }
+}
