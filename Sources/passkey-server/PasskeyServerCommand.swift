@@ -170,6 +170,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit-ip"), help: ArgumentHelp("Ceremony requests a minute from one client address (token bucket); 0 turns the limit off; over it: 429 rate_limited with Retry-After. (env: PASSKEY_RATE_LIMIT_IP, default 300)", valueName: "N"))
     var rateLimitIP: Int?
 
+    @Option(name: .customLong("rate-limit-client"), help: ArgumentHelp("Token endpoint requests a minute for one OpenID client id; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_CLIENT, default 600)", valueName: "N"))
+    var rateLimitClient: Int?
+
     @Option(name: .customLong("rate-limit-user"), help: ArgumentHelp("Ceremony requests a minute for one user name; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_USER, default 30)", valueName: "N"))
     var rateLimitUser: Int?
 

@@ -441,4 +441,19 @@ struct TestRelyingParty {
             #expect(result.header("Content-Security-Policy")?.contains("form-action https://wiki.example") == true)
         }
     }
+
+    @Test func theTokenEndpointIsRateLimitedPerClientID() async throws {
+        try await withServer({ $0.rateLimitPerClient = 2 }) { (server: TestServer, _: Ceremonies, _: Client) async throws in
+            let rp = try await TestRelyingParty.register(server)
+            for _ in 0..<2 {
+                #expect(try await rp.token([("grant_type", "refresh_token"), ("refresh_token", "x")]).status == 400)
+            }
+            let limited = try await rp.token([("grant_type", "refresh_token"), ("refresh_token", "x")])
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") != nil)
+            // Another client has its own budget.
+            let other = try await TestRelyingParty.register(server, id: "other")
+            #expect(try await other.token([("grant_type", "refresh_token"), ("refresh_token", "x")]).status == 400)
+        }
+    }
 }

@@ -1,17 +1,27 @@
 import PasskeyHTTPParsing
 
-/// `form`: query strings and form bodies (`FormURLEncoded`), as every client sends them.
-/// Consistency: a name `parameters` accepts is found by `value` with the same value, or with an
-/// empty one (`value` takes the first occurrence, `parameters` skips empty ones).
+/// `form`: query strings and form bodies (`FormURLEncoded`), as every client sends them (the
+/// OAuth endpoints read them in order, repeats kept). Consistency: the ordered pairs, encoded
+/// again, read back the same; a name `parameters` accepts is found by `value` with the same
+/// value, or with an empty one (`value` takes the first occurrence, `parameters` skips empty
+/// ones), and `pairs` holds it with that value.
 enum FormTarget {
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         _ = FormURLEncoded.decode(text[...])
         _ = FormURLEncoded.value("state", in: text[...])
+        let pairs = attempt("form pairs", { try FormURLEncoded.pairs(text) })
+        if let pairs {
+            let again = pairs.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
+            let back = attempt("form pairs, encoded again", { try FormURLEncoded.pairs(again) })
+            expect(back.map { $0.map { "\($0.name)=\($0.value)" } } == pairs.map { "\($0.name)=\($0.value)" }, "pairs do not survive encode")
+        }
         guard let parameters = attempt("form parameters", { try FormURLEncoded.parameters(text) }) else { return }
+        expect(pairs != nil, "parameters reads what pairs refuses")
         for (name, value) in parameters {
             let first = FormURLEncoded.value(name, in: text[...])
             expect(first == .some(value) || first == .some(""), "value(\(name)) disagrees with parameters")
+            expect(pairs?.contains { $0.name == name && $0.value == value } == true, "pairs lacks \(name)")
         }
     }
 }
@@ -31,6 +41,29 @@ enum HTTPHeadersTarget {
         }
         _ = AuthorizationHeader.bearer(text)
         _ = AuthorizationHeader.basic(text)
+        // Client credentials (RFC 6749 §2.3.1: form-encoded, then base64): any id and secret
+        // read back as they were sent.
+        if let colon = text.firstIndex(of: ":") {
+            let id = String(text[..<colon]), secret = String(text[text.index(after: colon)...])
+            let header = "Basic " + base64(Array((FormURLEncoded.encode(id) + ":" + FormURLEncoded.encode(secret)).utf8))
+            let read = AuthorizationHeader.basic(header)
+            expect(read?.id == id && read?.secret == secret, "Basic credentials do not read back")
+        }
+    }
+
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                out.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
+            }
+            index += 3
+        }
+        return out
     }
 }
 

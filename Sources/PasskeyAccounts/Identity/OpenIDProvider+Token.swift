@@ -54,6 +54,10 @@ extension OpenIDProvider {
             }
             (clientID, secret) = (posted, postSecret)
         }
+        // Per client id, whoever claims it: a guessed secret costs the guesser the client's budget.
+        if let retryAfter = clientLimiter.take("client:" + clientID.prefix(ClientRegistry.maximumIDLength), now: now()) {
+            throw APIError.rateLimited(retryAfter: retryAfter)
+        }
         let refusal = OAuthError.invalidClient("client authentication failed", basic: basic != nil)
         guard clientID.utf8.count <= ClientRegistry.maximumIDLength, let client = try await store.client(id: clientID) else { throw refusal }
         if client.isPublic {

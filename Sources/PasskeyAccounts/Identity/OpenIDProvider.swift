@@ -22,6 +22,8 @@ public final class OpenIDProvider: Sendable {
     let backChannel: (any BackChannelLogoutDelivery)?
     /// The waits before each retry of a logout token that was not delivered.
     let logoutRetryDelays: [TimeInterval]
+    /// Token endpoint requests per client id (`--rate-limit-client`).
+    let clientLimiter: RateLimiter
     var store: any PasskeyStore { passkeys.store }
     var configuration: ServerConfiguration { passkeys.configuration }
 
@@ -33,6 +35,7 @@ public final class OpenIDProvider: Sendable {
         self.keys = keys
         self.backChannel = backChannel
         self.logoutRetryDelays = passkeys.configuration.logoutRetryDelays
+        self.clientLimiter = RateLimiter(perMinute: passkeys.configuration.rateLimitPerClient)
         passkeys.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }

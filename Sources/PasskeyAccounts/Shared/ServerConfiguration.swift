@@ -91,6 +91,8 @@ public struct ServerConfiguration: Sendable {
     // Rate limits (operations.md): requests a minute, 0 = off.
     public var rateLimitPerAddress = 300
     public var rateLimitPerUser = 30
+    /// Token endpoint requests a minute for one OpenID client id (`--rate-limit-client`).
+    public var rateLimitPerClient = 600
     /// Proxies whose X-Forwarded-For is believed (`--trusted-proxy`).
     public var trustedProxies: [AddressRange] = []
 
