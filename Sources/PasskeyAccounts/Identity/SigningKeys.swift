@@ -3,6 +3,7 @@ public import PasskeyCrypto
 public import PasskeyJOSE
 internal import PasskeyJSON
 public import PasskeyStorage
+internal import Synchronization
 
 /// The OpenID provider's signing keys (identity.md, "Issuer, keys, clients"): one line of keys
 /// per algorithm (RS256 on RSA 2048, which OpenID Connect Core requires, and ES256 on P-256),
@@ -47,6 +48,10 @@ public final class SigningKeys: Sendable {
     }
 
     let store: any PasskeyStore
+    /// Keys already read from their PKCS#8, by `kid`: OpenSSL's decoder costs far more than the
+    /// signature (most of a token request's CPU before this cache). A record never changes
+    /// under its `kid`; the bytes are compared all the same.
+    private let parsed = Mutex<[String: (pkcs8: [UInt8], key: PrivateKey)]>([:])
 
     public init(store: any PasskeyStore) {
         self.store = store
@@ -60,7 +65,18 @@ public final class SigningKeys: Sendable {
             _ = try await store.insertSigningKey(try Self.generate(algorithm, generation: 1, now: now, activatesAt: now))
             records = try await store.signingKeys()  // ours, or the one another instance stored first
         }
-        return try Self.states(records, now: now)
+        return try Self.states(records, now: now, read: privateKey)
+    }
+
+    /// The private key of `record`, read once.
+    func privateKey(_ record: SigningKeyRecord) throws -> PrivateKey {
+        if let cached = parsed.withLock({ $0[record.keyID] }), cached.pkcs8 == record.privateKey { return cached.key }
+        let key: PrivateKey
+        do { key = try PrivateKey(pkcs8: record.privateKey) } catch {
+            throw Failure(description: "signing key \(record.keyID) cannot be read: \(error)")
+        }
+        parsed.withLock { $0[record.keyID] = (record.privateKey, key) }
+        return key
     }
 
     /// Adds the next generation of `algorithm`: published now, signing `publishAhead` from now.
@@ -74,7 +90,7 @@ public final class SigningKeys: Sendable {
             let generation = (current.map(\.record.generation).max() ?? 0) + 1
             let record = try Self.generate(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
             if try await store.insertSigningKey(record) {
-                return try Self.key(record, state: publishAhead > 0 ? .upcoming : .signing)
+                return try Self.key(record, state: publishAhead > 0 ? .upcoming : .signing, read: privateKey)
             }
         }
         throw Failure(description: "another instance kept rotating \(algorithm.rawValue) keys at the same time; try again")
@@ -97,7 +113,9 @@ public final class SigningKeys: Sendable {
     /// Each record's state at `now`: per algorithm, the highest generation already active signs;
     /// later ones are upcoming; earlier ones are retired until `retention` after the key that
     /// followed them started signing, then withdrawn.
-    static func states(_ records: [SigningKeyRecord], now: Date) throws -> [Key] {
+    static func states(
+        _ records: [SigningKeyRecord], now: Date, read: (SigningKeyRecord) throws -> PrivateKey = readPrivateKey
+    ) throws -> [Key] {
         var keys: [Key] = []
         for algorithm in algorithms {
             let line = records.filter { $0.algorithm == algorithm.rawValue }.sorted { $0.generation < $1.generation }
@@ -112,21 +130,23 @@ public final class SigningKeys: Sendable {
                     let replacedAt = line[index + 1].activatesAt
                     state = now.timeIntervalSince(replacedAt) < retention ? .retired : .withdrawn
                 }
-                keys.append(try key(record, state: state))
+                keys.append(try key(record, state: state, read: read))
             }
         }
         return keys
     }
 
-    static func key(_ record: SigningKeyRecord, state: State) throws -> Key {
+    static func key(_ record: SigningKeyRecord, state: State, read: (SigningKeyRecord) throws -> PrivateKey = readPrivateKey) throws -> Key {
         guard let algorithm = JWSAlgorithm(rawValue: record.algorithm) else {
             throw Failure(description: "signing key \(record.keyID) has the unknown algorithm \(record.algorithm)")
         }
-        let privateKey: PrivateKey
-        do { privateKey = try PrivateKey(pkcs8: record.privateKey) } catch {
+        return Key(record: record, algorithm: algorithm, privateKey: try read(record), state: state)
+    }
+
+    static func readPrivateKey(_ record: SigningKeyRecord) throws -> PrivateKey {
+        do { return try PrivateKey(pkcs8: record.privateKey) } catch {
             throw Failure(description: "signing key \(record.keyID) cannot be read: \(error)")
         }
-        return Key(record: record, algorithm: algorithm, privateKey: privateKey, state: state)
     }
 
     /// A new key: RSA 2048 for RS256, P-256 for ES256; its `kid` is its RFC 7638 thumbprint.
