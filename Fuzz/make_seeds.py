@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address", "request-path", "redirect-uri",
+    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth",
 ]
 
 
@@ -414,6 +414,10 @@ def main():
                        ("prefix", "https://wiki.example/cb\0https://wiki.example/cb/../evil"), ("userinfo", "http://127.0.0.1/cb\0http://a@127.0.0.1/cb"),
                        ("private", "com.example.app:/callback")]:
         seeds.add("redirect-uri", name, text)
+    for name, text in [("nginx", "https://app.example.com/wiki?page=1"), ("port", "http://app.example.com:8080/%61dmin"),
+                       ("caddy", "GET\nhttps\napp.example.com\n/admin/../x"), ("v6", "https://[2001:db8::1]:443/"),
+                       ("dots", "https://a.example.com/a/%2e%2e/b")]:
+        seeds.add("forward-auth", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

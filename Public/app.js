@@ -61,6 +61,8 @@ async function start() {
   }
   if (authorization) {
     await continueAuthorization();
+  } else if (returnTo && pageOptions.get("rd") && !state.account) {
+    setStatus("idle", "Sign in to continue to the application.");
   } else if (returnTo && !state.account) {
     setStatus("idle", "Sign in to continue in Messages.");
   }

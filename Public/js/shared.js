@@ -13,10 +13,14 @@ export const authorization = (() => {
 })();
 
 // Where to go once signed in: only this origin's OAuth authorization endpoint of Messages for
-// Business (it sends a browser without a session here with ?return=…), or the resumption of a
-// held OpenID request; anything else would make the page an open redirect.
+// Business (it sends a browser without a session here with ?return=…), the resumption of a
+// held OpenID request, or /auth/return with forward authentication's ?rd= (which checks it);
+// anything else would make the page an open redirect.
 export const returnTo = (() => {
   if (authorization) return new URL("/oauth/authorize/resume?authorization=" + authorization, location.origin).href;
+  // Forward authentication's ?rd=URL: the server's /auth/return decides whether to go there.
+  const rd = pageOptions.get("rd");
+  if (rd) return new URL("/auth/return?rd=" + encodeURIComponent(rd), location.origin).href;
   const value = pageOptions.get("return");
   if (!value) return null;
   try {
@@ -30,7 +34,7 @@ export const returnTo = (() => {
 // After a sign-in: back to where the sign-in was asked for, when there is such a place.
 export function followReturn() {
   if (!returnTo) return false;
-  setStatus("busy", authorization ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
+  setStatus("busy", authorization || pageOptions.get("rd") ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
   location.assign(returnTo);
   return true;
 }

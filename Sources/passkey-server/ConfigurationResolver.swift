@@ -74,6 +74,15 @@ struct ConfigurationResolver {
         }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
+        do {
+            // Rules carry commas (their groups): the environment separates them with `;`.
+            let texts = !flags.forwardAuthRule.isEmpty ? flags.forwardAuthRule
+                : (environment["PASSKEY_FORWARD_AUTH_RULE"] ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            c.forwardAuthRules = try texts.map { text throws(ForwardAuthRule.Failure) in try ForwardAuthRule(text) }
+            try ForwardAuth.checkRules(c.forwardAuthRules)
+        } catch {
+            throw ValidationError("--forward-auth-rule: \(error)")
+        }
         if let issuer = try string(flags.issuer, "ISSUER") {
             guard Self.isIssuer(issuer) else {
                 throw ValidationError("--issuer must be an https URL (http only for localhost) without query, fragment or trailing slash, not \(issuer)")

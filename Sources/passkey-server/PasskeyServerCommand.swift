@@ -116,6 +116,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds a session lasts. (env: PASSKEY_SESSION_TTL, default 604800 = 7 days)")
     var sessionTTL: Int?
 
+    @Option(name: .customLong("forward-auth-rule"), help: ArgumentHelp("Who may pass forward authentication (/auth/request, /auth/forward) to a host: HOST[/PATH-PREFIX]=GROUP[,GROUP…], HOST exact or *.example.com; the most specific rule wins; once any rule is given, a host no rule names is closed; repeatable. (env: PASSKEY_FORWARD_AUTH_RULE, rules separated by ';'; default: any signed-in user)", valueName: "RULE"))
+    var forwardAuthRule: [String] = []
+
     @Option(name: .customLong("issuer"), help: ArgumentHelp("The OpenID provider's issuer: exactly this string in every token and in discovery; https (http only for localhost), no query, fragment or trailing slash. (env: PASSKEY_ISSUER, default the first --origin)", valueName: "URL"))
     var issuer: String?
 

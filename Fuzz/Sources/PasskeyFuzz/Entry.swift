@@ -37,6 +37,7 @@ enum FuzzTargets {
         FuzzTarget(name: "ip-address", run: IPAddressTarget.run),
         FuzzTarget(name: "request-path", run: RequestPathTarget.run),
         FuzzTarget(name: "redirect-uri", run: RedirectURITarget.run),
+        FuzzTarget(name: "forward-auth", run: ForwardAuthTarget.run),
     ]
 }
 

@@ -126,3 +126,27 @@ enum RedirectURITarget {
         _ = RedirectURI.match(requested, in: [registered, "https://example.com/cb"])
     }
 }
+
+/// `forward-auth`: the original request a reverse proxy describes (`X-Original-URL`, or the
+/// four `X-Forwarded-*` lines). Consistency: a parsed request's URL parses back to the same
+/// request; its canonical path, when it has one, is its own canonical path and has no dot or
+/// empty segment inside.
+enum ForwardAuthTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var requests: [ForwardedRequest] = []
+        if let request = ForwardedRequest.parse(originalURL: text, method: nil) { requests.append(request) }
+        if lines.count >= 4, let request = ForwardedRequest.parse(method: lines[0], proto: lines[1], host: lines[2], uri: lines[3]) {
+            requests.append(request)
+        }
+        for request in requests {
+            let again = ForwardedRequest.parse(originalURL: request.url, method: request.method)
+            expect(again == request, "the URL does not parse back to the same request")
+            if let path = request.canonicalPath {
+                expect(ForwardedRequest.parse(originalURL: "https://x" + path, method: nil)?.canonicalPath == path, "canonical path not stable")
+                expect(!path.contains("/./") && !path.contains("/../") && !path.dropLast().contains("//"), "a dot or empty segment survived")
+            }
+        }
+    }
+}

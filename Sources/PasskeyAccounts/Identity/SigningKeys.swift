@@ -52,6 +52,8 @@ public final class SigningKeys: Sendable {
     /// signature (most of a token request's CPU before this cache). A record never changes
     /// under its `kid`; the bytes are compared all the same.
     private let parsed = Mutex<[String: (pkcs8: [UInt8], key: PrivateKey)]>([:])
+    /// The first keys being made, while they are.
+    private let creation = Mutex<Task<Void, any Error>?>(nil)
 
     public init(store: any PasskeyStore) {
         self.store = store
@@ -61,11 +63,30 @@ public final class SigningKeys: Sendable {
     /// algorithm that has none.
     public func keys(now: Date) async throws -> [Key] {
         var records = try await store.signingKeys()
-        for algorithm in Self.algorithms where !records.contains(where: { $0.algorithm == algorithm.rawValue }) {
-            _ = try await store.insertSigningKey(try Self.generate(algorithm, generation: 1, now: now, activatesAt: now))
-            records = try await store.signingKeys()  // ours, or the one another instance stored first
+        if Self.algorithms.contains(where: { algorithm in !records.contains { $0.algorithm == algorithm.rawValue } }) {
+            try await makeFirstKeys(now: now)
+            records = try await store.signingKeys()  // ours, or the ones another instance stored first
         }
         return try Self.states(records, now: now, read: privateKey)
+    }
+
+    /// Makes the first key of each algorithm that has none, once however many requests ask at
+    /// the same time (an RSA key takes a while; each of them would make its own).
+    func makeFirstKeys(now: Date) async throws {
+        let task = creation.withLock { current in
+            if let current { return current }
+            let store = store
+            let made = Task {
+                let records = try await store.signingKeys()
+                for algorithm in Self.algorithms where !records.contains(where: { $0.algorithm == algorithm.rawValue }) {
+                    _ = try await store.insertSigningKey(try Self.generate(algorithm, generation: 1, now: now, activatesAt: now))
+                }
+            }
+            current = made
+            return made
+        }
+        defer { creation.withLock { if $0 == task { $0 = nil } } }
+        try await task.value
     }
 
     /// The private key of `record`, read once.

@@ -43,6 +43,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let unknownChallenge = APIError(
         code: "unknown_challenge", message: "The challenge was never issued, was already used, or has expired.")
     public static let unauthorized = APIError(code: "unauthorized", message: "Sign in first.")
+    public static func forbidden(_ message: String) -> APIError { .init(code: "forbidden", message: message) }
     public static let notFound = APIError(code: "not_found", message: "There is nothing at this path.")
     public static let methodNotAllowed = APIError(code: "method_not_allowed", message: "This path does not take that method.")
     public static let payloadTooLarge = APIError(code: "payload_too_large", message: "The request body is larger than the server accepts.")

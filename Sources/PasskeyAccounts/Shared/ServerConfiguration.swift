@@ -56,6 +56,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsListen: (host: String, port: Int)?
     /// Audit events older than this are deleted by the sweeper (`--audit-retention-days`).
     public var auditRetention: TimeInterval = 365 * 86400
+    /// Forward authentication's rules (`--forward-auth-rule`); none: any signed-in user passes.
+    public var forwardAuthRules: [ForwardAuthRule] = []
     /// The OpenID provider's issuer (`--issuer`); nil: the first origin.
     public var issuer: String?
     /// Lifetime of the access tokens the provider issues (`--access-token-ttl`).

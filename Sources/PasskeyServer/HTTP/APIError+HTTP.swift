@@ -10,6 +10,7 @@ enum ErrorStatus {
         "unauthorized": .unauthorized,
         "invalid_client": .unauthorized,
         "forbidden_origin": .forbidden,
+        "forbidden": .forbidden,
         "not_found": .notFound,
         "not_linked": .notFound,
         "method_not_allowed": .methodNotAllowed,

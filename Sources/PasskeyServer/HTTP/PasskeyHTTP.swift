@@ -30,7 +30,7 @@ public enum PasskeyHTTP {
         Routes(
             service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
             relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys,
-            openID: openID
+            openID: openID, forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, passkeys: service)
         ).register(on: router)
         guard configuration.metricsListen != nil else {
             router.get("/metrics") { _, _ in registry.response() }

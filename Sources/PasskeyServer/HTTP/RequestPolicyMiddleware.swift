@@ -34,6 +34,10 @@ struct RequestPolicyMiddleware: RouterMiddleware {
             switch policy.body {
             case .form:
                 if request.method == .post { try Self.checkFormMediaType(request) }
+            case .proxy:
+                guard let peer = context.remoteAddress.flatMap(Self.addressBytes), resolver.isTrusted(peer) else {
+                    throw APIError.forbidden("Only a --trusted-proxy may ask about another request.")
+                }
             case .json:
                 // A foreign origin first: a cross-site request learns nothing from a 415.
                 try checkCrossOrigin(request)

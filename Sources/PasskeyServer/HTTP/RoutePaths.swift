@@ -17,13 +17,21 @@ public enum RoutePaths {
             /// A form post from another origin (Apple's `form_post`, a device's browser): only
             /// `application/x-www-form-urlencoded`, no origin check.
             case form
+            /// A reverse proxy asking about another request (forward authentication): any
+            /// method, the body never read, no origin or media-type check; a peer that is not a
+            /// `--trusted-proxy` gets 403 whatever it sends.
+            case proxy
         }
 
         var methods: Set<HTTPRequest.Method>
         var body: Body = .json
-        /// Runs or starts a ceremony: rate-limited per client address.
+        /// Runs or starts a ceremony, or keeps something for a caller without a session:
+        /// rate-limited per client address.
         var ceremony = false
     }
+
+    /// The methods a forward-auth subrequest may carry (the original request's).
+    static let anyMethod: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
     static let routes: [String: Policy] = [
         "/": Policy(methods: [.get]),
@@ -66,13 +74,16 @@ public enum RoutePaths {
         "/assertion/result": Policy(methods: [.post], ceremony: true),
         "/oauth/jwks": Policy(methods: [.get]),
         "/.well-known/openid-configuration": Policy(methods: [.get]),
-        "/oauth/authorize": Policy(methods: [.get, .post], body: .form),
-        "/oauth/authorize/resume": Policy(methods: [.get]),
+        "/oauth/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
+        "/oauth/authorize/resume": Policy(methods: [.get], ceremony: true),
         "/oauth/authorize/request": Policy(methods: [.get]),
         "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true),
-        "/oauth/revoke": Policy(methods: [.post], body: .form),
+        "/oauth/revoke": Policy(methods: [.post], body: .form, ceremony: true),
         "/oauth/userinfo": Policy(methods: [.get, .post], body: .form),
         "/oauth/logout": Policy(methods: [.get, .post], body: .form),
+        "/auth/request": Policy(methods: RoutePaths.anyMethod, body: .proxy),
+        "/auth/forward": Policy(methods: RoutePaths.anyMethod, body: .proxy),
+        "/auth/return": Policy(methods: [.get]),
     ]
 
     /// The route template a canonical path belongs to, or nil for a path the API does not

@@ -31,6 +31,8 @@ struct Routes: Sendable {
     let signingKeys: SigningKeys
     /// The OpenID provider.
     let openID: OpenIDProvider
+    /// Forward authentication's rules.
+    let forwardAuth: ForwardAuth
 
     func register(on router: Router<Context>) {
         registerPasskeyRoutes(on: router)
@@ -41,6 +43,7 @@ struct Routes: Sendable {
         if let conformance { registerConformanceRoutes(conformance, on: router) }
         registerWellKnownRoutes(on: router)
         registerIdentityRoutes(on: router)
+        registerForwardAuthRoutes(on: router)
     }
 
     /// `Authorization: Bearer …` only (the business's api token; never the session cookie).

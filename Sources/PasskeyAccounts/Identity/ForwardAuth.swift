@@ -1,0 +1,129 @@
+public import Foundation
+public import PasskeyHTTPParsing
+public import PasskeyStorage
+internal import PasskeyJSON
+
+/// One `--forward-auth-rule 'HOST[/PATH-PREFIX]=GROUP[,GROUP…]'` (identity.md, "Forward
+/// authentication for reverse proxies"): who may reach a host, or a path under it. `HOST` is a
+/// name matched exactly, or `*.example.com` for any name under example.com (not example.com
+/// itself); a path prefix matches whole segments (`/admin` matches `/admin` and `/admin/x`, not
+/// `/administrator`).
+public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
+    public let host: String
+    public let pathPrefix: String?
+    /// Group names as written; compared as group names are, without case.
+    public let groups: [String]
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(_ text: String) throws(Failure) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw Failure(description: "\(text.prefix(64)) is not HOST[/PATH-PREFIX]=GROUP[,GROUP…]")
+        }
+        let target = text[..<equals].lowercased()
+        let groups = text[text.index(after: equals)...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !groups.isEmpty, groups.allSatisfy({ (try? UserName($0)) != nil }) else {
+            throw Failure(description: "\(text.prefix(64)): name one group or more, separated by commas")
+        }
+        let slash = target.firstIndex(of: "/") ?? target.endIndex
+        let host = String(target[..<slash])
+        let wildcard = host.hasPrefix("*.")
+        guard let checked = ForwardedRequest.parse(originalURL: "https://" + (wildcard ? String(host.dropFirst(2)) : host) + "/", method: nil),
+              checked.port == nil, !host.contains(":")
+        else { throw Failure(description: "\(text.prefix(64)): \(host.prefix(64)) is not a host name or *.domain") }
+        var prefix: String?
+        if slash != target.endIndex {
+            let path = String(target[slash...])
+            guard path != "/", let canonical = ForwardedRequest.parse(originalURL: "https://x" + path, method: nil)?.canonicalPath,
+                  canonical == path, !path.hasSuffix("/"), !path.contains("?")
+            else { throw Failure(description: "\(text.prefix(64)): the path prefix must be a plain path such as /admin") }
+            prefix = path
+        }
+        self.host = host
+        self.pathPrefix = prefix
+        self.groups = groups
+    }
+
+    public var description: String { host + (pathPrefix ?? "") + "=" + groups.joined(separator: ",") }
+
+    func matchesHost(_ name: String) -> Bool {
+        if host.hasPrefix("*.") { return name.hasSuffix(host.dropFirst(1)) && name.count > host.count - 1 }
+        return name == host
+    }
+
+    func matchesPath(_ path: String) -> Bool {
+        guard let pathPrefix else { return true }
+        return path == pathPrefix || path.hasPrefix(pathPrefix + "/")
+    }
+
+    /// Exact hosts before wildcards, then the longest path prefix.
+    var specificity: (Int, Int) { (host.hasPrefix("*.") ? 0 : 1, pathPrefix?.count ?? 0) }
+}
+
+/// Forward authentication's decision: who the request's session is, and whether the rule for
+/// the original host and path lets them through. Without rules any signed-in user may pass;
+/// once rules exist, a host no rule names is closed.
+public struct ForwardAuth: Sendable {
+    public enum Decision: Sendable, Equatable {
+        /// 200, with the `Remote-*` headers.
+        case allowed(RemoteUser)
+        /// No valid session: 401 (nginx), or to the sign-in page (Caddy, Traefik).
+        case unauthenticated
+        /// Signed in, not allowed: 403.
+        case forbidden(String)
+    }
+
+    /// What the upstream learns (`Remote-User`, `Remote-Name`, `Remote-Email`, `Remote-Groups`,
+    /// `Remote-Sub`); every one always present, empty when unknown.
+    public struct RemoteUser: Sendable, Equatable {
+        public let user: String
+        public let name: String
+        public let email: String
+        public let groups: [String]
+        public let sub: String
+    }
+
+    public let rules: [ForwardAuthRule]
+    let store: any PasskeyStore
+
+    public init(rules: [ForwardAuthRule], passkeys: PasskeySignIn) {
+        self.rules = rules
+        self.store = passkeys.store
+    }
+
+    /// Two rules for the same host and path would leave the answer to their order.
+    public static func checkRules(_ rules: [ForwardAuthRule]) throws(ForwardAuthRule.Failure) {
+        var seen = Set<String>()
+        for rule in rules where !seen.insert(rule.host + (rule.pathPrefix ?? "")).inserted {
+            throw ForwardAuthRule.Failure(description: "two --forward-auth-rule name \(rule.host)\(rule.pathPrefix ?? "")")
+        }
+    }
+
+    /// The most specific rule for `request`; nil when none names its host (or, for a path no
+    /// rule can judge, when any rule of the host has a path).
+    public func rule(for request: ForwardedRequest) -> ForwardAuthRule? {
+        let forHost = rules.filter { $0.matchesHost(request.host) }
+        guard let path = request.canonicalPath else {
+            return forHost.contains { $0.pathPrefix != nil } ? nil : forHost.max { $0.specificity < $1.specificity }
+        }
+        return forHost.filter { $0.matchesPath(path) }.max { $0.specificity < $1.specificity }
+    }
+
+    public func decide(_ request: ForwardedRequest, session: SignedInUser?) async throws -> Decision {
+        guard let session else { return .unauthenticated }
+        let groups = try await store.groups(userHandle: session.user.handle)
+        if !rules.isEmpty {
+            guard let rule = rule(for: request) else { return .forbidden("no rule lets anyone reach \(request.host)") }
+            let allowed = Set(rule.groups.compactMap { try? UserName($0).key })
+            guard groups.contains(where: { (try? UserName($0).key).map(allowed.contains) ?? false }) else {
+                return .forbidden("\(session.user.name) is in none of the groups \(rule.groups.joined(separator: ", "))")
+            }
+        }
+        let email = try await store.appleLink(userHandle: session.user.handle)?.email ?? ""
+        return .allowed(RemoteUser(
+            user: session.user.name, name: session.user.displayName, email: email, groups: groups,
+            sub: OpenIDProvider.subject(session.user.handle)))
+    }
+}

@@ -1,0 +1,126 @@
+internal import PasskeyJSON
+
+/// The request a reverse proxy asks about (identity.md, "Forward authentication for reverse
+/// proxies"): from nginx's `X-Original-URL`, or from `X-Forwarded-Proto`, `-Host` and `-Uri`
+/// (Caddy, Traefik), with `X-Forwarded-Method`. Only a trusted proxy's word is taken; this
+/// parser only reads it, and refuses (nil) anything that is not one plain absolute request.
+public struct ForwardedRequest: Sendable, Equatable {
+    public let method: String?
+    /// `http` or `https`.
+    public let scheme: String
+    /// Lower case, without the port; an IPv6 address in brackets.
+    public let host: String
+    public let port: Int?
+    /// Path and query as the client sent them, starting with `/`.
+    public let uri: String
+    /// The path with escapes of unreserved characters decoded (`/%61dmin` is `/admin`), or nil
+    /// when the path has another spelling of a path (a dot segment, an empty segment, an
+    /// encoded `/`, `\`, `.` or `%`, a backslash): no path rule can be judged on it.
+    public let canonicalPath: String?
+
+    public static let maximumHostLength = 253
+    public static let maximumURILength = 8192
+
+    /// The original URL: scheme, host, the port when there is one, and the URI.
+    public var url: String { "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")\(uri)" }
+
+    /// nginx: `X-Original-URL: https://app.example.com/path?query`.
+    public static func parse(originalURL text: String, method: String?) -> ForwardedRequest? {
+        let lower = text.prefix(8).lowercased()
+        let scheme: String
+        if lower.hasPrefix("https://") { scheme = "https" } else if lower.hasPrefix("http://") { scheme = "http" } else { return nil }
+        let rest = text.dropFirst(scheme.count + 3)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = String(rest[..<slash])
+        let uri = slash == rest.endIndex ? "/" : String(rest[slash...])
+        return make(method: method, scheme: scheme, authority: authority, uri: uri)
+    }
+
+    /// Caddy and Traefik: `X-Forwarded-Proto`, `X-Forwarded-Host`, `X-Forwarded-Uri`, each once.
+    public static func parse(method: String?, proto: String?, host: String?, uri: String?) -> ForwardedRequest? {
+        guard let proto = proto?.lowercased(), proto == "http" || proto == "https", let host, let uri else { return nil }
+        return make(method: method, scheme: proto, authority: host, uri: uri)
+    }
+
+    static func make(method: String?, scheme: String, authority: String, uri: String) -> ForwardedRequest? {
+        if let method, method.isEmpty || method.utf8.count > 16 || !method.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) { return nil }
+        guard let (host, port) = splitAuthority(authority), uri.utf8.first == UInt8(ascii: "/"), uri.utf8.count <= maximumURILength,
+              uri.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") })
+        else { return nil }
+        let path = String(uri.prefix { $0 != "?" })
+        return ForwardedRequest(method: method, scheme: scheme, host: host, port: port, uri: uri, canonicalPath: canonical(path))
+    }
+
+    /// `host[:port]`: a DNS name (letters, digits, `-`, `.`), or an IPv6 address in brackets;
+    /// no user info. The port, when given, 1…65535.
+    static func splitAuthority(_ authority: String) -> (String, Int?)? {
+        guard !authority.isEmpty, authority.utf8.count <= maximumHostLength + 8 else { return nil }
+        var hostPart = Substring(authority)
+        var port: Int?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            hostPart = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let value = parsePort(after.dropFirst()) else { return nil }
+                port = value
+            }
+            let inner = hostPart.dropFirst().dropLast()
+            guard !inner.isEmpty, inner.utf8.allSatisfy({ ASCIIHex.value($0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return nil }
+            return (hostPart.lowercased(), port)
+        }
+        if let colon = authority.lastIndex(of: ":") {
+            guard let value = parsePort(authority[authority.index(after: colon)...]) else { return nil }
+            port = value
+            hostPart = authority[..<colon]
+        }
+        let host = hostPart.lowercased()
+        guard !host.isEmpty, host.utf8.count <= maximumHostLength, !host.hasPrefix("."), !host.hasPrefix("-"),
+              host.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
+              !host.contains("..")
+        else { return nil }
+        return (host, port)
+    }
+
+    static func parsePort(_ text: Substring) -> Int? {
+        guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(text),
+              (1...65535).contains(value)
+        else { return nil }
+        return value
+    }
+
+    /// The path with `%XX` of unreserved characters decoded, other escapes upper-cased; nil for
+    /// another spelling of a path.
+    static func canonical(_ path: String) -> String? {
+        var out: [UInt8] = []
+        var bytes = path.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "\\") { return nil }
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                continue
+            }
+            guard let high = bytes.next(), let low = bytes.next(), let h = ASCIIHex.value(high), let l = ASCIIHex.value(low) else { return nil }
+            let decoded = h << 4 | l
+            switch decoded {
+            case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "."), UInt8(ascii: "%"):
+                return nil
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(decoded)
+            default:
+                out.append(contentsOf: Array("%".utf8) + [hexDigit(decoded >> 4), hexDigit(decoded & 0x0F)])
+            }
+        }
+        let text = String(decoding: out, as: UTF8.self)
+        let segments = text.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (index, segment) in segments.enumerated() {
+            if segment == "." || segment == ".." { return nil }
+            if segment.isEmpty, index != segments.count - 1 { return nil }
+        }
+        return text
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 { Array("0123456789ABCDEF".utf8)[Int(value)] }
+}

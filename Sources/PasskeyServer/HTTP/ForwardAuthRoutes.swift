@@ -1,0 +1,82 @@
+internal import PasskeyAccounts
+internal import PasskeyHTTPParsing
+internal import Hummingbird
+internal import HTTPTypes
+internal import PasskeyCore
+
+/// Forward authentication for reverse proxies (identity.md): nginx's `auth_request` asks
+/// `/auth/request`, Caddy's `forward_auth` and Traefik's `ForwardAuth` ask `/auth/forward`,
+/// about the original request they describe in their headers; only a `--trusted-proxy` is
+/// answered (the route's policy). `/auth/return` sends a browser back after signing in.
+extension Routes {
+    static let originalURL = HTTPField.Name("X-Original-URL")!
+    static let originalMethod = HTTPField.Name("X-Original-Method")!
+    static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
+    static let remoteHeaders = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub"].map { HTTPField.Name($0)! }
+
+    func registerForwardAuthRoutes(on router: Router<Context>) {
+        for method in RoutePaths.anyMethod {
+            router.on("/auth/request", method: method) { request, _ in
+                try await forwardAuth(request, redirect: false)
+            }
+            router.on("/auth/forward", method: method) { request, _ in
+                try await forwardAuth(request, redirect: true)
+            }
+        }
+        router.get("/auth/return") { request, _ in
+            Self.found(returnTarget(try Self.query("rd", request)))
+        }
+    }
+
+    /// The original request from the proxy's headers, each read only when given once.
+    static func forwardedRequest(_ request: Request) -> ForwardedRequest? {
+        func single(_ name: HTTPField.Name) -> String? {
+            let values = request.headers[values: name]
+            return values.count == 1 ? values[0] : nil
+        }
+        if let original = single(originalURL) {
+            return ForwardedRequest.parse(originalURL: original, method: single(originalMethod) ?? single(forwardedMethod))
+        }
+        return ForwardedRequest.parse(
+            method: single(forwardedMethod), proto: single(forwardedProto), host: single(forwardedHost), uri: single(forwardedURI))
+    }
+
+    func forwardAuth(_ request: Request, redirect: Bool) async throws -> Response {
+        guard let original = Self.forwardedRequest(request) else {
+            throw APIError.invalidRequest(
+                "The proxy must describe the original request: X-Original-URL, or X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Uri, each once.")
+        }
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        switch try await forwardAuth.decide(original, session: try await session(request)) {
+        case .allowed(let user):
+            let values = [user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub]
+            for (name, value) in zip(Self.remoteHeaders, values) { headers[name] = Self.headerValue(value) }
+            return Response(status: .ok, headers: headers)
+        case .unauthenticated where redirect:
+            headers[.location] = (service.rp.primaryOrigin ?? "") + "/?rd=" + FormURLEncoded.encode(original.url)
+            return Response(status: .found, headers: headers)
+        case .unauthenticated:
+            return Response(status: .unauthorized, headers: headers)
+        case .forbidden:
+            return Response(status: .forbidden, headers: headers)
+        }
+    }
+
+    /// A header value from account data: control characters (a line break above all) cannot
+    /// reach the upstream's headers.
+    static func headerValue(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+    }
+
+    /// `rd` only when it is one of this server's origins or a URL on one; `/` otherwise: the
+    /// check is the server's, so the page cannot be made an open redirect.
+    func returnTarget(_ rd: String?) -> String {
+        guard let rd, let target = ForwardedRequest.parse(originalURL: rd, method: nil) else { return "/" }
+        let origin = "\(target.scheme)://\(target.host)\(target.port.map { ":\($0)" } ?? "")"
+        return service.rp.origins.contains(origin) ? target.url : "/"
+    }
+}

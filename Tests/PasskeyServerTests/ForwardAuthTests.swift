@@ -1,0 +1,136 @@
+import Foundation
+@testable import PasskeyAccounts
+import PasskeyApp
+import PasskeyHTTPParsing
+import PasskeyJSON
+import PasskeyServerTestSupport
+import PasskeyStorage
+import PasskeyTestSupport
+import Testing
+
+/// Forward authentication for reverse proxies (identity.md): `/auth/request` and
+/// `/auth/forward` answer a trusted proxy about the original request its headers describe.
+@Suite struct ForwardAuthTests {
+    static let loopback = [AddressRange("127.0.0.1/32")!, AddressRange("::1/128")!]
+
+    static func ask(
+        _ server: TestServer, _ path: String = "/auth/request", method: String = "GET", url: String? = nil,
+        forwarded: (proto: String, host: String, uri: String)? = nil, session: String? = nil, extra: [String: String] = [:]
+    ) async throws -> HTTPResult {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        if let url { request += "X-Original-URL: \(url)\r\n" }
+        if let forwarded {
+            request += "X-Forwarded-Method: \(method)\r\nX-Forwarded-Proto: \(forwarded.proto)\r\nX-Forwarded-Host: \(forwarded.host)\r\nX-Forwarded-Uri: \(forwarded.uri)\r\n"
+        }
+        if let session { request += "Cookie: session=\(session)\r\n" }
+        for (name, value) in extra { request += "\(name): \(value)\r\n" }
+        return MfBTests.Business.parse(try await RawHTTP.exchange(port: server.port, request: Array((request + "\r\n").utf8)))
+    }
+
+    @Test func aPeerThatIsNotATrustedProxyGets403WhateverItSends() async throws {
+        try await withServer { server, ceremonies, _ in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            for path in ["/auth/request", "/auth/forward"] {
+                let result = try await Self.ask(server, path, url: "https://app.example.com/", session: ada.session)
+                #expect(result.status == 403, "\(path)")
+                #expect(result.header("Remote-User") == nil)
+            }
+        }
+    }
+
+    @Test func withoutRulesAnySignedInUserPassesWithAllFiveHeaders() async throws {
+        try await withServer({ $0.trustedProxies = Self.loopback }) { (server: TestServer, ceremonies: Ceremonies, _: Client) async throws in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            for method in ["GET", "POST", "DELETE"] {
+                let result = try await Self.ask(server, method: method, url: "https://app.example.com/x?y=1", session: ada.session)
+                #expect(result.status == 200, "\(method)")
+                #expect(result.header("Remote-User") == "ada")
+                #expect(result.header("Remote-Name") == "ada")
+                #expect(result.header("Remote-Email") == "")
+                #expect(result.header("Remote-Groups") == "")
+                #expect(result.header("Remote-Sub") == ada.userID)
+            }
+            // Caddy's and Traefik's headers say the same.
+            let caddy = try await Self.ask(server, "/auth/forward", forwarded: ("https", "app.example.com", "/x"), session: ada.session)
+            #expect(caddy.status == 200)
+            #expect(caddy.header("Remote-User") == "ada")
+        }
+    }
+
+    @Test func withoutASessionNginxGets401AndCaddyARedirectToTheSignInPage() async throws {
+        try await withServer({ $0.trustedProxies = Self.loopback }) { (server: TestServer, _: Ceremonies, _: Client) async throws in
+            #expect(try await Self.ask(server, url: "https://app.example.com/page").status == 401)
+            #expect(try await Self.ask(server, url: "https://app.example.com/page", session: "not-a-session").status == 401)
+            let caddy = try await Self.ask(server, "/auth/forward", forwarded: ("https", "app.example.com", "/page?a=1"))
+            #expect(caddy.status == 302)
+            #expect(caddy.header("Location") == server.origin + "/?rd=" + FormURLEncoded.encode("https://app.example.com/page?a=1"))
+        }
+    }
+
+    @Test func theOriginalRequestMustBeDescribedOncePlainly() async throws {
+        try await withServer({ $0.trustedProxies = Self.loopback }) { (server: TestServer, ceremonies: Ceremonies, _: Client) async throws in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            #expect(try await Self.ask(server, session: ada.session).status == 400)
+            #expect(try await Self.ask(server, url: "ftp://app.example.com/", session: ada.session).status == 400)
+            #expect(try await Self.ask(server, url: "https://user@app.example.com/", session: ada.session).status == 400)
+            #expect(try await Self.ask(server, forwarded: ("https", "app.example.com", "no-slash"), session: ada.session).status == 400)
+            let twice = try await Self.ask(
+                server, forwarded: ("https", "app.example.com", "/"), session: ada.session, extra: ["X-Forwarded-Host": "other.example.com"])
+            #expect(twice.status == 400)
+        }
+    }
+
+    @Test func theMostSpecificRuleDecidesAndAnUnnamedHostIsClosed() async throws {
+        let rules = try ["app.example.com=staff", "app.example.com/admin=admins", "*.example.com=staff,guests"].map { try ForwardAuthRule($0) }
+        try await withServer({ $0.trustedProxies = Self.loopback; $0.forwardAuthRules = rules }) { (server: TestServer, ceremonies: Ceremonies, _: Client) async throws in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let handle = try #require(Base64URL.decode(ada.userID))
+            // In no group: every host is closed to her.
+            #expect(try await Self.ask(server, url: "https://app.example.com/", session: ada.session).status == 403)
+            _ = try await server.app.store.addToGroup(userHandle: handle, name: "Staff", nameKey: "staff", event: nil)
+            let cases: [(String, Int)] = [
+                ("https://app.example.com/", 200), ("https://app.example.com/wiki", 200), ("https://app.example.com/administrator", 200),
+                ("https://app.example.com/admin", 403), ("https://app.example.com/admin/users", 403), ("https://APP.example.com/%61dmin", 403),
+                ("https://app.example.com/public/../admin", 403), ("https://app.example.com//admin", 403), ("https://app.example.com/%2e%2e/admin", 403),
+                ("https://other.example.com/", 200), ("https://deep.sub.example.com/x", 200), ("https://example.com/", 403),
+                ("https://example.org/", 403),
+            ]
+            for (url, status) in cases {
+                #expect(try await Self.ask(server, url: url, session: ada.session).status == status, "\(url)")
+            }
+            _ = try await server.app.store.addToGroup(userHandle: handle, name: "admins", nameKey: "admins", event: nil)
+            let admin = try await Self.ask(server, url: "https://app.example.com/admin", session: ada.session)
+            #expect(admin.status == 200)
+            #expect(admin.header("Remote-Groups") == "admins,Staff")
+        }
+    }
+
+    @Test func rulesAreCheckedWhenGiven() throws {
+        for bad in ["app.example.com", "app.example.com=", "=staff", "app.example.com/=staff", "app.example.com/a/../b=staff",
+                    "app.example.com/a/=staff", "app.example.com:8443=staff", "*.=staff", "exa mple.com=staff", "https://x.com=staff"] {
+            #expect(throws: ForwardAuthRule.Failure.self, "\(bad)") { try ForwardAuthRule(bad) }
+        }
+        let rule = try ForwardAuthRule("App.Example.com/Admin=Ops, Staff")
+        #expect(rule.host == "app.example.com")
+        #expect(rule.pathPrefix == "/admin")
+        #expect(rule.groups == ["Ops", "Staff"])
+        #expect(throws: ForwardAuthRule.Failure.self) {
+            try ForwardAuth.checkRules([try ForwardAuthRule("a.example.com=x"), try ForwardAuthRule("A.example.com=y")])
+        }
+    }
+
+    @Test func theReturnAfterSignInGoesOnlyToThisServer() async throws {
+        try await withServer { server, _, _ in
+            let rp = TestRelyingParty(server: server, clientID: "x", secret: nil)
+            let home = try await rp.raw("GET", "/auth/return?rd=" + FormURLEncoded.encode(server.origin + "/#passkeys"))
+            #expect(home.header("Location") == "/")  // a fragment is not a URL it sends anywhere
+            let page = try await rp.raw("GET", "/auth/return?rd=" + FormURLEncoded.encode(server.origin + "/?x=1"))
+            #expect(page.header("Location") == server.origin + "/?x=1")
+            for evil in ["https://evil.example/", "//evil.example/", "javascript:alert(1)", "http://localhost:1/"] {
+                let result = try await rp.raw("GET", "/auth/return?rd=" + FormURLEncoded.encode(evil))
+                #expect(result.status == 302)
+                #expect(result.header("Location") == "/", "\(evil)")
+            }
+        }
+    }
+}
