@@ -59,6 +59,7 @@ public struct PasskeyApplication: Sendable {
         } catch {
             throw StartupError(message: "\(error)")
         }
+        try checkCookieDomain(configuration)
         let association = try loadAssociation(configuration, logger: logger)
         let wellKnown = try wellKnownDocuments(configuration)
 
@@ -229,6 +230,19 @@ struct SweeperService: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
         }
+    }
+}
+
+/// `--cookie-domain` must cover the server's own first origin, an https one (identity.md): a
+/// session cookie for a domain the server is not on would never come back to it.
+func checkCookieDomain(_ configuration: ServerConfiguration) throws {
+    guard let domain = configuration.cookieDomain else { return }
+    guard let first = configuration.origins.first, first.lowercased().hasPrefix("https://") else {
+        throw ServerStartupError(message: "--cookie-domain \(domain) needs an https --origin on that domain or under it (the cookie is Secure)")
+    }
+    let host = first.dropFirst("https://".count).prefix { $0 != ":" && $0 != "/" }.lowercased()
+    guard host == domain || host.hasSuffix("." + domain) else {
+        throw ServerStartupError(message: "--cookie-domain \(domain): the first --origin \(first) is not on that domain or under it")
     }
 }
 

@@ -74,6 +74,12 @@ struct ConfigurationResolver {
         }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
+        if let domain = try string(flags.cookieDomain, "COOKIE_DOMAIN")?.lowercased() {
+            guard ForwardedRequest.parse(originalURL: "https://" + domain + "/", method: nil)?.host == domain, domain.contains("."),
+                  !domain.hasPrefix("[")
+            else { throw ValidationError("--cookie-domain must be a domain name such as example.com, not \(domain)") }
+            c.cookieDomain = domain
+        }
         do {
             // Rules carry commas (their groups): the environment separates them with `;`.
             let texts = !flags.forwardAuthRule.isEmpty ? flags.forwardAuthRule

@@ -134,3 +134,68 @@ import Testing
         }
     }
 }
+
+/// `--cookie-domain` (identity.md): the session cookie on the parent domain, so that every
+/// protected host under it sees it.
+@Suite struct CookieDomainTests {
+    static func configure(_ c: inout ServerConfiguration) {
+        c.rpID = "example.com"
+        c.origins = ["https://id.example.com"]
+        c.cookieDomain = "example.com"
+        c.trustedProxies = ForwardAuthTests.loopback
+    }
+
+    @Test func theSessionCookieIsSecureSessionOnTheParentDomain() async throws {
+        try await withServer(Self.configure) { (server: TestServer, _: Ceremonies, client: Client) async throws in
+            let initialize = try await client.get("/registration_initialize?user_name=ada")
+            let options = try #require(initialize.json["publicKey"] as? [String: Any])
+            let challenge = try #require(Base64URL.decode(options["challenge"] as? String ?? ""))
+            let handle = try #require(Base64URL.decode((options["user"] as? [String: Any])?["id"] as? String ?? ""))
+            let body = try RegistrationBuilder(
+                credential: try TestCredential(userHandle: handle), rpID: "example.com", origin: "https://id.example.com", challenge: challenge).json()
+            let registered = try await client.post("/registration_finalize", bytes: body)
+            #expect(registered.status == 200)
+            let cookie = try #require(registered.setCookie)
+            let token = try #require(registered.json["session"] as? String)
+            #expect(cookie.hasPrefix("__Secure-session=\(token);"))
+            #expect(cookie.contains("Domain=example.com"))
+            #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
+
+            let me = { (cookie: String) async throws -> Int in
+                try await client.send("GET", "/me", headers: ["Cookie": cookie]).status
+            }
+            #expect(try await me("__Secure-session=\(token)") == 200)
+            #expect(try await me("session=\(token)") == 401)
+            #expect(try await me("__Host-session=\(token)") == 401)
+            let forwarded = try await ForwardAuthTests.ask(
+                server, url: "https://wiki.example.com/", extra: ["Cookie": "__Secure-session=\(token)"])
+            #expect(forwarded.status == 200)
+            #expect(forwarded.header("Remote-User") == "ada")
+        }
+    }
+
+    @Test func theReturnGoesToHttpsHostsOfTheCookieDomainOnly() async throws {
+        try await withServer(Self.configure) { (server: TestServer, _: Ceremonies, _: Client) async throws in
+            let rp = TestRelyingParty(server: server, clientID: "x", secret: nil)
+            let cases = [
+                ("https://wiki.example.com/page?x=1", "https://wiki.example.com/page?x=1"), ("https://example.com/", "https://example.com/"),
+                ("https://a.b.example.com/", "https://a.b.example.com/"), ("http://wiki.example.com/", "/"),
+                ("https://evilexample.com/", "/"), ("https://example.com.evil.org/", "/"), ("https://wiki.example.com@evil.org/", "/"),
+            ]
+            for (rd, expected) in cases {
+                let result = try await rp.raw("GET", "/auth/return?rd=" + FormURLEncoded.encode(rd))
+                #expect(result.header("Location") == expected, "\(rd)")
+            }
+        }
+    }
+
+    @Test func theServerRefusesToStartOffItsCookieDomain() async throws {
+        for configure in [
+            { (c: inout ServerConfiguration) in c.origins = ["https://id.example.org"]; c.cookieDomain = "example.com" },
+            { (c: inout ServerConfiguration) in c.origins = ["http://id.example.com"]; c.cookieDomain = "example.com" },
+            { (c: inout ServerConfiguration) in c.cookieDomain = "example.com" },
+        ] {
+            await #expect(throws: ServerStartupError.self) { _ = try await TestServer.start(configure) }
+        }
+    }
+}

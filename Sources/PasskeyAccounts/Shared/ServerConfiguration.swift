@@ -56,6 +56,9 @@ public struct ServerConfiguration: Sendable {
     public var metricsListen: (host: String, port: Int)?
     /// Audit events older than this are deleted by the sweeper (`--audit-retention-days`).
     public var auditRetention: TimeInterval = 365 * 86400
+    /// `--cookie-domain`: the session cookie is `__Secure-session` for this parent domain, so
+    /// that applications on its other hosts (behind forward authentication) see it.
+    public var cookieDomain: String?
     /// Forward authentication's rules (`--forward-auth-rule`); none: any signed-in user passes.
     public var forwardAuthRules: [ForwardAuthRule] = []
     /// The OpenID provider's issuer (`--issuer`); nil: the first origin.

@@ -43,7 +43,7 @@ extension Routes {
             let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
             try await service.logout(try await session(request), everywhere: everywhere)
             var response = Self.json(["status": "ok"])
-            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
+            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
             return response
         }
         router.patch("/credentials/:id") { request, context in

@@ -39,7 +39,7 @@ extension Routes {
             signIn.email = body.user?.email
             let result = try await apple.finalize(signIn, session: try await session(request))
             var response = try Self.json(result.body)
-            response.headers[.setCookie] = SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request))
+            response.headers[.setCookie] = sessionCookie(result.session, maxAge: Int(sessionTTL), request: request)
             return response
         }
         router.post("/siwa/callback") { request, _ in
@@ -71,7 +71,7 @@ extension Routes {
                 }
                 var response = Self.redirect("/")
                 response.headers[values: .setCookie] = [
-                    SessionCookie.header(value: result.session, maxAge: Int(sessionTTL), secure: isSecure(request)),
+                    sessionCookie(result.session, maxAge: Int(sessionTTL), request: request),
                     SIWACookie.binding.header(value: "", maxAge: 0),
                 ]
                 return response

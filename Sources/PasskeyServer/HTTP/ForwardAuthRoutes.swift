@@ -72,11 +72,17 @@ extension Routes {
         String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
     }
 
-    /// `rd` only when it is one of this server's origins or a URL on one; `/` otherwise: the
-    /// check is the server's, so the page cannot be made an open redirect.
+    /// `rd` only when it is one of this server's origins or a URL on one, or an https URL whose
+    /// host is the `--cookie-domain` or under it; `/` otherwise: the check is the server's, so
+    /// the page cannot be made an open redirect.
     func returnTarget(_ rd: String?) -> String {
         guard let rd, let target = ForwardedRequest.parse(originalURL: rd, method: nil) else { return "/" }
         let origin = "\(target.scheme)://\(target.host)\(target.port.map { ":\($0)" } ?? "")"
-        return service.rp.origins.contains(origin) ? target.url : "/"
+        if service.rp.origins.contains(origin) { return target.url }
+        if let domain = service.configuration.cookieDomain, target.scheme == "https",
+           target.host == domain || target.host.hasSuffix("." + domain) {
+            return target.url
+        }
+        return "/"
     }
 }

@@ -134,7 +134,7 @@ extension Routes {
         var response = Self.logoutPage(outcome, request: request)
         switch outcome {
         case .redirect, .signedOut:
-            response.headers[.setCookie] = SessionCookie.header(value: "", maxAge: 0, secure: isSecure(request))
+            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
         case .confirm, .refused:
             break
         }

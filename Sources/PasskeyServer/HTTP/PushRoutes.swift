@@ -34,7 +34,7 @@ extension Routes {
             let (status, token) = try await push.status(watch: try Self.query("watch", request))
             var response = try Self.json(status)
             if let token {
-                response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
+                response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request)
             }
             return response
         }

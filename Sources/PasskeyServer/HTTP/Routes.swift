@@ -71,7 +71,12 @@ struct Routes: Sendable {
     }
 
     func token(_ request: Request) -> String? {
-        Self.bearer(request) ?? SessionCookie.token(in: request, secure: isSecure(request))
+        Self.bearer(request) ?? SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
+    }
+
+    /// The session cookie's Set-Cookie value for this request (its scheme, or the cookie domain).
+    func sessionCookie(_ value: String, maxAge: Int, request: Request) -> String {
+        SessionCookie.header(value: value, maxAge: maxAge, secure: isSecure(request), domain: service.configuration.cookieDomain)
     }
 
     func isSecure(_ request: Request) -> Bool {
@@ -81,7 +86,7 @@ struct Routes: Sendable {
     /// A finalize answer: the body carries the token for native clients; the cookie is for browsers.
     func signedIn(_ result: CeremonyResult, token: String, request: Request) throws -> Response {
         var response = Self.json(writing: result)
-        response.headers[.setCookie] = SessionCookie.header(value: token, maxAge: Int(sessionTTL), secure: isSecure(request))
+        response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request)
         return response
     }
 

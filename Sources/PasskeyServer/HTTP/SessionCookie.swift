@@ -11,19 +11,23 @@ internal import PasskeyHTTPParsing
 /// Reading takes the first cookie of the expected name only: a second one, as a tossed cookie
 /// with a longer path would arrive, never replaces it; and over https a plain `session` cookie
 /// (which anyone on a sibling subdomain can set) is not read at all.
+///
+/// With `--cookie-domain` (forward authentication for applications on sibling hosts) it is
+/// `__Secure-session` with `Domain=` that domain, always Secure, and only that name is read.
 enum SessionCookie {
     static let secureName = "__Host-session"
     static let plainName = "session"
+    static let domainName = "__Secure-session"
 
-    static func name(secure: Bool) -> String { secure ? secureName : plainName }
+    static func name(secure: Bool, domain: String? = nil) -> String { domain != nil ? domainName : secure ? secureName : plainName }
 
     static func isPresent(in request: Request) -> Bool {
-        cookies(in: request).contains { $0.name == secureName || $0.name == plainName }
+        cookies(in: request).contains { $0.name == secureName || $0.name == plainName || $0.name == domainName }
     }
 
-    /// The token from the first cookie named for this request's scheme.
-    static func token(in request: Request, secure: Bool) -> String? {
-        let wanted = name(secure: secure)
+    /// The token from the first cookie named for this request's scheme (or the cookie domain).
+    static func token(in request: Request, secure: Bool, domain: String? = nil) -> String? {
+        let wanted = name(secure: secure, domain: domain)
         guard let first = cookies(in: request).first(where: { $0.name == wanted }) else { return nil }
         return first.value.isEmpty ? nil : first.value
     }
@@ -33,8 +37,11 @@ enum SessionCookie {
     }
 
     /// A Set-Cookie value.
-    static func header(value: String, maxAge: Int, secure: Bool) -> String {
-        "\(name(secure: secure))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    static func header(value: String, maxAge: Int, secure: Bool, domain: String? = nil) -> String {
+        if let domain {
+            return "\(domainName)=\(value); Domain=\(domain); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax; Secure"
+        }
+        return "\(name(secure: secure))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
     }
 
     /// Whether the request came over https: its Origin is one of the RP's https origins, or
