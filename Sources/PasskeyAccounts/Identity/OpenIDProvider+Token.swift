@@ -26,6 +26,8 @@ extension OpenIDProvider {
             return try await redeemCode(values, client: client)
         case "refresh_token":
             return try await refresh(values, client: client)
+        case Self.tokenExchangeGrant:
+            return try await exchange(values, client: client)
         case let other?:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }
@@ -158,6 +160,7 @@ extension OpenIDProvider {
         guard !grant.revoked else { throw OAuthError.invalidGrant("the refresh token was revoked") }
         guard let expiry = grant.refreshExpiresAt, expiry > at else { throw OAuthError.invalidGrant("the refresh token has expired") }
         try await checkSessionAlive(grant, at: at)
+        try await checkPolicy(client, userHandle: grant.userHandle, acr: grant.acr)
         var scopes = grant.scopes
         if let asked = values["scope"] {
             let narrowed = asked.split(separator: " ").map(String.init)

@@ -51,6 +51,11 @@ extension Routes {
                 try await openID.token(parameters, basic: Self.basicCredentials(request))
             }
         }
+        router.post("/oauth/introspect") { request, _ in
+            try await Self.oauth(request) { parameters in
+                try await openID.introspect(parameters, basic: Self.basicCredentials(request))
+            }
+        }
         router.post("/oauth/revoke") { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.revoke(parameters, basic: Self.basicCredentials(request))
