@@ -19,7 +19,7 @@ _EARLIER_REFUSALS = {401, 403, 404, 413, 429}
 # bodies are form-encoded by contract.
 _FORM_PATHS = {
     "/siwa/callback", "/mfb/authorize", "/mfb/token",
-    "/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/oauth/logout", "/oauth/introspect",
+    "/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/oauth/logout", "/oauth/introspect", "/oauth/par",
 }
 
 

@@ -120,3 +120,62 @@ import Testing
         }
     }
 }
+
+/// Pushed authorization requests (RFC 9126) and `--require-par`.
+@Suite struct PushedAuthorizationTests {
+    static func push(_ rp: TestRelyingParty, _ parameters: [(String, String)]) async throws -> HTTPResult {
+        let basic = ["Authorization": "Basic " + Data("\(rp.clientID):\(rp.secret ?? "")".utf8).base64EncodedString()]
+        return try await rp.raw("POST", "/oauth/par", headers: basic, body: TestRelyingParty.form(parameters))
+    }
+
+    @Test func aPushedRequestIsUsedOnceByItsClientWithin60Seconds() async throws {
+        try await withServer { server, ceremonies, _ in
+            let rp = try await TestRelyingParty.register(server) { $0.requirePAR = true }
+            let other = try await TestRelyingParty.register(server, id: "other")
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            // Required: the plain way is refused back to the client.
+            #expect(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters(), session: ada.session))["error"] == "invalid_request")
+
+            let pushed = try await Self.push(rp, rp.authorizationParameters(removing: ["client_id"]))
+            #expect(pushed.status == 201, "\(String(decoding: pushed.body, as: UTF8.self))")
+            #expect(pushed.json["expires_in"] as? Int == 60)
+            let requestURI = try #require(pushed.json["request_uri"] as? String)
+            #expect(requestURI.hasPrefix("urn:ietf:params:oauth:request_uri:"))
+            // Another client cannot use it, and trying does not spend it.
+            let stolen = try await other.authorize([("client_id", "other"), ("request_uri", requestURI)], session: ada.session)
+            #expect(stolen.status == 400 && stolen.header("Location") == nil)
+            let answer = try await rp.authorize([("client_id", "wiki"), ("request_uri", requestURI)], session: ada.session)
+            let code = try #require(TestRelyingParty.answer(answer)["code"])
+            #expect(TestRelyingParty.answer(answer)["state"] == "st-1")
+            #expect(try await rp.redeem(code).status == 200)
+            // Once.
+            #expect(try await rp.authorize([("client_id", "wiki"), ("request_uri", requestURI)], session: ada.session).status == 400)
+            // Not after 60 s.
+            let late = try #require(try await Self.push(rp, rp.authorizationParameters()).json["request_uri"] as? String)
+            server.clock.advance(61)
+            #expect(try await rp.authorize([("client_id", "wiki"), ("request_uri", late)], session: ada.session).status == 400)
+        }
+    }
+
+    @Test func aPushedRequestHeldForSignInResumesAndRefusalsAreErrorsNotRedirects() async throws {
+        try await withServer { server, ceremonies, _ in
+            let rp = try await TestRelyingParty.register(server) { $0.requirePAR = true }
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let requestURI = try #require(try await Self.push(rp, rp.authorizationParameters()).json["request_uri"] as? String)
+            let held = try await rp.authorize([("client_id", "wiki"), ("request_uri", requestURI)], session: nil)
+            let handle = try #require(URLComponents(string: held.header("Location") ?? "")?.queryItems?.first { $0.name == "authorization" }?.value)
+            let resumed = try await rp.raw("GET", "/oauth/authorize/resume?authorization=\(handle)", headers: ["Authorization": "Bearer \(ada.session)"])
+            #expect(TestRelyingParty.answer(resumed)["code"] != nil)
+            // The marker of a pushed request cannot be sent by a client.
+            let forged = try await rp.authorize(rp.authorizationParameters([("pushed_authorization_request", "1")]), session: ada.session)
+            #expect(TestRelyingParty.answer(forged)["code"] == nil)
+
+            let noPKCE = try await Self.push(rp, rp.authorizationParameters(removing: ["code_challenge"]))
+            #expect(noPKCE.status == 400 && noPKCE.error == "invalid_request")
+            let badRedirect = try await Self.push(rp, rp.authorizationParameters([("redirect_uri", "https://evil.example/cb")]))
+            #expect(badRedirect.status == 400 && badRedirect.header("Location") == nil)
+            let anonymous = try await rp.raw("POST", "/oauth/par", body: TestRelyingParty.form(rp.authorizationParameters()))
+            #expect(anonymous.status == 401)
+        }
+    }
+}

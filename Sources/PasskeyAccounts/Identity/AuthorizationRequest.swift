@@ -40,8 +40,10 @@ public struct AuthorizationRequest: Sendable, Equatable {
 
     /// Checks `parameters` (a query string's or a form body's, in order, repeats kept) with
     /// `lookup` finding a client by id.
+    /// `pushed`: the parameters came from `/oauth/par` (RFC 9126), the only way a client
+    /// registered with `--require-par` may ask.
     public static func check(
-        _ parameters: [(name: String, value: String)], lookup: (String) async throws -> ClientRecord?
+        _ parameters: [(name: String, value: String)], pushed: Bool = false, lookup: (String) async throws -> ClientRecord?
     ) async throws -> AuthorizationRequest {
         var values: [String: String] = [:]
         var repeated: [String] = []
@@ -78,7 +80,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
         }
         if values["request"] != nil { throw refuse("request_not_supported", "request objects are not supported") }
         if values["request_uri"] != nil { throw refuse("invalid_request_uri", "request_uri is not one this server issued") }
-        if client.requirePAR { throw refuse("invalid_request", "this client must push its authorization requests first") }
+        if values[OpenIDProvider.pushedMarker] != nil { throw refuse("invalid_request", "\(OpenIDProvider.pushedMarker) is not an authorization parameter") }
+        if client.requirePAR, !pushed { throw refuse("invalid_request", "this client must push its authorization requests first") }
         guard values["response_type"] == "code" else {
             throw refuse("unsupported_response_type", "response_type must be code")
         }

@@ -171,6 +171,7 @@ extension OpenIDProvider {
             "revocation_endpoint": .string(base + "/oauth/revoke"),
             "end_session_endpoint": .string(base + "/oauth/logout"),
             "introspection_endpoint": .string(base + "/oauth/introspect"),
+            "pushed_authorization_request_endpoint": .string(base + "/oauth/par"),
             "response_types_supported": strings(["code"]),
             "response_modes_supported": strings(["query", "form_post"]),
             "grant_types_supported": strings(["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"]),

@@ -83,11 +83,22 @@ public final class OpenIDProvider: Sendable {
     }
 
     /// `GET` or `POST /oauth/authorize`: checks the request, then answers with a code when the
-    /// session fits it, or keeps it and sends the user to sign in.
+    /// session fits it, or keeps it and sends the user to sign in. With `request_uri`, the
+    /// parameters are the ones the client pushed to `/oauth/par` (spent by this use).
     public func authorize(_ parameters: [(name: String, value: String)], session: SignedInUser?) async throws -> AuthorizationOutcome {
+        if parameters.contains(where: { $0.name == Self.pushedMarker }) {
+            return .shown(error: "invalid_request", description: "\(Self.pushedMarker) is not a parameter of an authorization request")
+        }
+        if let requestURI = parameters.last(where: { $0.name == "request_uri" })?.value {
+            return try await authorizePushed(requestURI: requestURI, parameters: parameters, session: session)
+        }
+        return try await authorize(checking: parameters, pushed: false, session: session)
+    }
+
+    func authorize(checking parameters: [(name: String, value: String)], pushed: Bool, session: SignedInUser?) async throws -> AuthorizationOutcome {
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.check(parameters, lookup: { try await self.store.client(id: $0) })
+            request = try await AuthorizationRequest.check(parameters, pushed: pushed, lookup: { try await self.store.client(id: $0) })
         } catch let refusal as AuthorizationRequest.Refusal {
             return answer(refusal)
         }
@@ -102,9 +113,10 @@ public final class OpenIDProvider: Sendable {
             }
             let handle = SecureRandom.bytes(32)
             let at = now()
+            let kept = pushed ? parameters + [(Self.pushedMarker, "1")] : parameters
             try await store.insertHeldAuthorization(
                 HeldAuthorizationRecord(
-                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: Self.encode(parameters),
+                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: Self.encode(kept),
                     createdAt: at, expiresAt: at.addingTimeInterval(Self.heldTTL)))
             return .signIn(location: signInLocation(Base64URL.encode(handle)))
         }
@@ -120,9 +132,11 @@ public final class OpenIDProvider: Sendable {
         do { parameters = try FormURLEncoded.pairs(held.parameters) } catch {
             return .shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application")
         }
+        let pushed = parameters.contains { $0.name == Self.pushedMarker }
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.check(parameters, lookup: { try await self.store.client(id: $0) })
+            request = try await AuthorizationRequest.check(
+                parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.store.client(id: $0) })
         } catch let refusal as AuthorizationRequest.Refusal {
             _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
             return answer(refusal)
@@ -156,6 +170,10 @@ public final class OpenIDProvider: Sendable {
     }
 
     typealias Prompt = AuthorizationRequest.Prompt
+
+    /// Marks, in a held request, parameters that were pushed (so that its resumption knows);
+    /// refused when a client sends it.
+    static let pushedMarker = "pushed_authorization_request"
 
     func signInLocation(_ handle: String) -> String {
         (passkeys.rp.primaryOrigin ?? "") + "/?authorization=" + handle

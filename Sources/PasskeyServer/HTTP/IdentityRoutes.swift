@@ -51,6 +51,13 @@ extension Routes {
                 try await openID.token(parameters, basic: Self.basicCredentials(request))
             }
         }
+        router.post("/oauth/par") { request, _ in
+            var response = try await Self.oauth(request) { parameters in
+                try await openID.pushAuthorizationRequest(parameters, basic: Self.basicCredentials(request))
+            }
+            if response.status == .ok { response.status = .created }
+            return response
+        }
         router.post("/oauth/introspect") { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.introspect(parameters, basic: Self.basicCredentials(request))

@@ -80,6 +80,7 @@ public enum RoutePaths {
         "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true),
         "/oauth/revoke": Policy(methods: [.post], body: .form, ceremony: true),
         "/oauth/introspect": Policy(methods: [.post], body: .form, ceremony: true),
+        "/oauth/par": Policy(methods: [.post], body: .form, ceremony: true),
         "/oauth/userinfo": Policy(methods: [.get, .post], body: .form),
         "/oauth/logout": Policy(methods: [.get, .post], body: .form),
         "/auth/request": Policy(methods: RoutePaths.anyMethod, body: .proxy),
