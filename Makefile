@@ -10,8 +10,12 @@ BROWSER_PACKAGES := chromium chromium-driver openssl
 # The throwaway cluster of the tests (scripts/postgres-cluster runs it; nothing is configured
 # system-wide).
 POSTGRES_PACKAGES := postgresql openssl
-# Apache httpd with mod_auth_openidc, the OpenID relying party of the identity test.
-IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc
+# Apache httpd with mod_auth_openidc, the OpenID relying party of the identity test, and nginx
+# and Caddy, the reverse proxies of its forward-authentication test. The tests start their own
+# on free loopback ports with their own configurations (Caddy's admin endpoint off), so the
+# services the packages may start on a machine with systemd (port 80; nginx only when it is
+# free, Caddy's admin on 2019) are neither used nor in the way.
+IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc nginx caddy
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
 .PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
@@ -35,7 +39,9 @@ browser-test:
 
 # Real OpenID relying parties against the server: an Authlib application (PyPI, pinned, in
 # .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,
-# as README.md quotes it) signing headless Chromium in with a virtual authenticator's passkey.
+# as README.md quotes it) signing headless Chromium in with a virtual authenticator's passkey;
+# then nginx (auth_request) and Caddy (forward_auth) in front of an application, with
+# docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth as quoted.
 identity-test:
 	Tests/Identity/run.sh $(BINARY)
 

@@ -4,8 +4,9 @@
 # The OpenID provider with real relying parties, each started here on loopback: an Authlib
 # application (authlib_test.py; the pinned Authlib and requests are installed into
 # .build-identity/venv when missing) and Apache httpd with mod_auth_openidc driven by headless
-# Chromium (apache_test.py; Debian's packages, installed by `make identity-deps`). Runs both
-# and fails when either fails.
+# Chromium (apache_test.py), and nginx and Caddy asking the server's forward-authentication
+# endpoints in front of an application (proxy_test.py); Debian's packages, installed by
+# `make identity-deps`. Runs all three and fails when any fails.
 set -euo pipefail
 
 AUTHLIB_VERSION=1.9.10
@@ -31,4 +32,6 @@ echo "=== Authlib relying party ==="
 "$VENV/bin/python" "$ROOT/Tests/Identity/authlib_test.py" "$BINARY" || status=1
 echo "=== Apache httpd with mod_auth_openidc ==="
 python3 "$ROOT/Tests/Identity/apache_test.py" --server-binary "$BINARY" || status=1
+echo "=== nginx (auth_request) and Caddy (forward_auth) ==="
+python3 "$ROOT/Tests/Identity/proxy_test.py" --server-binary "$BINARY" || status=1
 exit $status

@@ -73,10 +73,13 @@ import Testing
             #expect(try await Self.ask(server, session: ada.session).status == 400)
             #expect(try await Self.ask(server, url: "ftp://app.example.com/", session: ada.session).status == 400)
             #expect(try await Self.ask(server, url: "https://user@app.example.com/", session: ada.session).status == 400)
-            #expect(try await Self.ask(server, forwarded: ("https", "app.example.com", "no-slash"), session: ada.session).status == 400)
+            #expect(try await Self.ask(server, "/auth/forward", forwarded: ("https", "app.example.com", "no-slash"), session: ada.session).status == 400)
             let twice = try await Self.ask(
-                server, forwarded: ("https", "app.example.com", "/"), session: ada.session, extra: ["X-Forwarded-Host": "other.example.com"])
+                server, "/auth/forward", forwarded: ("https", "app.example.com", "/"), session: ada.session, extra: ["X-Forwarded-Host": "other.example.com"])
             #expect(twice.status == 400)
+            // Each endpoint reads only the headers its proxies set.
+            #expect(try await Self.ask(server, forwarded: ("https", "app.example.com", "/"), session: ada.session).status == 400)
+            #expect(try await Self.ask(server, "/auth/forward", url: "https://app.example.com/", session: ada.session).status == 400)
         }
     }
 
@@ -98,6 +101,11 @@ import Testing
             for (url, status) in cases {
                 #expect(try await Self.ask(server, url: url, session: ada.session).status == status, "\(url)")
             }
+            // Caddy and Traefik pass a client's own X-Original-URL on: /auth/forward never reads it.
+            let smuggled = try await Self.ask(
+                server, "/auth/forward", forwarded: ("https", "app.example.com", "/admin/page"), session: ada.session,
+                extra: ["X-Original-URL": "https://app.example.com/docs/"])
+            #expect(smuggled.status == 403)
             _ = try await server.app.store.addToGroup(userHandle: handle, name: "admins", nameKey: "admins", event: nil)
             let admin = try await Self.ask(server, url: "https://app.example.com/admin", session: ada.session)
             #expect(admin.status == 200)

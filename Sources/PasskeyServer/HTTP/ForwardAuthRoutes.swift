@@ -31,23 +31,29 @@ extension Routes {
         }
     }
 
-    /// The original request from the proxy's headers, each read only when given once.
-    static func forwardedRequest(_ request: Request) -> ForwardedRequest? {
+    /// The original request from the proxy's headers, each read only when given once, and only
+    /// the ones that endpoint's proxies set: nginx sets `X-Original-URL` (its configuration
+    /// replaces whatever the client sent), while Caddy and Traefik set the `X-Forwarded-*`
+    /// headers but pass a client's other headers on, so `/auth/forward` never reads a
+    /// client-chosen `X-Original-URL`, and `/auth/request` never reads `X-Forwarded-*`.
+    static func forwardedRequest(_ request: Request, nginx: Bool) -> ForwardedRequest? {
         func single(_ name: HTTPField.Name) -> String? {
             let values = request.headers[values: name]
             return values.count == 1 ? values[0] : nil
         }
-        if let original = single(originalURL) {
-            return ForwardedRequest.parse(originalURL: original, method: single(originalMethod) ?? single(forwardedMethod))
+        if nginx {
+            guard let original = single(originalURL) else { return nil }
+            return ForwardedRequest.parse(originalURL: original, method: single(originalMethod))
         }
         return ForwardedRequest.parse(
             method: single(forwardedMethod), proto: single(forwardedProto), host: single(forwardedHost), uri: single(forwardedURI))
     }
 
     func forwardAuth(_ request: Request, redirect: Bool) async throws -> Response {
-        guard let original = Self.forwardedRequest(request) else {
-            throw APIError.invalidRequest(
-                "The proxy must describe the original request: X-Original-URL, or X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Uri, each once.")
+        guard let original = Self.forwardedRequest(request, nginx: !redirect) else {
+            throw APIError.invalidRequest(redirect
+                ? "The proxy must describe the original request in X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Uri, each once."
+                : "The proxy must describe the original request in X-Original-URL, once.")
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
