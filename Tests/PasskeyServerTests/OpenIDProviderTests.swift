@@ -456,4 +456,18 @@ struct TestRelyingParty {
             #expect(try await other.token([("grant_type", "refresh_token"), ("refresh_token", "x")]).status == 400)
         }
     }
+
+    @Test func removingAClientRevokesEveryTokenItHolds() async throws {
+        try await withServer { server, ceremonies, _ in
+            let rp = try await TestRelyingParty.register(server)
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let code = try #require(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters(), session: ada.session))["code"])
+            let tokens = try await rp.redeem(code)
+            let accessToken = try #require(tokens.json["access_token"] as? String)
+            #expect(try await rp.userinfo(accessToken).status == 200)
+            try await ClientRegistry(store: server.app.store).remove("wiki")
+            #expect(try await rp.userinfo(accessToken).status == 401)
+            #expect(try await rp.token([("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.json["refresh_token"] as? String))]).status == 401)
+        }
+    }
 }
