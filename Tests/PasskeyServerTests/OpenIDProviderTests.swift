@@ -439,6 +439,10 @@ struct TestRelyingParty {
             #expect(page.contains("name=\"code\""))
             #expect(page.contains("value=\"a&quot;&lt;b&gt;\""))
             #expect(result.header("Content-Security-Policy")?.contains("form-action https://wiki.example") == true)
+            // The policy's script hash is the page's script's.
+            let script = try #require(page.firstMatch(of: /<script>([^<]*)<\/script>/)?.1)
+            let hash = "sha256-" + Data(Digest.sha256.hash(Array(script.utf8))).base64EncodedString()
+            #expect(result.header("Content-Security-Policy")?.contains("script-src '\(hash)'") == true)
         }
     }
 

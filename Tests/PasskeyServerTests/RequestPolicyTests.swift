@@ -87,7 +87,8 @@ import Testing
                 for variant in Self.variants(of: path) {
                     let answer = try await Self.raw(server.port, method, variant, headers: hostile, body: body)
                     #expect(answer.status == 404, "\(method) \(variant) answered \(answer.status), not 404")
-                    #expect(answer.text.contains(#""error":"not_found""#), "\(method) \(variant)")
+                    // (A HEAD answer has the headers of the error, without its body.)
+                    #expect(method == "HEAD" || answer.text.contains(#""error":"not_found""#), "\(method) \(variant)")
                     tried += 1
                 }
             }
