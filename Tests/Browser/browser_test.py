@@ -1281,36 +1281,47 @@ def main():
         results.record("run finished without an unexpected error", error)
     finally:
         signal.alarm(0)
-        driver = live.get("driver")
-        if driver is not None:
-            try:
-                driver.end_session()
-            except Exception as error:
-                print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
-        if live.get("chromedriver") is not None:
-            stop_group(live["chromedriver"])
+        stop_browser(live)
         if live.get("apple") is not None:
             live["apple"].stop()
-        server = live.get("server")
-        if server is not None and not live.get("server_listening"):
-            try:
-                server.stop()
-            except Exception as error:
-                print(f"# server: {error}", file=sys.stderr)
-        elif server is not None:
-            def stopped():
-                code = server.stop()
-                expect(code == 0, f"exit code {code}")
-            results.check("server exits 0 on SIGTERM", stopped)
-            if results.failed:
-                print("# server output (last 20 lines):", file=sys.stderr)
-                for line in server.log[-20:]:
-                    print(f"#   {line}", file=sys.stderr)
+        stop_server(results, live)
         shutil.rmtree(workdir, ignore_errors=True)
         print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
 
     print(f"{results.passed} passed, {results.failed} failed")
     return 1 if results.failed else 0
+
+
+def stop_browser(live):
+    """Ends the WebDriver session in live["driver"] and stops live["chromedriver"] (with the browser)."""
+    driver = live.get("driver")
+    if driver is not None:
+        try:
+            driver.end_session()
+        except Exception as error:
+            print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
+    if live.get("chromedriver") is not None:
+        stop_group(live["chromedriver"])
+
+
+def stop_server(results, live):
+    """Stops live["server"]: once it listened, exiting 0 on SIGTERM is a check (and its output is
+    shown when any check failed)."""
+    server = live.get("server")
+    if server is not None and not live.get("server_listening"):
+        try:
+            server.stop()
+        except Exception as error:
+            print(f"# server: {error}", file=sys.stderr)
+    elif server is not None:
+        def stopped():
+            code = server.stop()
+            expect(code == 0, f"exit code {code}")
+        results.check("server exits 0 on SIGTERM", stopped)
+        if results.failed:
+            print("# server output (last 20 lines):", file=sys.stderr)
+            for line in server.log[-20:]:
+                print(f"#   {line}", file=sys.stderr)
 
 
 def stop_group(process):

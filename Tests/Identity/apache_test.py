@@ -7,8 +7,9 @@ port of 127.0.0.1 with a small main configuration that includes
 docs/examples/apache-mod-auth-openidc.conf, the very file README.md quotes. Then headless
 Chromium, with a WebAuthn virtual authenticator, registers a user on the server's page, signs
 out, opens Apache's protected page, is sent to the server's sign-in page, signs in with the
-passkey and lands on the protected page, which names the user. Reuses the server, WebDriver
-and page helpers of Tests/Browser/browser_test.py. Standard library only.
+passkey and lands on the protected page, which names the user. Starts, waits for and stops its
+processes with Tests/Identity/harness.py (which builds on Tests/Browser/browser_test.py).
+Standard library only.
 
     python3 Tests/Identity/apache_test.py [--server-binary PATH]
 
@@ -16,50 +17,29 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 "N passed, N failed"; exits 1 if any check failed.
 """
 
-import argparse
 import http.client as httpclient
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Browser"))
-import browser_test as bt  # noqa: E402  (the server, WebDriver and page helpers)
+import harness
+from harness import REPO, STEP_TIMEOUT, bt, expect, wait_until, where
 
-REPO = bt.REPO
-CheckFailed = bt.CheckFailed
-expect = bt.expect
 FRAGMENT = os.path.join(REPO, "docs", "examples", "apache-mod-auth-openidc.conf")
-README = os.path.join(REPO, "README.md")
 APACHE = "/usr/sbin/apache2"
 MODULES = "/usr/lib/apache2/modules"
 # What the main configuration loads: the MPM, Require valid-user, and what the fragment uses.
 LOADED = ["mpm_event", "authn_core", "authz_core", "authz_user", "mime", "dir", "include", "auth_openidc"]
 CLIENT = {"id": "apache-intranet", "name": "The Apache Intranet"}
 USER = "apache-alice"
-OVERALL_BUDGET = 150.0     # seconds for the whole run (setup included)
-STEP_TIMEOUT = 20.0        # seconds to wait for the browser to get somewhere
 
 # The protected page: server-side includes echo REMOTE_USER (OIDCRemoteUserClaim preferred_username).
 PROTECTED_PAGE = """<!doctype html>
 <title>Protected</title>
 <p id="who">Signed in as <!--#echo var="REMOTE_USER" --></p>
 <p id="claim"><!--#echo var="OIDC_CLAIM_preferred_username" --></p>
-"""
-
-# Installed on every new document: a browser without passkey autofill. A virtual authenticator
-# answers an autofill request at once, which would sign in before the page could be looked at;
-# this way the sign-in is the button's, every run.
-NO_AUTOFILL_JS = """
-if (window.PublicKeyCredential) {
-  PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-}
 """
 
 
@@ -96,12 +76,14 @@ def main_config(root, port, defines):
     return "\n".join(lines) + "\n"
 
 
-class Apache:
+class Apache(harness.Foreground):
     """apache2 -DFOREGROUND in its own process group, with its start-up output in a file."""
 
+    name = "apache2"
+    output_name = "apache2.out"
+
     def __init__(self, root, port, defines):
-        self.root = root
-        self.port = port
+        super().__init__(root, port)
         for folder in ("run", "htdocs/protected"):
             os.makedirs(os.path.join(root, folder), exist_ok=True)
         with open(os.path.join(root, "mime.types"), "w") as f:
@@ -116,8 +98,9 @@ class Apache:
             os.chmod(folder, 0o755)
             for name in files:
                 os.chmod(os.path.join(folder, name), 0o644)
-        self.process = None
-        self.output = os.path.join(root, "apache2.out")
+
+    def command(self):
+        return [APACHE, "-f", self.config, "-DFOREGROUND"]
 
     def syntax(self):
         """apache2 -t on the configuration; returns its output."""
@@ -125,31 +108,8 @@ class Apache:
         expect(done.returncode == 0, f"apache2 -t exited {done.returncode}: {done.stderr.strip() or done.stdout.strip()}")
         return done.stderr
 
-    def start(self, timeout):
-        with open(self.output, "wb") as out:
-            self.process = subprocess.Popen([APACHE, "-f", self.config, "-DFOREGROUND"], cwd=self.root,
-                                            stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                            start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise CheckFailed(f"apache2 exited {self.process.returncode}: {self.log_tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise CheckFailed(f"apache2 did not listen on 127.0.0.1:{self.port} within {timeout:.0f} s: {self.log_tail()}")
-
-    def log_tail(self, count=8):
-        lines = []
-        for name in (self.output, os.path.join(self.root, "error.log")):
-            try:
-                with open(name, errors="replace") as f:
-                    lines += f.read().splitlines()
-            except OSError:
-                pass
-        return " | ".join(lines[-count:]) or "(no output)"
+    def logs(self):
+        return [self.output, os.path.join(self.root, "error.log")]
 
     def error_log(self):
         try:
@@ -158,9 +118,8 @@ class Apache:
         except OSError:
             return []
 
-    def stop(self):
-        if self.process is not None:
-            bt.stop_group(self.process)
+    def failure_log(self):
+        return "Apache error log", self.error_log()
 
 
 # ---------------------------------------------------------------------- steps
@@ -178,34 +137,6 @@ def register_client(binary, database, redirect_uri):
     return client
 
 
-def readme_quotes_fragment():
-    with open(FRAGMENT) as f:
-        fragment = f.read()
-    with open(README) as f:
-        readme = f.read()
-    expect("```\n" + fragment + "```\n" in readme,
-           f"README.md does not quote {os.path.relpath(FRAGMENT, REPO)} verbatim in a fenced block")
-
-
-def where(driver):
-    return driver.script("return {href: location.href, text: document.body ? document.body.innerText : ''};")
-
-
-def wait_until(driver, predicate, what, timeout=STEP_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = where(driver)
-        except bt.WebDriverError:
-            last = None  # between two documents
-        if last is not None and predicate(last):
-            return last
-        time.sleep(0.1)
-    raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}; "
-                      f"at {last and last['href']!r} showing {last and last['text'][:200]!r}")
-
-
 def run(results, args, workdir, live):
     check = results.check
     binary = os.path.abspath(args.server_binary)
@@ -215,16 +146,13 @@ def run(results, args, workdir, live):
             expect(os.path.exists(f"{MODULES}/mod_auth_openidc.so"),
                    "mod_auth_openidc.so is missing (Debian package libapache2-mod-auth-openidc)"))):
         return
-    check("README.md quotes the Apache configuration verbatim", readme_quotes_fragment)
+    check("README.md quotes the Apache configuration verbatim", lambda: harness.readme_quotes(FRAGMENT))
 
     database = os.path.join(workdir, "db.sqlite")
-    server = bt.Server(binary, database, os.path.join(REPO, "Public"))
-    live["server"] = server
-    _, server_port = check("server starts and prints 'listening on http://HOST:PORT'",
-                           lambda: server.wait_listening(30)) or (None, None)
+    server_port = harness.start_server(check, live, binary, database,
+                                       "server starts and prints 'listening on http://HOST:PORT'")
     if server_port is None:
         return
-    live["server_listening"] = True
     issuer = f"http://localhost:{server_port}"
 
     apache_port = bt.free_port()
@@ -235,14 +163,13 @@ def run(results, args, workdir, live):
     if not client:
         return
 
-    apache = Apache(os.path.join(workdir, "apache"), apache_port, {
+    apache = harness.started(live, Apache(os.path.join(workdir, "apache"), apache_port, {
         "PASSKEY_ISSUER": issuer,
         "OIDC_CLIENT_ID": client["client_id"],
         "OIDC_CLIENT_SECRET": client["client_secret"],
         "OIDC_REDIRECT_URI": redirect_uri,
         "OIDC_PASSPHRASE": bt.b64url(os.urandom(32)),
-    })
-    live["apache"] = apache
+    }))
     if not check("apache2 -t accepts the main configuration with the documented fragment", apache.syntax):
         return
     if not check(f"apache2 starts and listens on 127.0.0.1:{apache_port}", lambda: apache.start(20)):
@@ -271,34 +198,17 @@ def run(results, args, workdir, live):
     check("without a session Apache redirects to /oauth/authorize with PKCE (S256), state and nonce",
           redirected_with_pkce)
 
-    driver_port = bt.free_port()
-    live["chromedriver"] = subprocess.Popen(
-        [args.chromedriver, f"--port={driver_port}"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group, so the browser goes with it
-    )
-    driver = bt.WebDriver(driver_port)
-    live["driver"] = driver
-
-    def start_browser():
-        driver.wait_ready(20)
-        driver.start_session()
-    if not check("chromedriver starts a headless Chromium session", start_browser):
+    driver = harness.start_browser(check, args, live)
+    if driver is None:
         return
     page = bt.Page(driver, issuer)
 
-    def registered():
-        driver.add_authenticator()
-        snap = page.open("?autofill=off&upgrade=off")
-        expect(snap["signedOut"], "a fresh browser is signed in")
-        driver.type_into("#username", USER)
-        page.run("#register", "ok")
-        page.run("#logout", "ok")
-    if not check(f"a passkey for '{USER}' is registered on the page, then the page signs out", registered):
+    if not check(f"a passkey for '{USER}' is registered on the page, then the page signs out",
+                 lambda: harness.register_passkey(driver, page, USER)):
         return
 
     def sent_to_sign_in():
-        driver.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": NO_AUTOFILL_JS})
+        driver.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": harness.NO_AUTOFILL_JS})
         driver.navigate(apache_origin + "/protected/")
         snap = page.wait_for(lambda s: s["signedOut"] and f"continue to {CLIENT['name']}" in (s["text"] or ""),
                              "the sign-in page to name the application", timeout=STEP_TIMEOUT)
@@ -335,68 +245,5 @@ def run(results, args, workdir, live):
     check("Apache's error log has no errors", clean_log)
 
 
-# ----------------------------------------------------------------------- main
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-
-    results = bt.Results()
-    started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="passkey-apache-")
-    os.chmod(workdir, 0o711)  # Apache's children (www-data when run as root) reach workdir/apache
-    live = {}
-
-    # Bound the whole run: a hang anywhere ends in cleanup, not in a stuck job.
-    def out_of_time(signum, frame):
-        raise bt.OutOfTime(f"the run took longer than {OVERALL_BUDGET:.0f} s")
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.alarm(int(OVERALL_BUDGET))
-
-    try:
-        run(results, args, workdir, live)
-    except (Exception, bt.OutOfTime) as error:
-        results.record("run finished without an unexpected error", error)
-    finally:
-        signal.alarm(0)
-        driver = live.get("driver")
-        if driver is not None:
-            try:
-                driver.end_session()
-            except Exception as error:
-                print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
-        if live.get("chromedriver") is not None:
-            bt.stop_group(live["chromedriver"])
-        apache = live.get("apache")
-        if apache is not None:
-            if results.failed:
-                print("# Apache error log (last 20 lines):", file=sys.stderr)
-                for line in apache.error_log()[-20:]:
-                    print(f"#   {line}", file=sys.stderr)
-            apache.stop()
-        server = live.get("server")
-        if server is not None and not live.get("server_listening"):
-            try:
-                server.stop()
-            except Exception as error:
-                print(f"# server: {error}", file=sys.stderr)
-        elif server is not None:
-            def stopped():
-                code = server.stop()
-                expect(code == 0, f"exit code {code}")
-            results.check("server exits 0 on SIGTERM", stopped)
-            if results.failed:
-                print("# server output (last 20 lines):", file=sys.stderr)
-                for line in server.log[-20:]:
-                    print(f"#   {line}", file=sys.stderr)
-        shutil.rmtree(workdir, ignore_errors=True)
-        print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
-
-    print(f"{results.passed} passed, {results.failed} failed")
-    return 1 if results.failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(__doc__, "passkey-apache-", run))

@@ -15,8 +15,9 @@ X-Forwarded-* nor another Host changes which request is judged; the rules give 4
 authenticator opens the application through Caddy, is sent to the server's sign-in page, signs
 in with its passkey and sees the application (through Caddy and nginx) under its user name;
 after signing out, nginx sends it to the sign-in page again. Accounts for the requests without
-a browser are registered with Tests/API/sign_up.py. Reuses the server, WebDriver and page
-helpers of Tests/Browser/browser_test.py. Standard library only.
+a browser are registered with Tests/API/sign_up.py. Starts, waits for and stops its processes
+with Tests/Identity/harness.py (which builds on Tests/Browser/browser_test.py). Standard library
+only.
 
     python3 Tests/Identity/proxy_test.py [--server-binary PATH]
 
@@ -24,32 +25,22 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 "N passed, N failed"; exits 1 if any check failed.
 """
 
-import argparse
 import hashlib
 import html
 import http.client as httpclient
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TESTS, "Browser"))
-import browser_test as bt  # noqa: E402  (the server, WebDriver and page helpers)
+import harness
+from harness import REPO, STEP_TIMEOUT, CheckFailed, bt, expect, wait_until
 
-REPO = bt.REPO
-CheckFailed = bt.CheckFailed
-expect = bt.expect
-README = os.path.join(REPO, "README.md")
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NGINX_FRAGMENT = os.path.join(REPO, "docs", "examples", "nginx-forward-auth.conf")
 CADDY_FRAGMENT = os.path.join(REPO, "docs", "examples", "Caddyfile-forward-auth")
 SIGN_UP = os.path.join(TESTS, "API", "sign_up.py")
@@ -59,8 +50,6 @@ CADDY = "/usr/bin/caddy"
 # Host than the application's) must not be judged by that rule.
 RULES = ["localhost=staff", "localhost/admin=admins", "open.example=staff"]
 REMOTE = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub"]
-OVERALL_BUDGET = 150.0     # seconds for the whole run (setup included)
-STEP_TIMEOUT = 20.0        # seconds to wait for the browser to get somewhere
 
 # What a client might send to pass for someone else: each value names "forged", so any of them
 # reaching the application shows. Other spellings too: lower case, and underscores (which some
@@ -76,19 +65,14 @@ FORGED = [
     ("Remote_Groups", "admins,forged-underscore"),
 ]
 
-# Installed on every new document: a browser without passkey autofill (see apache_test.py).
-NO_AUTOFILL_JS = """
-if (window.PublicKeyCredential) {
-  PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-}
-"""
-
 
 # ----------------------------------------------------------------- application
 
 class Application:
     """The protected application: answers every request with the headers it was given (JSON,
     or a page naming Remote-User when HTML is asked for) and keeps a list of what came."""
+
+    name = "application"
 
     def __init__(self):
         self.seen = []
@@ -140,63 +124,7 @@ class Application:
 
 # --------------------------------------------------------------------- proxies
 
-class Proxy:
-    """A proxy in the foreground in its own process group, its output in a file."""
-
-    name = "proxy"
-
-    def __init__(self, root, port):
-        self.root = root
-        self.port = port
-        self.origin = f"http://localhost:{port}"
-        os.makedirs(root, exist_ok=True)
-        self.output = os.path.join(root, "output.log")
-        self.process = None
-
-    def command(self):
-        raise NotImplementedError
-
-    def environment(self):
-        return None
-
-    def start(self, timeout):
-        with open(self.output, "wb") as out:
-            self.process = subprocess.Popen(self.command(), cwd=self.root, env=self.environment(),
-                                            stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                            start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise CheckFailed(f"{self.name} exited {self.process.returncode}: {self.log_tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise CheckFailed(f"{self.name} did not listen on 127.0.0.1:{self.port} within {timeout:.0f} s: {self.log_tail()}")
-
-    def logs(self):
-        return [self.output]
-
-    def log_lines(self):
-        lines = []
-        for name in self.logs():
-            try:
-                with open(name, errors="replace") as f:
-                    lines += f.read().splitlines()
-            except OSError:
-                pass
-        return lines
-
-    def log_tail(self, count=8):
-        return " | ".join(self.log_lines()[-count:]) or "(no output)"
-
-    def stop(self):
-        if self.process is not None:
-            bt.stop_group(self.process)
-
-
-class Nginx(Proxy):
+class Nginx(harness.Foreground):
     """nginx -g 'daemon off;' with its prefix, pid, logs and temporary files in `root`."""
 
     name = "nginx"
@@ -241,7 +169,7 @@ class Nginx(Proxy):
         return [self.output, self.error_log]
 
 
-class Caddy(Proxy):
+class Caddy(harness.Foreground):
     """caddy run with the Caddyfile adapter; its data and configuration in `root`."""
 
     name = "Caddy"
@@ -332,15 +260,6 @@ def header_values(pairs, name):
 
 # ---------------------------------------------------------------------- steps
 
-def readme_quotes(fragment):
-    with open(fragment) as f:
-        text = f.read()
-    with open(README) as f:
-        readme = f.read()
-    expect("```\n" + text + "```\n" in readme,
-           f"README.md does not quote {os.path.relpath(fragment, REPO)} verbatim in a fenced block")
-
-
 def sign_up(base, name):
     done = subprocess.run([sys.executable, SIGN_UP, base, name], capture_output=True, text=True, timeout=30)
     expect(done.returncode == 0, f"sign_up.py exited {done.returncode}: {done.stderr.strip()[-300:]}")
@@ -357,25 +276,6 @@ def account(base, token):
     status, me, _ = bt.http("GET", base + "/me", headers={"Cookie": f"session={token}"})
     expect(status == 200 and isinstance(me, dict), f"/me answered {status}: {str(me)[:200]}")
     return me
-
-
-def where(driver):
-    return driver.script("return {href: location.href, text: document.body ? document.body.innerText : ''};")
-
-
-def wait_until(driver, predicate, what, timeout=STEP_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = where(driver)
-        except bt.WebDriverError:
-            last = None  # between two documents
-        if last is not None and predicate(last):
-            return last
-        time.sleep(0.1)
-    raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}; "
-                      f"at {last and last['href']!r} showing {last and last['text'][:200]!r}")
 
 
 def proxy_checks(check, proxy, app, issuer, users):
@@ -507,23 +407,19 @@ def run(results, args, workdir, live):
             expect(os.access(NGINX, os.X_OK), f"{NGINX} is missing (Debian package nginx)"),
             expect(os.access(CADDY, os.X_OK), f"{CADDY} is missing (Debian package caddy)"))):
         return
-    check("README.md quotes the nginx configuration verbatim", lambda: readme_quotes(NGINX_FRAGMENT))
-    check("README.md quotes the Caddy configuration verbatim", lambda: readme_quotes(CADDY_FRAGMENT))
+    check("README.md quotes the nginx configuration verbatim", lambda: harness.readme_quotes(NGINX_FRAGMENT))
+    check("README.md quotes the Caddy configuration verbatim", lambda: harness.readme_quotes(CADDY_FRAGMENT))
 
-    app = Application()
-    live["application"] = app
+    app = harness.started(live, Application())
 
     database = os.path.join(workdir, "db.sqlite")
     extra = ["--trusted-proxy", "127.0.0.1/32"]
     for rule in RULES:
         extra += ["--forward-auth-rule", rule]
-    server = bt.Server(binary, database, os.path.join(REPO, "Public"), extra=extra)
-    live["server"] = server
-    _, server_port = check("server starts with --trusted-proxy and --forward-auth-rule "
-                           + " ".join(RULES), lambda: server.wait_listening(30)) or (None, None)
+    server_port = harness.start_server(check, live, binary, database, "server starts with --trusted-proxy and "
+                                       "--forward-auth-rule " + " ".join(RULES), extra=extra)
     if server_port is None:
         return
-    live["server_listening"] = True
     issuer = f"http://localhost:{server_port}"
     base = f"http://127.0.0.1:{server_port}"
 
@@ -542,8 +438,8 @@ def run(results, args, workdir, live):
 
     proxies = []
     for kind in (Nginx, Caddy):
-        proxy = kind(os.path.join(workdir, kind.__name__.lower()), bt.free_port(), server_port, app.port)
-        live.setdefault("proxies", []).append(proxy)
+        proxy = harness.started(live, kind(os.path.join(workdir, kind.__name__.lower()), bt.free_port(),
+                                           server_port, app.port))
         if not check(f"{proxy.name} accepts the main configuration that includes the documented file", proxy.syntax):
             continue
         if check(f"{proxy.name} starts and listens on 127.0.0.1:{proxy.port}", lambda: proxy.start(30)):
@@ -567,30 +463,13 @@ def run(results, args, workdir, live):
 
 def browser_checks(check, args, live, binary, database, issuer, caddy, nginx):
     user = "proxy-dana"
-    driver_port = bt.free_port()
-    live["chromedriver"] = subprocess.Popen(
-        [args.chromedriver, f"--port={driver_port}"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group, so the browser goes with it
-    )
-    driver = bt.WebDriver(driver_port)
-    live["driver"] = driver
-
-    def start_browser():
-        driver.wait_ready(20)
-        driver.start_session()
-        driver.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": NO_AUTOFILL_JS})
-    if not check("chromedriver starts a headless Chromium session", start_browser):
+    driver = harness.start_browser(check, args, live, no_autofill=True)
+    if driver is None:
         return
     page = bt.Page(driver, issuer)
 
     def registered():
-        driver.add_authenticator()
-        snap = page.open("?autofill=off&upgrade=off")
-        expect(snap["signedOut"], "a fresh browser is signed in")
-        driver.type_into("#username", user)
-        page.run("#register", "ok")
-        page.run("#logout", "ok")
+        harness.register_passkey(driver, page, user)
         add_to_group(binary, database, user, "staff")
     if not check(f"a passkey for '{user}' is registered on the page (group staff), then the page signs out",
                  registered):
@@ -649,72 +528,5 @@ def browser_checks(check, args, live, binary, database, issuer, caddy, nginx):
     check("after signing out on the page, nginx sends the browser to the sign-in page again", signed_out_again)
 
 
-# ----------------------------------------------------------------------- main
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-
-    results = bt.Results()
-    started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="passkey-proxy-")
-    os.chmod(workdir, 0o711)  # nginx's workers (nobody when run as root) reach their temporary files
-    live = {}
-
-    # Bound the whole run: a hang anywhere ends in cleanup, not in a stuck job.
-    def out_of_time(signum, frame):
-        raise bt.OutOfTime(f"the run took longer than {OVERALL_BUDGET:.0f} s")
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.alarm(int(OVERALL_BUDGET))
-
-    try:
-        run(results, args, workdir, live)
-    except (Exception, bt.OutOfTime) as error:
-        results.record("run finished without an unexpected error", error)
-    finally:
-        signal.alarm(0)
-        driver = live.get("driver")
-        if driver is not None:
-            try:
-                driver.end_session()
-            except Exception as error:
-                print(f"# could not end the WebDriver session: {error}", file=sys.stderr)
-        if live.get("chromedriver") is not None:
-            bt.stop_group(live["chromedriver"])
-        for proxy in live.get("proxies", []):
-            if results.failed:
-                print(f"# {proxy.name} output (last 20 lines):", file=sys.stderr)
-                for line in proxy.log_lines()[-20:]:
-                    print(f"#   {line}", file=sys.stderr)
-            try:
-                proxy.stop()
-            except Exception as error:
-                print(f"# {proxy.name}: {error}", file=sys.stderr)
-        if live.get("application") is not None:
-            live["application"].stop()
-        server = live.get("server")
-        if server is not None and not live.get("server_listening"):
-            try:
-                server.stop()
-            except Exception as error:
-                print(f"# server: {error}", file=sys.stderr)
-        elif server is not None:
-            def stopped():
-                code = server.stop()
-                expect(code == 0, f"exit code {code}")
-            results.check("server exits 0 on SIGTERM", stopped)
-            if results.failed:
-                print("# server output (last 20 lines):", file=sys.stderr)
-                for line in server.log[-20:]:
-                    print(f"#   {line}", file=sys.stderr)
-        shutil.rmtree(workdir, ignore_errors=True)
-        print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
-
-    print(f"{results.passed} passed, {results.failed} failed")
-    return 1 if results.failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(__doc__, "passkey-proxy-", run))
