@@ -881,8 +881,9 @@ def run_checks(results, driver, page, server_port, context):
         connection.close()
         expect(held.status == 302 and location.startswith(origin + "/?authorization="), f"authorize answered {held.status} {location!r}")
         handle = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["authorization"][0]
-        snap = page.open("?autofill=off&authorization=" + handle)
-        expect("continue to The Browser Wiki" in snap["text"], f"status text is {snap['text']!r}")
+        page.open("?autofill=off&authorization=" + handle)
+        # The page shows a view first, then asks for the held request and names the application.
+        page.wait_for(lambda s: "continue to The Browser Wiki" in (s["text"] or ""), "the page to name the application")
         banner = driver.script("return document.querySelector('#continue-to').textContent;")
         expect(banner == "Signing in to The Browser Wiki", f"the banner reads {banner!r}")
         typed = driver.script("return document.querySelector('#username').value;")

@@ -50,6 +50,10 @@ import Testing
                 #expect(result.header("Remote-Groups") == "")
                 #expect(result.header("Remote-Sub") == ada.userID)
             }
+            // An Authorization header is the application's: neither read as a session nor in the way of the cookie.
+            let bearer = try await Self.ask(server, url: "https://app.example.com/", session: ada.session, extra: ["Authorization": "Bearer app-token"])
+            #expect(bearer.status == 200)
+            #expect(try await Self.ask(server, url: "https://app.example.com/", extra: ["Authorization": "Bearer \(ada.session)"]).status == 401)
             // Caddy's and Traefik's headers say the same.
             let caddy = try await Self.ask(server, "/auth/forward", forwarded: ("https", "app.example.com", "/x"), session: ada.session)
             #expect(caddy.status == 200)

@@ -57,7 +57,10 @@ extension Routes {
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        switch try await forwardAuth.decide(original, session: try await session(request)) {
+        // The session cookie only (identity.md): an Authorization header on the original request
+        // is the application's business, never read as a session of this server.
+        let cookie = SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
+        switch try await forwardAuth.decide(original, session: try await service.signedInUser(token: cookie)) {
         case .allowed(let user):
             let values = [user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub]
             for (name, value) in zip(Self.remoteHeaders, values) { headers[name] = Self.headerValue(value) }
