@@ -474,4 +474,21 @@ struct TestRelyingParty {
             #expect(try await rp.token([("grant_type", "refresh_token"), ("refresh_token", try #require(tokens.json["refresh_token"] as? String))]).status == 401)
         }
     }
+
+    @Test func thePasskeyScopeTellsTheClientAboutThePasskeyThatSignedIn() async throws {
+        try await withServer { server, ceremonies, _ in
+            let rp = try await TestRelyingParty.register(server) { $0.scopes = ["openid", "passkey"] }
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let code = try #require(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters([("scope", "openid passkey")]), session: ada.session))["code"])
+            let tokens = try await rp.redeem(code)
+            let id = try await rp.verified(try #require(tokens.json["id_token"] as? String), typ: "JWT")
+            #expect(id["passkey"] == .object([
+                "synced": .bool(false), "device_bound": .bool(true), "attested": .bool(false), "provider": .null,
+                "aaguid": .string("00000000-0000-0000-0000-000000000000"),
+            ]))
+            #expect(id["preferred_username"] == nil)
+            let info = try await rp.userinfo(try #require(tokens.json["access_token"] as? String))
+            #expect((info.json["passkey"] as? [String: Any])?["device_bound"] as? Bool == true)
+        }
+    }
 }

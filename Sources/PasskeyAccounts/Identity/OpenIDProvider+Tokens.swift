@@ -96,18 +96,11 @@ extension OpenIDProvider {
             claims["passkey"] = credential.map { c in
                 .object([
                     "synced": .bool(c.backupState), "device_bound": .bool(!c.backupEligible), "attested": .bool(c.attestationTrusted),
-                    "provider": c.authenticatorName.map(JSONValue.string) ?? .null, "aaguid": .string(Self.uuid(c.aaguid)),
+                    "provider": c.authenticatorName.map(JSONValue.string) ?? .null, "aaguid": .string(UUIDString.format(c.aaguid)),
                 ])
             } ?? .null
         }
         return claims
-    }
-
-    static func uuid(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-        guard hex.count == 32 else { return hex }
-        let c = Array(hex)
-        return [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
     }
 
     // MARK: Userinfo
