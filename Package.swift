@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "PasskeyOutbound",
             dependencies: [
-                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush",
+                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyHTTPParsing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

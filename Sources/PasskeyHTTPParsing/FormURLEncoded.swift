@@ -72,6 +72,18 @@ public enum FormURLEncoded {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
+    /// `name=value` pairs joined with `&`, each side `encode`d, in the order given.
+    public static func encode(_ pairs: [(name: String, value: String)]) -> String {
+        pairs.map { encode($0.name) + "=" + encode($0.value) }.joined(separator: "&")
+    }
+
+    /// `uri` with `pairs` added to its query (RFC 6749 §3.1.2: a query it has is kept; so is a
+    /// fragment, after the query).
+    public static func appending(_ pairs: [(name: String, value: String)], to uri: String) -> String {
+        let (base, fragment) = uri.firstIndex(of: "#").map { (String(uri[..<$0]), String(uri[$0...])) } ?? (uri, "")
+        return base + (base.contains("?") ? "&" : "?") + encode(pairs) + fragment
+    }
+
     public static func decode(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

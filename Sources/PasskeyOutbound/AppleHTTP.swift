@@ -3,6 +3,7 @@ public import PasskeyApple
 internal import AsyncHTTPClient
 internal import NIOCore
 internal import NIOHTTP1
+internal import PasskeyHTTPParsing
 
 /// Apple's endpoints over the network (async-http-client): the key set, and the token and
 /// revoke endpoints of the developer's key. `file://` URLs read a local file instead (offline
@@ -72,7 +73,7 @@ public struct AppleHTTP: AppleEndpoints {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: formEncoded(form)))
+        request.body = .bytes(ByteBuffer(string: FormURLEncoded.encode(form.map { (name: $0.0, value: $0.1) })))
         let (status, _, body) = try await send(request, timeout: timeout)
         guard status == 200 else {
             let reason = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["error"] as? String
@@ -86,15 +87,6 @@ public struct AppleHTTP: AppleEndpoints {
         let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(milliseconds))
         let buffer = try await response.body.collect(upTo: maximumBody)
         return (Int(response.status.code), response.headers, Array(buffer.readableBytesView))
-    }
-
-    /// `application/x-www-form-urlencoded`: unreserved characters kept, the rest percent-encoded.
-    static func formEncoded(_ form: [(String, String)]) -> String {
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        func encode(_ text: String) -> String {
-            text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-        }
-        return form.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
     }
 
     /// The path of a `file://` URL, nil for anything else.

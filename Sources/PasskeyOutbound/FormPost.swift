@@ -2,6 +2,7 @@ public import Foundation
 internal import AsyncHTTPClient
 internal import NIOCore
 internal import NIOHTTP1
+internal import PasskeyHTTPParsing
 
 /// A form POSTed to another service (a relying party's back-channel logout URI): the status it
 /// answered, its body never read past a few KiB. Any status is returned; the caller judges.
@@ -23,7 +24,7 @@ public enum FormPost {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: AppleHTTP.formEncoded(form)))
+        request.body = .bytes(ByteBuffer(string: FormURLEncoded.encode(form.map { (name: $0.0, value: $0.1) })))
         let milliseconds = Int64(min(max(timeout, 0.1), 300) * 1000)
         let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(milliseconds))
         _ = try? await response.body.collect(upTo: maximumBody)

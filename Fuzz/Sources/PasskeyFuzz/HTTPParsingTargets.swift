@@ -12,7 +12,7 @@ enum FormTarget {
         _ = FormURLEncoded.value("state", in: text[...])
         let pairs = attempt("form pairs", { try FormURLEncoded.pairs(text) })
         if let pairs {
-            let again = pairs.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
+            let again = FormURLEncoded.encode(pairs)
             let back = attempt("form pairs, encoded again", { try FormURLEncoded.pairs(again) })
             expect(back.map { $0.map { "\($0.name)=\($0.value)" } } == pairs.map { "\($0.name)=\($0.value)" }, "pairs do not survive encode")
         }

@@ -51,14 +51,9 @@ extension OpenIDProvider {
             _ = try await store.revokeGrant(
                 id: grant.id, event: passkeys.event(userHandle, "oauth_token_revoked", at: at, ["client": clientID, "by": "account"]))
         }
-        guard let client = try await store.client(id: clientID), let uri = client.backchannelLogoutURI else { return true }
+        guard let client = try await store.client(id: clientID) else { return true }
         for sid in Set(grants.map { Self.sessionID($0.sessionHash) }) {
-            let token = try await logoutToken(client: client, userHandle: userHandle, sid: sid, at: at)
-            let delivery = backChannel
-            let delays = logoutRetryDelays
-            Task.detached { [self] in
-                await self.deliver(token, to: uri, client: clientID, userHandle: userHandle, delivery: delivery, delays: delays)
-            }
+            try await sendLogout(client: client, userHandle: userHandle, sid: sid, at: at)
         }
         return true
     }

@@ -51,7 +51,7 @@ extension OpenIDProvider {
         let client = try await clientID.asyncMap { try await store.client(id: $0) } ?? nil
         var target: String?
         if let uri = values["post_logout_redirect_uri"], let client, RedirectURI.match(uri, in: client.postLogoutRedirectURIs) != nil {
-            target = values["state"].map { uri + (uri.contains("?") ? "&" : "?") + "state=" + FormURLEncoded.encode($0) } ?? uri
+            target = values["state"].map { FormURLEncoded.appending([("state", $0)], to: uri) } ?? uri
         }
         func done() -> LogoutOutcome { target.map(LogoutOutcome.redirect) ?? .signedOut }
         guard let session else { return done() }
@@ -95,25 +95,26 @@ extension OpenIDProvider {
                 notices[grant.clientID + " " + sid] = (grant.clientID, sid)
             }
             for notice in notices.values {
-                guard let client = try await store.client(id: notice.clientID), let uri = client.backchannelLogoutURI else { continue }
-                let token = try await logoutToken(client: client, userHandle: ended.userHandle, sid: notice.sid, at: at)
-                let delivery = backChannel
-                let delays = logoutRetryDelays
-                Task.detached { [self] in
-                    await self.deliver(token, to: uri, client: client.id, userHandle: ended.userHandle, delivery: delivery, delays: delays)
-                }
+                guard let client = try await store.client(id: notice.clientID) else { continue }
+                try await sendLogout(client: client, userHandle: ended.userHandle, sid: notice.sid, at: at)
             }
         } catch {
             passkeys.logger.error("back-channel logout could not be prepared", metadata: ["error": "\(error)"])
         }
     }
 
-    func deliver(
-        _ token: String, to uri: String, client: String, userHandle: [UInt8], delivery: (any BackChannelLogoutDelivery)?, delays: [TimeInterval]
-    ) async {
-        guard let delivery else { return }
+    /// Starts sending `client` a logout token for the session `sid`, in a task of its own, when
+    /// it has a back-channel logout URI; returns at once.
+    func sendLogout(client: ClientRecord, userHandle: [UInt8], sid: String, at: Date) async throws {
+        guard let uri = client.backchannelLogoutURI, backChannel != nil else { return }
+        let token = try await logoutToken(client: client, userHandle: userHandle, sid: sid, at: at)
+        Task.detached { [self] in await self.deliver(token, to: uri, client: client.id, userHandle: userHandle) }
+    }
+
+    func deliver(_ token: String, to uri: String, client: String, userHandle: [UInt8]) async {
+        guard let delivery = backChannel else { return }
         var lastError = ""
-        for (attempt, delay) in ([0] + delays).enumerated() {
+        for (attempt, delay) in ([0] + logoutRetryDelays).enumerated() {
             if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
             do {
                 try await delivery.deliver(logoutToken: token, to: uri)

@@ -39,7 +39,7 @@ extension OpenIDProvider {
         let at = now()
         try await store.insertHeldAuthorization(
             HeldAuthorizationRecord(
-                handleHash: Self.pushedHash(handle), clientID: client.id, parameters: Self.encode(withID), createdAt: at,
+                handleHash: Self.pushedHash(handle), clientID: client.id, parameters: FormURLEncoded.encode(withID), createdAt: at,
                 expiresAt: at.addingTimeInterval(Self.pushedTTL)))
         return ["request_uri": .string(Self.requestURIPrefix + Base64URL.encode(handle)), "expires_in": .integer(Int64(Self.pushedTTL))]
     }

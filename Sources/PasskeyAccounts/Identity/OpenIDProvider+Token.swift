@@ -12,12 +12,7 @@ extension OpenIDProvider {
     public func token(
         _ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?
     ) async throws -> [String: JSONValue] {
-        var values: [String: String] = [:]
-        for (name, value) in parameters {
-            guard values.updateValue(value, forKey: name) == nil else {
-                throw OAuthError.invalidRequest("\(name.prefix(32)) is given more than once")
-            }
-        }
+        let values = try Self.singleValues(parameters)
         let client = try await authenticateClient(values, basic: basic)
         switch values["grant_type"] {
         case nil:
@@ -120,8 +115,7 @@ extension OpenIDProvider {
 
     /// A grant without `offline_access` lives only as long as the session it came from.
     func checkSessionAlive(_ grant: GrantRecord, at: Date) async throws {
-        guard !grant.offline else { return }
-        guard try await store.session(tokenHash: grant.sessionHash, now: at) != nil else {
+        guard try await isStanding(grant, at: at) else {
             throw OAuthError.invalidGrant("the session this grant came from has ended")
         }
     }

@@ -142,7 +142,7 @@ extension OpenIDProvider {
               let grant = try await store.grant(id: String(jti[..<dot])), !grant.revoked,
               claims["client_id"]?.stringValue == grant.clientID
         else { throw OAuthError.invalidToken("the access token was revoked") }
-        if !grant.offline, try await store.session(tokenHash: grant.sessionHash, now: at) == nil {
+        guard try await isStanding(grant, at: at) else {
             throw OAuthError.invalidToken("the session the access token came from has ended")
         }
         return (claims, grant)
@@ -196,12 +196,7 @@ extension OpenIDProvider {
     /// grant (the refresh family and every access token from it, §2.1). An unknown token, or
     /// another client's, answers the same success and changes nothing.
     public func revoke(_ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?) async throws {
-        var values: [String: String] = [:]
-        for (name, value) in parameters {
-            guard values.updateValue(value, forKey: name) == nil else {
-                throw OAuthError.invalidRequest("\(name.prefix(32)) is given more than once")
-            }
-        }
+        let values = try Self.singleValues(parameters)
         let client = try await authenticateClient(values, basic: basic)
         guard let token = values["token"] else { throw OAuthError.invalidRequest("token is missing") }
         let at = now()

@@ -76,10 +76,7 @@ public final class OpenIDProvider: Sendable {
         }
 
         /// The redirect URI with the parameters appended to its query.
-        public var location: String {
-            let query = parameters.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
-            return redirectURI + (redirectURI.contains("?") ? "&" : "?") + query
-        }
+        public var location: String { FormURLEncoded.appending(parameters.map { ($0.name, $0.value) }, to: redirectURI) }
     }
 
     /// `GET` or `POST /oauth/authorize`: checks the request, then answers with a code when the
@@ -116,7 +113,7 @@ public final class OpenIDProvider: Sendable {
             let kept = pushed ? parameters + [(Self.pushedMarker, "1")] : parameters
             try await store.insertHeldAuthorization(
                 HeldAuthorizationRecord(
-                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: Self.encode(kept),
+                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: FormURLEncoded.encode(kept),
                     createdAt: at, expiresAt: at.addingTimeInterval(Self.heldTTL)))
             return .signIn(location: signInLocation(Base64URL.encode(handle)))
         }
@@ -182,10 +179,6 @@ public final class OpenIDProvider: Sendable {
     static func handleHash(_ handle: String) -> [UInt8]? {
         guard let bytes = Base64URL.decodeStrict(handle), bytes.count == 32 else { return nil }
         return Digest.sha256.hash(bytes)
-    }
-
-    static func encode(_ parameters: [(name: String, value: String)]) -> String {
-        parameters.map { FormURLEncoded.encode($0.name) + "=" + FormURLEncoded.encode($0.value) }.joined(separator: "&")
     }
 
     func answer(_ refusal: AuthorizationRequest.Refusal) -> AuthorizationOutcome {

@@ -1,4 +1,5 @@
 internal import PasskeyJSON
+internal import PasskeyHTTPParsing
 public import Foundation
 public import PasskeyMfB
 public import PasskeyStorage
@@ -194,7 +195,7 @@ public final class MfBSignIn: Sendable {
             return .redirect(Self.appending(["error": "unsupported_response_type", "state": state], to: redirectURI))
         }
         guard let session else {
-            return .signIn(returnPath: "/mfb/authorize?" + Self.encode(parameters))
+            return .signIn(returnPath: "/mfb/authorize?" + Self.sortedForm(parameters))
         }
         let request = try await auditKey(parameters, session: session)
         let code = Base64URL.encode(SecureRandom.bytes(32))
@@ -302,22 +303,20 @@ public final class MfBSignIn: Sendable {
         }
     }
 
+    /// The parameters given a value, in the order of their names.
+    static func sortedPairs(_ parameters: [String: String?]) -> [(name: String, value: String)] {
+        parameters.compactMapValues { $0 }.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    }
+
     /// `application/x-www-form-urlencoded`, keys sorted.
-    static func encode(_ parameters: [String: String?]) -> String {
-        parameters.compactMapValues { $0 }.sorted { $0.key < $1.key }.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
+    static func sortedForm(_ parameters: [String: String]) -> String {
+        FormURLEncoded.encode(sortedPairs(parameters.mapValues { $0 }))
     }
 
-    /// One form value: everything but unreserved characters (RFC 3986) percent-encoded.
-    public static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
-
-    /// The redirect URI with parameters added to its query (RFC 6749 §3.1.2: its own query is kept).
+    /// The redirect URI with the answer's parameters, in the order of their names, added to
+    /// its query.
     static func appending(_ parameters: [String: String?], to uri: String) -> String {
-        let (base, fragment) = uri.firstIndex(of: "#").map { (String(uri[..<$0]), String(uri[$0...])) } ?? (uri, "")
-        return base + (base.contains("?") ? "&" : "?") + encode(parameters) + fragment
+        FormURLEncoded.appending(sortedPairs(parameters), to: uri)
     }
 }
 

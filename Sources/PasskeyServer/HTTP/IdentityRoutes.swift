@@ -21,17 +21,21 @@ extension Routes {
         router.get("/.well-known/openid-configuration") { _, _ in
             Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
         }
-        router.get("/oauth/authorize") { request, _ in
-            guard let parameters = try? FormURLEncoded.pairs(request.uri.query ?? "") else {
-                return Self.shown("invalid_request", "the query is not valid percent-encoded UTF-8", request: request)
+        for method: HTTPRequest.Method in [.get, .post] {
+            router.on("/oauth/authorize", method: method) { request, _ in
+                guard let parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
+                return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
             }
-            return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
-        }
-        router.post("/oauth/authorize") { request, _ in
-            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
-                return Self.shown("invalid_request", "the form is not valid percent-encoded UTF-8", request: request)
+            // RP-initiated logout; a POST may also be the confirmation page's answer (`confirm`).
+            router.on("/oauth/logout", method: method) { request, _ in
+                guard var parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
+                var confirmation: String?
+                if method == .post {
+                    confirmation = parameters.last { $0.name == "confirm" }?.value
+                    parameters.removeAll { $0.name == "confirm" }
+                }
+                return logout(try await openID.logout(parameters, session: try await session(request), confirmation: confirmation), request: request)
             }
-            return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
         }
         router.get("/oauth/authorize/resume") { request, _ in
             let handle = (try? Self.query("authorization", request)) ?? nil
@@ -43,7 +47,7 @@ extension Routes {
             }
             var body: [String: JSONValue] = ["client_name": .string(held.clientName), "reauthenticate": .bool(held.reauthenticate)]
             if let hint = held.loginHint { body["login_hint"] = .string(hint) }
-            return Self.noStoreJSON(JSONValue.object(body).encoded())
+            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()))
         }
         router.post("/oauth/token") { request, _ in
             try await Self.oauth(request) { parameters in
@@ -68,20 +72,6 @@ extension Routes {
                 return [:]
             }
         }
-        router.get("/oauth/logout") { request, _ in
-            guard let parameters = try? FormURLEncoded.pairs(request.uri.query ?? "") else {
-                return Self.shown("invalid_request", "the query is not valid percent-encoded UTF-8", request: request)
-            }
-            return logout(try await openID.logout(parameters, session: try await session(request), confirmation: nil), request: request)
-        }
-        router.post("/oauth/logout") { request, _ in
-            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
-                return Self.shown("invalid_request", "the form is not valid percent-encoded UTF-8", request: request)
-            }
-            let confirmation = parameters.last { $0.name == "confirm" }?.value
-            let outcome = try await openID.logout(parameters.filter { $0.name != "confirm" }, session: try await session(request), confirmation: confirmation)
-            return logout(outcome, request: request)
-        }
         router.get("/oauth/userinfo") { request, _ in
             try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
         }
@@ -97,25 +87,32 @@ extension Routes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    static func noStoreJSON(_ body: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    /// The request's parameters (RFC 6749 §3.1): a GET's query, a POST's form body, in order,
+    /// repeats kept; nil when they are not valid percent-encoded UTF-8.
+    static func parameters(_ request: Request) async throws -> [(name: String, value: String)]? {
+        let text = request.method == .post ? String(decoding: try await body(request), as: UTF8.self) : request.uri.query ?? ""
+        return try? FormURLEncoded.pairs(text)
+    }
+
+    /// The answer to parameters that cannot be read: shown, never redirected.
+    static func unreadable(_ request: Request) -> Response {
+        shown("invalid_request", "the \(request.method == .post ? "form" : "query") is not valid percent-encoded UTF-8", request: request)
+    }
+
+    static func errorJSON(_ error: String, _ description: String, status: HTTPResponse.Status) -> Response {
+        jsonResponse(ByteBuffer(bytes: JSONValue.object(["error": .string(error), "error_description": .string(description)]).encoded()), status: status)
     }
 
     /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
     /// `Cache-Control: no-store`, a refusal as RFC 6749 §5.2 (or RFC 6750 §3.1) JSON.
     static func oauth(_ request: Request, _ body: ([(name: String, value: String)]) async throws -> [String: JSONValue]) async throws -> Response {
         do {
-            guard let parameters = try? FormURLEncoded.pairs(String(decoding: try await Self.body(request), as: UTF8.self)) else {
+            guard let parameters = try await Self.parameters(request) else {
                 throw OAuthError("invalid_request", "the form is not valid percent-encoded UTF-8")
             }
-            return noStoreJSON(JSONValue.object(try await body(parameters)).encoded())
+            return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
         } catch let error as OAuthError {
-            var response = noStoreJSON(
-                JSONValue.object(["error": .string(error.error), "error_description": .string(error.errorDescription)]).encoded(),
-                status: HTTPResponse.Status(code: error.status))
+            var response = errorJSON(error.error, error.errorDescription, status: HTTPResponse.Status(code: error.status))
             switch error.challenge {
             case .none: break
             case .basic: response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
@@ -161,8 +158,7 @@ extension Routes {
         case .signedOut:
             return page(title: "Signed out", body: "<h1>You are signed out</h1><p><a href=\"/\">Sign in again</a></p>")
         case .confirm(let clientName, let parameters, let confirmation):
-            let fields = (parameters + [.init(name: "confirm", value: confirmation)])
-                .map { "<input type=\"hidden\" name=\"\(HTML.escape($0.name))\" value=\"\(HTML.escape($0.value))\">" }.joined()
+            let fields = HTML.hiddenInputs(parameters + [.init(name: "confirm", value: confirmation)])
             let asker = clientName.map { "<p>\(HTML.escape($0)) asks to sign you out.</p>" } ?? ""
             return page(title: "Sign out?", body: """
                 <h1>Sign out?</h1>\(asker)<form method="post" action="/oauth/logout">\(fields)\
@@ -171,12 +167,13 @@ extension Routes {
         }
     }
 
-    static func page(title: String, body: String) -> Response {
+    /// A small page of this server's own (never cached).
+    static func page(title: String, body: String, status: HTTPResponse.Status = .ok) -> Response {
         let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(HTML.escape(title))</title></head><body>\(body)</body></html>"
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     static func found(_ location: String) -> Response {
@@ -188,19 +185,11 @@ extension Routes {
 
     /// A refusal that must not go back to the client: a 400 page for a browser, JSON otherwise.
     static func shown(_ error: String, _ description: String, request: Request) -> Response {
-        let wantsHTML = request.headers[.accept]?.contains("text/html") ?? false
-        guard wantsHTML else {
-            return noStoreJSON(
-                JSONValue.object(["error": .string(error), "error_description": .string(description)]).encoded(), status: .badRequest)
-        }
-        let page = """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in request refused</title></head>
-            <body><h1>This sign-in request cannot go on</h1><p>\(HTML.escape(description)) (<code>\(HTML.escape(error))</code>).</p></body></html>
-            """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+        guard request.headers[.accept]?.contains("text/html") ?? false else { return errorJSON(error, description, status: .badRequest) }
+        return page(
+            title: "Sign-in request refused",
+            body: "<h1>This sign-in request cannot go on</h1><p>\(HTML.escape(description)) (<code>\(HTML.escape(error))</code>).</p>",
+            status: .badRequest)
     }
 
     /// The form_post page's one script, and its SHA-256 for the page's policy (the script never
@@ -212,19 +201,14 @@ extension Routes {
     /// itself (a button when scripts are off). Its own policy allows that one script and a form
     /// sent to the redirect URI only.
     static func formPost(_ answer: OpenIDProvider.AuthorizationResponse) -> Response {
-        let fields = answer.parameters.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.name))\" value=\"\(HTML.escape($0.value))\">" }
-        let page = """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in…</title></head>
-            <body><form method="post" action="\(HTML.escape(answer.redirectURI))">\(fields.joined())
+        var response = page(title: "Signing in…", body: """
+            <form method="post" action="\(HTML.escape(answer.redirectURI))">\(HTML.hiddenInputs(answer.parameters))
             <noscript><button type="submit">Continue</button></noscript></form>
-            <script>\(formPostScript)</script></body></html>
-            """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("Content-Security-Policy")!] =
+            <script>\(formPostScript)</script>
+            """)
+        response.headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; script-src '\(formPostScriptHash)'; form-action \(formActionSource(answer.redirectURI)); frame-ancestors 'none'; base-uri 'none'"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+        return response
     }
 }
 
@@ -244,6 +228,11 @@ extension Routes {
 
 /// Text placed in HTML: the five characters that could end an element or an attribute escaped.
 enum HTML {
+    /// A form's hidden fields carrying `parameters`.
+    static func hiddenInputs(_ parameters: [OpenIDProvider.AuthorizationResponse.Parameter]) -> String {
+        parameters.map { "<input type=\"hidden\" name=\"\(escape($0.name))\" value=\"\(escape($0.value))\">" }.joined()
+    }
+
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

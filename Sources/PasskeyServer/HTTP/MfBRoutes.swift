@@ -62,7 +62,7 @@ extension Routes {
         headers[.cacheControl] = "no-store"
         switch try await mfb.authorize(parameters, session: try await session(request)) {
         case .signIn(let returnPath):
-            headers[.location] = "/?return=" + MfBSignIn.escape(returnPath)
+            headers[.location] = "/?return=" + FormURLEncoded.encode(returnPath)
         case .redirect(let location):
             headers[.location] = location
         }

@@ -148,10 +148,11 @@ struct Routes: Sendable {
         jsonResponse(ByteBuffer(bytes: data))
     }
 
-    private static func jsonResponse(_ body: ByteBuffer) -> Response {
+    /// JSON that is never cached.
+    static func jsonResponse(_ body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }
