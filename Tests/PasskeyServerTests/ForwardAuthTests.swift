@@ -17,14 +17,16 @@ import Testing
         _ server: TestServer, _ path: String = "/auth/request", method: String = "GET", url: String? = nil,
         forwarded: (proto: String, host: String, uri: String)? = nil, session: String? = nil, extra: [String: String] = [:]
     ) async throws -> HTTPResult {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        if let url { request += "X-Original-URL: \(url)\r\n" }
+        var headers: [(String, String)] = []
+        if let url { headers.append(("X-Original-URL", url)) }
         if let forwarded {
-            request += "X-Forwarded-Method: \(method)\r\nX-Forwarded-Proto: \(forwarded.proto)\r\nX-Forwarded-Host: \(forwarded.host)\r\nX-Forwarded-Uri: \(forwarded.uri)\r\n"
+            headers += [("X-Forwarded-Method", method), ("X-Forwarded-Proto", forwarded.proto), ("X-Forwarded-Host", forwarded.host),
+                        ("X-Forwarded-Uri", forwarded.uri)]
         }
-        if let session { request += "Cookie: session=\(session)\r\n" }
-        for (name, value) in extra { request += "\(name): \(value)\r\n" }
-        return MfBTests.Business.parse(try await RawHTTP.exchange(port: server.port, request: Array((request + "\r\n").utf8)))
+        if let session { headers.append(("Cookie", "session=\(session)")) }
+        // Added, not replacing: a header given twice stays twice.
+        headers += extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return try await RawHTTP.request(port: server.port, method, path, headers: headers)
     }
 
     @Test func aPeerThatIsNotATrustedProxyGets403WhateverItSends() async throws {

@@ -119,6 +119,21 @@ enum RawHTTP {
         return try await exchange(port: port, request: Array((request + "\r\n").utf8))
     }
 
+    /// One request with `headers` (in order; a name may repeat) and, when given, a form body;
+    /// the answer read as a result.
+    static func request(
+        port: Int, _ method: String, _ path: String, headers: [(String, String)] = [], form: String? = nil
+    ) async throws -> HTTPResult {
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if let form {
+            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)"
+        } else {
+            request += "\r\n"
+        }
+        return MfBTests.Business.parse(try await exchange(port: port, request: Array(request.utf8)))
+    }
+
     /// A raw response cut into its head (status line and fields) and body.
     static func split(_ response: String) -> (head: String, body: String)? {
         guard let range = response.range(of: "\r\n\r\n") else { return nil }

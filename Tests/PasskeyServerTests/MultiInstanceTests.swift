@@ -258,14 +258,7 @@ struct MultiInstanceTests {
 @Suite(.serialized, .enabled(if: TestPostgres.isAvailable))
 struct MultiInstanceOpenIDTests {
     static func raw(_ port: Int, _ method: String, _ path: String, headers: [String: String] = [:], form: String? = nil) async throws -> HTTPResult {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        if let form {
-            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\n\r\n\(form)"
-        } else {
-            request += "\r\n"
-        }
-        return MfBTests.Business.parse(try await RawHTTP.exchange(port: port, request: Array(request.utf8)))
+        try await RawHTTP.request(port: port, method, path, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, form: form)
     }
 
     @Test("an authorization started on one instance finishes on the other; a code is spent once across both; one key set")

@@ -42,18 +42,11 @@ struct TestRelyingParty {
     }
 
     static func form(_ parameters: [(String, String)]) -> String {
-        parameters.map { FormURLEncoded.encode($0.0) + "=" + FormURLEncoded.encode($0.1) }.joined(separator: "&")
+        FormURLEncoded.encode(parameters.map { (name: $0.0, value: $0.1) })
     }
 
     func raw(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) async throws -> HTTPResult {
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        if let body {
-            request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        } else {
-            request += "\r\n"
-        }
-        return MfBTests.Business.parse(try await RawHTTP.exchange(port: server.port, request: Array(request.utf8)))
+        try await RawHTTP.request(port: server.port, method, path, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, form: body)
     }
 
     func authorize(_ parameters: [(String, String)], session: String?, cookie: Bool = false, post: Bool = false) async throws -> HTTPResult {
