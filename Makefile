@@ -41,7 +41,8 @@ browser-test:
 # .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,
 # as README.md quotes it) signing headless Chromium in with a virtual authenticator's passkey;
 # then nginx (auth_request) and Caddy (forward_auth) in front of an application, with
-# docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth as quoted.
+# docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth as quoted;
+# then the device flow (RFC 8628), a polling device approved and denied in headless Chromium.
 identity-test:
 	Tests/Identity/run.sh $(BINARY)
 

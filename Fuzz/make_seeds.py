@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth",
+    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code",
 ]
 
 
@@ -418,6 +418,9 @@ def main():
                        ("caddy", "GET\nhttps\napp.example.com\n/admin/../x"), ("v6", "https://[2001:db8::1]:443/"),
                        ("dots", "https://a.example.com/a/%2e%2e/b")]:
         seeds.add("forward-auth", name, text)
+    for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
+                       ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
+        seeds.add("user-code", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

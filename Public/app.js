@@ -21,9 +21,10 @@
 import { refreshAccount, showSignedOut } from "./js/account.js";
 import { showAppleConfirm } from "./js/apple.js";
 import { startConditional } from "./js/ceremonies.js";
+import { continueDevice } from "./js/device.js";
 import { takeMark, upgradeToPasskey } from "./js/upgrade.js";
 import "./js/prf-note.js";
-import { ServerError, api, authorization, describeError, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
+import { ServerError, api, authorization, describeError, deviceCode, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
 
@@ -59,7 +60,9 @@ async function start() {
     if (state.account) showAppleConfirm();
     history.replaceState(null, "", location.pathname);
   }
-  if (authorization) {
+  if (deviceCode !== null) {
+    await continueDevice();
+  } else if (authorization) {
     await continueAuthorization();
   } else if (returnTo && pageOptions.get("rd") && !state.account) {
     setStatus("idle", "Sign in to continue to the application.");

@@ -16,7 +16,13 @@ export const authorization = (() => {
 // Business (it sends a browser without a session here with ?return=…), the resumption of a
 // held OpenID request, or /auth/return with forward authentication's ?rd= (which checks it);
 // anything else would make the page an open redirect.
+// The device flow's page (GET /device, identity.md): the user code it was opened with, "" when
+// none was given; null on any other path.
+export const deviceCode = location.pathname === "/device" ? (pageOptions.get("user_code") ?? "").slice(0, 32) : null;
+
 export const returnTo = (() => {
+  // Signing in on the device page comes back to it, to approve the same code.
+  if (deviceCode) return new URL("/device?user_code=" + encodeURIComponent(deviceCode), location.origin).href;
   if (authorization) return new URL("/oauth/authorize/resume?authorization=" + authorization, location.origin).href;
   // Forward authentication's ?rd=URL: the server's /auth/return decides whether to go there.
   const rd = pageOptions.get("rd");
@@ -34,13 +40,23 @@ export const returnTo = (() => {
 // After a sign-in: back to where the sign-in was asked for, when there is such a place.
 export function followReturn() {
   if (!returnTo) return false;
-  setStatus("busy", authorization || pageOptions.get("rd") ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
+  setStatus("busy", deviceCode ? "Signed in; back to the device…"
+    : authorization || pageOptions.get("rd") ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
   location.assign(returnTo);
   return true;
 }
 
 export const el = {
   continueTo: document.querySelector("#continue-to"),
+  device: document.querySelector("#device"),
+  deviceForm: document.querySelector("#device-form"),
+  deviceCode: document.querySelector("#device-code"),
+  deviceAsk: document.querySelector("#device-ask"),
+  deviceQuestion: document.querySelector("#device-question"),
+  deviceShownCode: document.querySelector("#device-shown-code"),
+  deviceApprove: document.querySelector("#device-approve"),
+  deviceDeny: document.querySelector("#device-deny"),
+  deviceDone: document.querySelector("#device-done"),
   signedOut: document.querySelector("#signed-out"),
   signedIn: document.querySelector("#signed-in"),
   form: document.querySelector("#ceremony-form"),

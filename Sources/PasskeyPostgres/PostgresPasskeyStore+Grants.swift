@@ -50,7 +50,14 @@ extension PostgresPasskeyStore {
     // MARK: Grants
 
     public func insertGrant(_ grant: GrantRecord, event: AuditEvent?) async throws {
-        let g = grant
+        let eventRow = try event.map(EventRow.init)
+        try await transaction { db in
+            try await Self.insertGrant(db, grant)
+            try await Self.insert(db, eventRow)
+        }
+    }
+
+    static func insertGrant(_ db: PostgresConnection, _ g: GrantRecord) async throws {
         let handle = ByteBuffer(bytes: g.userHandle)
         let session = ByteBuffer(bytes: g.sessionHash)
         let credential = g.credentialID.map { ByteBuffer(bytes: $0) }
@@ -61,18 +68,14 @@ extension PostgresPasskeyStore {
         let refreshExpires = try g.refreshExpiresAt.map { try $0.storeMilliseconds() }
         let created = try g.createdAt.storeMilliseconds()
         let expires = try g.expiresAt.storeMilliseconds()
-        let eventRow = try event.map(EventRow.init)
-        try await transaction { db in
-            try await db.query(
-                """
-                INSERT INTO oauth_grants (\(unescaped: GrantRow.columns))
-                VALUES (
-                    \(g.id), \(g.clientID), \(handle), \(session), \(g.offline), \(g.scopes), \(g.nonce), \(authTime), \(g.amr),
-                    \(g.acr), \(credential), \(code), \(g.codeChallenge), \(g.redirectURI), \(codeExpires), \(g.codeSpent),
-                    \(refresh), \(refreshExpires), \(g.revoked), \(created), \(expires))
-                """, logger: Self.quiet)
-            try await Self.insert(db, eventRow)
-        }
+        try await db.query(
+            """
+            INSERT INTO oauth_grants (\(unescaped: GrantRow.columns))
+            VALUES (
+                \(g.id), \(g.clientID), \(handle), \(session), \(g.offline), \(g.scopes), \(g.nonce), \(authTime), \(g.amr),
+                \(g.acr), \(credential), \(code), \(g.codeChallenge), \(g.redirectURI), \(codeExpires), \(g.codeSpent),
+                \(refresh), \(refreshExpires), \(g.revoked), \(created), \(expires))
+            """, logger: Self.quiet)
     }
 
     public func grant(id: String) async throws -> GrantRecord? {

@@ -18,6 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
+        migration11,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -34,6 +35,26 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 11: the OpenID provider's device authorizations (SQLite's migration 12).
+    static let migration11 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE oauth_device_authorizations (
+            device_code_hash bytea   NOT NULL PRIMARY KEY CHECK (length(device_code_hash) = 32),
+            user_code_hash   bytea   NOT NULL UNIQUE CHECK (length(user_code_hash) = 32),
+            client_id        text    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            scopes           text[]  NOT NULL,
+            interval_seconds integer NOT NULL CHECK (interval_seconds > 0),
+            last_polled_at   bigint,
+            status           text    NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+            grant_id         text,
+            created_at       bigint  NOT NULL,
+            expires_at       bigint  NOT NULL
+        )
+        """,
+        "CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations (expires_at)",
+        "CREATE INDEX oauth_device_authorizations_by_client ON oauth_device_authorizations (client_id)",
+    ])
 
     /// Version 10: the OpenID provider's held requests, grants and retired refresh tokens;
     /// sessions remember whether their ceremony verified the user (SQLite's migration 11).

@@ -82,6 +82,31 @@ public struct QRCode: Sendable, Equatable {
             """
     }
 
+    /// The code as text for a terminal: two rows of modules per line with the half-block
+    /// characters, dark modules drawn as spaces on a light quiet zone (so that it reads on a dark
+    /// terminal background, which most are), `quietZone` light modules around.
+    public func text(quietZone: Int = 2) -> String {
+        let margin = max(0, min(quietZone, 16))
+        let range = -margin..<(width + margin)
+        var lines: [String] = []
+        var y = -margin
+        while y < width + margin {
+            var line = ""
+            for x in range {
+                // Light is drawn (the terminal's foreground), dark left as background.
+                switch (!isDark(x: x, y: y), y + 1 < width + margin ? !isDark(x: x, y: y + 1) : false) {
+                case (true, true): line += "\u{2588}"
+                case (true, false): line += "\u{2580}"
+                case (false, true): line += "\u{2584}"
+                case (false, false): line += " "
+                }
+            }
+            lines.append(line)
+            y += 2
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// Text for XML character data.
     static func escaped(_ text: String) -> String {
         var out = ""

@@ -47,21 +47,28 @@ extension SQLitePasskeyStore {
         """
 
     public func insertGrant(_ grant: GrantRecord, event: AuditEvent?) async throws {
-        let g = grant
-        let arguments: [SQLiteValue] = [
+        let arguments = try Self.grantArguments(grant)
+        let eventArguments = try event?.insertArguments()
+        try await database.write { db in
+            try Self.insertGrant(db, arguments)
+            try Self.insertEvent(db, eventArguments)
+        }
+    }
+
+    static func grantArguments(_ g: GrantRecord) throws -> [SQLiteValue] {
+        [
             .text(g.id), .text(g.clientID), .blob(g.userHandle), .blob(g.sessionHash), .bool(g.offline),
             try ListCoding.encode(strings: g.scopes), .optionalText(g.nonce), try .time(g.authTime), try ListCoding.encode(strings: g.amr),
             .optionalText(g.acr), .optionalBlob(g.credentialID), .blob(g.codeHash), .text(g.codeChallenge), .text(g.redirectURI),
             try .time(g.codeExpiresAt), .bool(g.codeSpent), .optionalBlob(g.refreshHash), try .optionalTime(g.refreshExpiresAt),
             .bool(g.revoked), try .time(g.createdAt), try .time(g.expiresAt),
         ]
-        let eventArguments = try event?.insertArguments()
-        try await database.write { db in
-            try db.execute(
-                "INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments)
-            try Self.insertEvent(db, eventArguments)
-        }
+    }
+
+    static func insertGrant(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws {
+        try db.execute(
+            "INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments)
     }
 
     public func grant(id: String) async throws -> GrantRecord? {

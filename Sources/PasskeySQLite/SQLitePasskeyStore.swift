@@ -372,6 +372,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute("DELETE FROM mfb_grants WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM mfb_requests WHERE expires_at <= ?", [dayAgo])
             try db.execute("DELETE FROM oauth_authorizations WHERE expires_at <= ?", [cutoff])
+            try db.execute("DELETE FROM oauth_device_authorizations WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM oauth_grants WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
             return [ceremonies + nonces + discoveries, try db.changes()]

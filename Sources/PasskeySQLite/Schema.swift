@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11,
+        migration11, migration12,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,26 @@ enum Schema {
             }
         }
     }
+
+    /// Version 12: the OpenID provider's device authorizations (RFC 8628). Only adds.
+    static let migration12: [String] = [
+        """
+        CREATE TABLE oauth_device_authorizations (
+            device_code_hash BLOB    NOT NULL PRIMARY KEY CHECK (length(device_code_hash) = 32),
+            user_code_hash   BLOB    NOT NULL UNIQUE CHECK (length(user_code_hash) = 32),
+            client_id        TEXT    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            scopes           TEXT    NOT NULL,
+            interval_seconds INTEGER NOT NULL CHECK (interval_seconds > 0),
+            last_polled_at   INTEGER,
+            status           TEXT    NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+            grant_id         TEXT,
+            created_at       INTEGER NOT NULL,
+            expires_at       INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations (expires_at)",
+        "CREATE INDEX oauth_device_authorizations_by_client ON oauth_device_authorizations (client_id)",
+    ]
 
     /// Version 11: the OpenID provider's held authorization requests, grants (codes and refresh
     /// token families) and retired refresh tokens; sessions remember whether their ceremony

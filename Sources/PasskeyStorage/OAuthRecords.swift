@@ -94,3 +94,56 @@ public enum RefreshTokenLookup: Sendable, Equatable {
     case current(GrantRecord)
     case retired(GrantRecord)
 }
+
+/// A device authorization (RFC 8628; identity.md, "Pushed authorization requests and the device
+/// flow"): a device client's request, found by the SHA-256 of its device code (the client's
+/// polls) or of its user code (the `/device` page). Approval writes the grant the device's
+/// tokens come from; the device's next poll spends that grant's code-less start once.
+public struct DeviceAuthorizationRecord: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case pending, approved, denied
+    }
+
+    public var deviceCodeHash: [UInt8]
+    /// Unique among the rows kept: a new request whose user code collides draws another.
+    public var userCodeHash: [UInt8]
+    /// The client (foreign key, ON DELETE CASCADE).
+    public var clientID: String
+    public var scopes: [String]
+    /// Seconds the client must wait between polls; raised by each `slow_down`.
+    public var interval: Int
+    public var lastPolledAt: Date?
+    public var status: Status
+    /// The grant an approval wrote (nil while pending or when denied).
+    public var grantID: String?
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(
+        deviceCodeHash: [UInt8], userCodeHash: [UInt8], clientID: String, scopes: [String], interval: Int, lastPolledAt: Date? = nil,
+        status: Status = .pending, grantID: String? = nil, createdAt: Date, expiresAt: Date
+    ) {
+        self.deviceCodeHash = deviceCodeHash
+        self.userCodeHash = userCodeHash
+        self.clientID = clientID
+        self.scopes = scopes
+        self.interval = interval
+        self.lastPolledAt = lastPolledAt
+        self.status = status
+        self.grantID = grantID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// One poll of a device authorization: the record as the poll left it, and whether the poll
+/// came sooner than the interval allowed (RFC 8628 §3.5 `slow_down`; the interval was raised).
+public struct DevicePoll: Sendable, Equatable {
+    public var authorization: DeviceAuthorizationRecord
+    public var tooFast: Bool
+
+    public init(authorization: DeviceAuthorizationRecord, tooFast: Bool) {
+        self.authorization = authorization
+        self.tooFast = tooFast
+    }
+}

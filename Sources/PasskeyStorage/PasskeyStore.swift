@@ -306,6 +306,22 @@ public protocol PasskeyStore: Sendable {
     /// (nothing written) when it was revoked already or does not exist.
     func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool
 
+    // MARK: Device authorizations (RFC 8628)
+
+    /// Stores a device authorization; false (nothing written) when its user code's hash is
+    /// already held by another row.
+    func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool
+    /// The unexpired device authorization with this user code hash.
+    func deviceAuthorization(userCodeHash: [UInt8], now: Date) async throws -> DeviceAuthorizationRecord?
+    /// A device client's poll, in one transaction: notes the poll at `now` and, when the one
+    /// before came less than the interval ago, raises the interval by `slowDownStep` seconds
+    /// (`tooFast`). Answers the record after the poll, expired or not; nil when there is none.
+    func pollDeviceAuthorization(deviceCodeHash: [UInt8], now: Date, slowDownStep: Int) async throws -> DevicePoll?
+    /// Decides a pending, unexpired device authorization: approved with `grant` (inserted in the
+    /// same transaction), or denied when `grant` is nil; with `event`. False (nothing written)
+    /// when it was decided already, expired, or never existed.
+    func decideDeviceAuthorization(userCodeHash: [UInt8], grant: GrantRecord?, now: Date, event: AuditEvent?) async throws -> Bool
+
     func cachedDocument(named name: String) async throws -> CachedDocument?
     func saveCachedDocument(_ document: CachedDocument) async throws
 }

@@ -236,7 +236,8 @@ run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_ref
     --include-method-regex '^(POST|PATCH|DELETE)$' \
     --exclude-path /siwa/callback --exclude-path /mfb/authorize --exclude-path /mfb/token \
     --exclude-path /oauth/authorize --exclude-path /oauth/token --exclude-path /oauth/revoke \
-    --exclude-path /oauth/userinfo --exclude-path /oauth/logout --exclude-path /oauth/introspect --exclude-path /oauth/par
+    --exclude-path /oauth/userinfo --exclude-path /oauth/logout --exclude-path /oauth/introspect --exclude-path /oauth/par \
+    --exclude-path /oauth/device
 
 if ! "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
     "$base_url/healthz" 2>/dev/null; then

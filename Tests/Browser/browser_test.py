@@ -81,13 +81,17 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http(method, url, body=None, timeout=30.0, headers=None):
-    """Returns (status, parsed JSON or raw text, response headers)."""
-    data = None if body is None else json.dumps(body).encode()
+def http(method, url, body=None, timeout=30.0, headers=None, form=None):
+    """Returns (status, parsed JSON or raw text, response headers). `body` is sent as JSON,
+    `form` (a dict) as application/x-www-form-urlencoded."""
+    if form is not None:
+        data, media_type = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
+    else:
+        data, media_type = (None if body is None else json.dumps(body).encode()), "application/json; charset=utf-8"
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Accept", "application/json")
     if data is not None:
-        request.add_header("Content-Type", "application/json; charset=utf-8")
+        request.add_header("Content-Type", media_type)
     for key, value in (headers or {}).items():
         request.add_header(key, value)
     try:

@@ -6,7 +6,9 @@
 # .build-identity/venv when missing) and Apache httpd with mod_auth_openidc driven by headless
 # Chromium (apache_test.py), and nginx and Caddy asking the server's forward-authentication
 # endpoints in front of an application (proxy_test.py); Debian's packages, installed by
-# `make identity-deps`. Runs all three and fails when any fails.
+# `make identity-deps`. Then the device authorization grant (RFC 8628): a device polling the
+# token endpoint while headless Chromium approves and denies its requests with a passkey
+# (device_test.py). Runs all four and fails when any fails.
 set -euo pipefail
 
 AUTHLIB_VERSION=1.9.10
@@ -34,4 +36,6 @@ echo "=== Apache httpd with mod_auth_openidc ==="
 python3 "$ROOT/Tests/Identity/apache_test.py" --server-binary "$BINARY" || status=1
 echo "=== nginx (auth_request) and Caddy (forward_auth) ==="
 python3 "$ROOT/Tests/Identity/proxy_test.py" --server-binary "$BINARY" || status=1
+echo "=== Device flow (RFC 8628) in Chromium ==="
+python3 "$ROOT/Tests/Identity/device_test.py" --server-binary "$BINARY" || status=1
 exit $status

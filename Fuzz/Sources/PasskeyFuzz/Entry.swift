@@ -38,6 +38,7 @@ enum FuzzTargets {
         FuzzTarget(name: "request-path", run: RequestPathTarget.run),
         FuzzTarget(name: "redirect-uri", run: RedirectURITarget.run),
         FuzzTarget(name: "forward-auth", run: ForwardAuthTarget.run),
+        FuzzTarget(name: "user-code", run: UserCodeTarget.run),
     ]
 }
 

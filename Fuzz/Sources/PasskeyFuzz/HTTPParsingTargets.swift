@@ -150,3 +150,18 @@ enum ForwardAuthTarget {
         }
     }
 }
+
+/// `user-code`: what a person types at `/device`. A code read from any text is eight letters of
+/// the alphabet, reads back from its display form (also in lower case), and is never read from
+/// text longer than the limit.
+enum UserCodeTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let code = DeviceUserCode(typed: text) else { return }
+        expect(text.utf8.count <= DeviceUserCode.maximumTypedLength, "a code was read from text over the limit")
+        expect(code.letters.count == DeviceUserCode.length && code.letters.allSatisfy(DeviceUserCode.alphabet.contains), "a letter outside the alphabet")
+        expect(DeviceUserCode(typed: code.display) == code, "the display form does not read back")
+        expect(DeviceUserCode(typed: code.display.lowercased()) == code, "the lower-case form does not read back")
+        expect(code.display.utf8.count == 9, "the display form is not two groups of four")
+    }
+}

@@ -60,5 +60,7 @@ enum QRTarget {
         let svg = code.svg(title: text)
         expect(svg.hasPrefix("<svg ") && svg.hasSuffix("</svg>"), "the SVG is not one element")
         expect(svg.components(separatedBy: "<title>").count <= 2, "the title broke out of its element")
+        let lines = code.text().split(separator: "\n")
+        expect(lines.count == (code.width + 5) / 2 && lines.allSatisfy { $0.unicodeScalars.count == code.width + 4 }, "the terminal QR code is not square")
     }
 }

@@ -23,6 +23,8 @@ extension OpenIDProvider {
             return try await refresh(values, client: client)
         case Self.tokenExchangeGrant:
             return try await exchange(values, client: client)
+        case Self.deviceCodeGrant:
+            return try await redeemDeviceCode(values, client: client)
         case let other?:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }
@@ -87,18 +89,25 @@ extension OpenIDProvider {
         guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
         try Self.checkVerifier(verifier, challenge: grant.codeChallenge)
         try await checkSessionAlive(grant, at: at)
+        let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", at: at)
+        return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+    }
+
+    /// Spends the start of a grant (its code, or a device's approval) once, with the refresh
+    /// token the client gets (nil for none). Spent already, by this or another request: a reuse,
+    /// which revokes the grant (`reuse` is the event) and is `invalid_grant`.
+    func spendStart(_ grant: GrantRecord, client: ClientRecord, grantType: String, reuse: String, at: Date) async throws -> [UInt8]? {
         let refresh = Self.getsRefreshTokens(client) ? SecureRandom.bytes(32) : nil
         let refreshExpiresAt = refresh.map { _ in at.addingTimeInterval(configuration.refreshTokenTTL) }
         let expiresAt = max(refreshExpiresAt ?? at, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
         let spent = try await store.spendCode(
             grantID: grant.id, now: at, refreshHash: refresh.map(Digest.sha256.hash), refreshExpiresAt: refreshExpiresAt,
-            expiresAt: expiresAt, event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": "authorization_code"]))
+            expiresAt: expiresAt, event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": grantType]))
         guard spent else {
-            // Another request spent it between the read and the write: a reuse all the same.
-            try await revokeForReuse(grant, type: "oauth_code_reuse", at: at)
-            throw OAuthError.invalidGrant("the code was already used; every token issued with it is revoked")
+            try await revokeForReuse(grant, type: reuse, at: at)
+            throw OAuthError.invalidGrant("the \(grantType == "device_code" ? "device code" : "code") was already used; every token issued with it is revoked")
         }
-        return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+        return refresh
     }
 
     /// RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) equals the challenge, compared in

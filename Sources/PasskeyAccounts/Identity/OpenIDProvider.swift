@@ -24,6 +24,8 @@ public final class OpenIDProvider: Sendable {
     let logoutRetryDelays: [TimeInterval]
     /// Token endpoint requests per client id (`--rate-limit-client`).
     let clientLimiter: RateLimiter
+    /// Wrong user codes at `/device`, per client address and per account.
+    let userCodeLimiter = RateLimiter(perMinute: OpenIDProvider.wrongUserCodesPerMinute)
     var store: any PasskeyStore { passkeys.store }
     var configuration: ServerConfiguration { passkeys.configuration }
 
@@ -222,21 +224,27 @@ public final class OpenIDProvider: Sendable {
         if let maxAge = request.maxAge, !openedDuringRequest, now().timeIntervalSince(record.createdAt) > TimeInterval(maxAge) {
             return .needsSignIn
         }
-        if let required = request.requiredACR {
-            let credential = try await record.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
-            guard Self.satisfies(Self.acr(credential), required: required) else {
-                let passkeys = try await store.credentials(userHandle: session.user.handle)
-                guard passkeys.contains(where: { Self.satisfies(Self.acr($0), required: required) }) else {
-                    return .refused(
-                        error: "unmet_authentication_requirements",
-                        description: required == "phrh"
-                            ? "this application needs a device-bound passkey with a trusted attestation, and this account has none"
-                            : "this application needs a passkey, and this account has none")
-                }
-                return .needsSignIn
-            }
+        if let required = request.requiredACR, let unfit = try await checkClass(record, required: required, userHandle: session.user.handle) {
+            return unfit
         }
         return .fits(session, record)
+    }
+
+    /// A session of the class `required` (`phr`, `phrh`): nil when it is one; else a new
+    /// ceremony, or `unmet_authentication_requirements` when no passkey of the user could
+    /// ever give that class.
+    func checkClass(_ record: SessionRecord, required: String, userHandle: [UInt8]) async throws -> Fit? {
+        let credential = try await record.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
+        if Self.satisfies(Self.acr(credential), required: required) { return nil }
+        let passkeys = try await store.credentials(userHandle: userHandle)
+        guard passkeys.contains(where: { Self.satisfies(Self.acr($0), required: required) }) else {
+            return .refused(
+                error: "unmet_authentication_requirements",
+                description: required == "phrh"
+                    ? "this application needs a device-bound passkey with a trusted attestation, and this account has none"
+                    : "this application needs a passkey, and this account has none")
+        }
+        return .needsSignIn
     }
 
     /// `--allowed-group`: the user must belong to one of them (compared as group names are,

@@ -44,6 +44,18 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// Whether `key` has a token now, without taking it: nil when it has, else the seconds until
+    /// one is available. For limits that count only failures: check first, take on a failure.
+    public func retryAfter(_ key: String, now: Date) -> Int? {
+        guard perMinute > 0 else { return nil }
+        let rate = Double(perMinute) / 60
+        return buckets.withLock { buckets in
+            guard let bucket = buckets[key] else { return nil }
+            let tokens = min(Double(perMinute), bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
+            return tokens >= 1 ? nil : max(1, Int(((1 - tokens) / rate).rounded(.up)))
+        }
+    }
+
     private static func evict(_ buckets: inout [String: Bucket], now: Date, rate: Double, maximum: Double) {
         let full = buckets.filter { $0.value.tokens + max(0, now.timeIntervalSince($0.value.updated)) * rate >= maximum }
         if !full.isEmpty {

@@ -13,6 +13,8 @@ enum ErrorStatus {
         "forbidden": .forbidden,
         "not_found": .notFound,
         "not_linked": .notFound,
+        "unknown_user_code": .notFound,
+        "reauthentication_required": .unauthorized,
         "method_not_allowed": .methodNotAllowed,
         "already_answered": .conflict,
         "apple_already_linked": .conflict,

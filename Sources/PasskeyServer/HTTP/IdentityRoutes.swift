@@ -61,6 +61,53 @@ extension Routes {
             if response.status == .ok { response.status = .created }
             return response
         }
+        router.post("/oauth/device") { request, _ in
+            try await Self.oauth(request) { parameters in
+                try await openID.deviceAuthorization(parameters, basic: Self.basicCredentials(request))
+            }
+        }
+        // The device flow's page is the main page, which shows its device view on this path.
+        router.get("/device") { _, _ in
+            let path = service.configuration.publicDirectory + "/index.html"
+            guard let page = FileManager.default.contents(atPath: path) else { throw APIError.notFound }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: page)))
+        }
+        router.post("/device/lookup") { request, _ in
+            struct Lookup: Decodable {
+                let userCode: String
+                enum CodingKeys: String, CodingKey { case userCode = "user_code" }
+            }
+            let body = try Self.decode(Lookup.self, try await Self.body(request))
+            let found = try await openID.deviceRequest(userCode: body.userCode, session: try await session(request))
+            var answer: [String: JSONValue] = [
+                "client_name": .string(found.clientName), "user_code": .string(found.userCode),
+                "scopes": .array(found.scopes.map(JSONValue.string)),
+            ]
+            switch found.approval {
+            case .approvable: answer["approval"] = .string("approvable")
+            case .signIn: answer["approval"] = .string("sign_in")
+            case .refused(let error, let description):
+                answer["approval"] = .string("refused")
+                answer["refusal"] = .object(["error": .string(error), "error_description": .string(description)])
+            }
+            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(answer).encoded()))
+        }
+        router.post("/device/decision") { request, _ in
+            struct Decision: Decodable {
+                let userCode: String
+                let approve: Bool
+                enum CodingKeys: String, CodingKey {
+                    case userCode = "user_code"
+                    case approve
+                }
+            }
+            let body = try Self.decode(Decision.self, try await Self.body(request))
+            try await openID.decideDevice(userCode: body.userCode, approve: body.approve, session: try await session(request))
+            return Self.json(["status": body.approve ? "approved" : "denied"])
+        }
         router.post("/oauth/introspect") { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.introspect(parameters, basic: Self.basicCredentials(request))
