@@ -224,6 +224,55 @@ function applicationItem(application) {
   return li;
 }
 
+// The account's open sessions (GET /me/sessions): how each was opened, from where, when it was
+// last used, which applications hold tokens from it; each but this one can be ended here.
+async function refreshSessions() {
+  const { sessions = [] } = (await api("GET", "/me/sessions")) ?? {};
+  el.sessions.replaceChildren(...sessions.map(sessionItem));
+}
+
+const methodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages" };
+
+function sessionItem(session) {
+  const li = document.createElement("li");
+  li.className = "session";
+  li.dataset.sessionId = session.id;
+  if (session.current) li.dataset.current = "true";
+  const label = document.createElement("span");
+  const device = describeAgent(session.user_agent);
+  const where = session.ip ? ` from ${session.ip}` : "";
+  const apps = session.clients?.length ? `; applications: ${session.clients.join(", ")}` : "";
+  label.textContent = `${device}${where}, by ${methodNames[session.method] ?? session.method}, ` +
+    `last used ${formatTime(session.last_seen_at)}${session.current ? " (this browser)" : ""}${apps}`;
+  li.append(label);
+  if (!session.current) {
+    const end = document.createElement("button");
+    end.type = "button";
+    end.className = "end-session";
+    end.textContent = "End";
+    end.addEventListener("click", () => {
+      runCeremony("Ending the session…", async () => {
+        await api("DELETE", `/me/sessions/${encodeURIComponent(session.id)}`);
+        await refreshAccount();
+        setStatus("ok", "Session ended");
+      });
+    });
+    li.append(end);
+  }
+  return li;
+}
+
+// A short name for a User-Agent: the browser and the system, as far as they can be told.
+function describeAgent(agent) {
+  if (!agent) return "Unknown device";
+  const browser = /Edg\//.test(agent) ? "Edge" : /Firefox\//.test(agent) ? "Firefox" : /Chrome\//.test(agent) ? "Chrome"
+    : /Safari\//.test(agent) ? "Safari" : null;
+  const system = /iPhone|iPad/.test(agent) ? "iOS" : /Android/.test(agent) ? "Android" : /Mac OS X/.test(agent) ? "macOS"
+    : /Windows/.test(agent) ? "Windows" : /Linux/.test(agent) ? "Linux" : null;
+  if (browser || system) return [browser, system].filter(Boolean).join(" on ");
+  return agent.slice(0, 40);
+}
+
 function phoneItem(device) {
   const li = document.createElement("li");
   li.className = "phone";
@@ -264,6 +313,7 @@ export function showSignedOut() {
 export async function refreshAccount() {
   try {
     showSignedIn(await api("GET", "/me"));
+    await refreshSessions();
     await refreshActivity();
     return true;
   } catch (error) {

@@ -73,6 +73,7 @@ export const el = {
   pushCancel: document.querySelector("#push-cancel"),
   phones: document.querySelector("#phones"),
   applications: document.querySelector("#applications"),
+  sessions: document.querySelector("#sessions"),
   addPhone: document.querySelector("#add-phone"),
   enrol: document.querySelector("#enrol"),
   enrolQR: document.querySelector("#enrol-qr"),

@@ -170,7 +170,8 @@ extension PostgresPasskeyStore {
         try await db.query(
             """
             INSERT INTO sessions (\(unescaped: SessionRow.columns))
-            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified))
+            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
+                \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime))
             """, logger: quiet)
     }
 
@@ -212,6 +213,14 @@ extension PostgresPasskeyStore {
             if try await Self.count(db.query("DELETE FROM sessions WHERE token_hash = \(hash) RETURNING 1", logger: Self.quiet)) == 1 {
                 try await Self.insert(db, eventRow)
             }
+        }
+    }
+
+    public func touchSession(tokenHash: [UInt8], at: Date) async throws {
+        let hash = ByteBuffer(bytes: tokenHash)
+        let at = try at.storeMilliseconds()
+        try await write { db in
+            try await db.query("UPDATE sessions SET last_seen_at = \(at) WHERE token_hash = \(hash)", logger: Self.quiet)
         }
     }
 

@@ -127,7 +127,8 @@ extension PostgresPasskeyStore {
                     WHERE id = \(id) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
                 ), opened AS (
                     INSERT INTO sessions (\(unescaped: SessionRow.columns))
-                    SELECT \(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified)
+                    SELECT \(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
+                        \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime)
                     WHERE EXISTS (SELECT 1 FROM applied)
                 ), signed_in AS (
                     INSERT INTO events (user_handle, type, at, ip, user_agent, details)

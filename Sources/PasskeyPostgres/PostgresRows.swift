@@ -189,7 +189,7 @@ struct CeremonyRow {
 }
 
 struct SessionRow {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified, ip, user_agent, last_seen_at, auth_time"
 
     let tokenHash: ByteBuffer
     let userHandle: ByteBuffer
@@ -198,6 +198,10 @@ struct SessionRow {
     let credentialID: ByteBuffer?
     let via: String?
     let userVerified: Bool?
+    let ip: String?
+    let userAgent: String?
+    let lastSeenAt: Int64?
+    let authTime: Int64?
 
     init(_ s: SessionRecord) throws {
         tokenHash = ByteBuffer(bytes: s.tokenHash)
@@ -207,13 +211,19 @@ struct SessionRow {
         credentialID = s.credentialID.map { ByteBuffer(bytes: $0) }
         via = s.via
         userVerified = s.userVerified
+        ip = s.ip
+        userAgent = s.userAgent
+        lastSeenAt = try s.lastSeenAt.map { try $0.storeMilliseconds() }
+        authTime = try s.authTime.map { try $0.storeMilliseconds() }
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> SessionRecord {
         var c = Cursor(row)
         return SessionRecord(
             tokenHash: try c.bytes(), userHandle: try c.bytes(), createdAt: try c.date(), expiresAt: try c.date(),
-            credentialID: try c.optionalBytes(), via: try c.next(String?.self), userVerified: try c.next(Bool?.self))
+            credentialID: try c.optionalBytes(), via: try c.next(String?.self), userVerified: try c.next(Bool?.self),
+            ip: try c.next(String?.self), userAgent: try c.next(String?.self), lastSeenAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)),
+            authTime: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)))
     }
 }
 

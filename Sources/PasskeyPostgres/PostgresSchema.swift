@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11,
+        migration11, migration12,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,15 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 12: sessions keep their address, user agent, last use and last authentication
+    /// (SQLite's migration 13).
+    static let migration12 = Migration(additive: true, statements: [
+        "ALTER TABLE sessions ADD COLUMN ip text",
+        "ALTER TABLE sessions ADD COLUMN user_agent text",
+        "ALTER TABLE sessions ADD COLUMN last_seen_at bigint",
+        "ALTER TABLE sessions ADD COLUMN auth_time bigint",
+    ])
 
     /// Version 11: the OpenID provider's device authorizations (SQLite's migration 12).
     static let migration11 = Migration(additive: true, statements: [

@@ -111,8 +111,8 @@ extension CeremonyRecord {
 }
 
 extension SessionRecord {
-    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified"
-    static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified, ip, user_agent, last_seen_at, auth_time"
+    static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     init(row: SQLiteRow) {
         self.init(
@@ -122,12 +122,17 @@ extension SessionRecord {
             expiresAt: Date(storeMilliseconds: row.int64(3)),
             credentialID: row.optionalBlob(4),
             via: row.optionalText(5),
-            userVerified: row.optionalInt64(6).map { $0 != 0 })
+            userVerified: row.optionalInt64(6).map { $0 != 0 },
+            ip: row.optionalText(7),
+            userAgent: row.optionalText(8),
+            lastSeenAt: row.optionalInt64(9).map(Date.init(storeMilliseconds:)),
+            authTime: row.optionalInt64(10).map(Date.init(storeMilliseconds:)))
     }
 
     func arguments() throws -> [SQLiteValue] {
         [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID), .optionalText(via),
-         userVerified.map(SQLiteValue.bool) ?? .null]
+         userVerified.map(SQLiteValue.bool) ?? .null, .optionalText(ip), .optionalText(userAgent), try .optionalTime(lastSeenAt),
+         try .optionalTime(authTime)]
     }
 }
 

@@ -44,6 +44,14 @@ extension SQLitePasskeyStore {
         }
     }
 
+    public func touchSession(tokenHash: [UInt8], at: Date) async throws {
+        let arguments: [SQLiteValue] = [try .time(at), .blob(tokenHash)]
+        // Not fsynced on its own: the next durable write of the group carries it.
+        try await database.write(durable: false) { db in
+            try db.execute("UPDATE sessions SET last_seen_at = ? WHERE token_hash = ?", arguments)
+        }
+    }
+
     /// Ends every session of the user ("sign out everywhere"); returns how many there were.
     @discardableResult
     public func deleteSessions(userHandle: [UInt8], event: AuditEvent?) async throws -> Int {

@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12,
+        migration11, migration12, migration13,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,15 @@ enum Schema {
             }
         }
     }
+
+    /// Version 13: sessions keep the address and user agent that opened them, when they were
+    /// last seen (to the minute) and when their user last authenticated (accounts.md). Only adds.
+    static let migration13: [String] = [
+        "ALTER TABLE sessions ADD COLUMN ip TEXT",
+        "ALTER TABLE sessions ADD COLUMN user_agent TEXT",
+        "ALTER TABLE sessions ADD COLUMN last_seen_at INTEGER",
+        "ALTER TABLE sessions ADD COLUMN auth_time INTEGER",
+    ]
 
     /// Version 12: the OpenID provider's device authorizations (RFC 8628). Only adds.
     static let migration12: [String] = [

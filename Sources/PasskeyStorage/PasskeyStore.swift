@@ -111,6 +111,9 @@ public protocol PasskeyStore: Sendable {
     /// The account's sessions that have not expired at `now`, newest first.
     func sessions(userHandle: [UInt8], now: Date) async throws -> [SessionRecord]
     func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws
+    /// Notes that the session was used at `at` (kept to the minute by the caller); need not be
+    /// durable at once (a lost note only makes "last seen" older). Nothing for an unknown session.
+    func touchSession(tokenHash: [UInt8], at: Date) async throws
 
     /// Ends every session of the user ("sign out everywhere"), storing `event`; returns how many
     /// there were.

@@ -19,11 +19,25 @@ public struct SessionRecord: Sendable, Equatable {
     /// push sign-in's number matching): the `mfa` of an ID token's `amr`. Nil for a session
     /// stored before this was kept, read as not verified.
     public var userVerified: Bool?
+    /// The client address and `User-Agent` of the request that opened it (accounts.md,
+    /// "Sessions the user can see"); nil for a session stored before they were kept.
+    public var ip: String?
+    public var userAgent: String?
+    /// When it was last used, kept to the minute (not written on every request); nil: never
+    /// since it was opened.
+    public var lastSeenAt: Date?
+    /// When its user last authenticated with a passkey ceremony in it (the opening one, or a
+    /// step-up's); nil: when it was opened.
+    public var authTime: Date?
 
     public init(
         tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil, via: String? = nil,
-        userVerified: Bool? = nil
+        userVerified: Bool? = nil, ip: String? = nil, userAgent: String? = nil, lastSeenAt: Date? = nil, authTime: Date? = nil
     ) {
+        self.ip = ip
+        self.userAgent = userAgent
+        self.lastSeenAt = lastSeenAt
+        self.authTime = authTime
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt

@@ -8,7 +8,32 @@ struct SessionContract {
         StoreCheck("session insert, lookup, expiry and delete") { try await SessionContract().lifecycle($0) },
         StoreCheck("a session for an unknown user is refused (foreign key)") { try await SessionContract().sessionNeedsUser($0) },
         StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
+        StoreCheck("a session keeps its address, user agent, last use and authentication time; a touch moves only the last use") { try await SessionContract().details($0) },
     ]
+
+    func details(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = Fixture.user()
+            try await store.registerCredential(Fixture.credential(for: user), newUser: user)
+            var session = Fixture.session(for: user)
+            session.ip = "2001:db8::7"
+            session.userAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) Safari/605.1.15 — é"
+            session.lastSeenAt = Fixture.date(10)
+            session.authTime = Fixture.date(5)
+            try await store.insertSession(session)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == session)
+            try await store.touchSession(tokenHash: session.tokenHash, at: Fixture.date(120_000))
+            var touched = session
+            touched.lastSeenAt = Fixture.date(120_000)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == touched)
+            #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date()) == [touched])
+            // A session stored without them reads back without them; a touch of an unknown one is nothing.
+            let bare = Fixture.session(for: user)
+            try await store.insertSession(bare)
+            #expect(try await store.session(tokenHash: bare.tokenHash, now: Fixture.date()) == bare)
+            try await store.touchSession(tokenHash: Fixture.bytes(32), at: Fixture.date())
+        }
+    }
 
     func lifecycle(_ engine: any StoreEngine) async throws {
         try await withStore(engine) { store in

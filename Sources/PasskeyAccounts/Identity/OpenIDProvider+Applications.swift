@@ -4,17 +4,8 @@ internal import PasskeyStorage
 /// The account's own view of the applications that hold its tokens (identity.md, "The page":
 /// the account view lists them and can sign each out).
 extension OpenIDProvider {
-    /// The grants of the account that still stand: not revoked, their code spent, and either
-    /// bound to a session that is still open or `offline_access` with a refresh token not yet
-    /// expired.
     func standingGrants(userHandle: [UInt8]) async throws -> [GrantRecord] {
-        let at = now()
-        let open = Set(try await store.sessions(userHandle: userHandle, now: at).map(\.tokenHash))
-        return try await store.grants(userHandle: userHandle).filter { grant in
-            guard !grant.revoked, grant.codeSpent else { return false }
-            if grant.offline { return (grant.refreshExpiresAt ?? grant.expiresAt) > at }
-            return open.contains(grant.sessionHash)
-        }
+        try await passkeys.standingGrants(userHandle: userHandle)
     }
 
     /// One line per application: its name, the scopes it was granted, whether anything

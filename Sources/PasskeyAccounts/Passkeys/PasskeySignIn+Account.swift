@@ -48,10 +48,11 @@ extension PasskeySignIn {
     ) -> (token: String, record: SessionRecord) {
         let token = SecureRandom.bytes(32)
         let created = now()
+        let client = RequestClient.current
         let record = SessionRecord(
             tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
             expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via,
-            userVerified: userVerified)
+            userVerified: userVerified, ip: client?.address, userAgent: client?.userAgent, lastSeenAt: created)
         return (Base64URL.encode(token), record)
     }
 
@@ -59,10 +60,27 @@ extension PasskeySignIn {
     public func signedInUser(token: String?) async throws -> SignedInUser? {
         guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
         let hash = Digest.sha256.hash(bytes)
-        guard let session = try await store.session(tokenHash: hash, now: now()),
+        let at = now()
+        guard let session = try await store.session(tokenHash: hash, now: at),
               let user = try await store.user(handle: session.userHandle)
         else { return nil }
+        noteSeen(session, at: at)
         return SignedInUser(user: user, tokenHash: hash, session: session)
+    }
+
+    /// `last_seen_at` to the minute without a write per request (accounts.md): a session whose
+    /// stored time is a minute old or more is written once, in the background, whatever number
+    /// of its requests arrive meanwhile.
+    func noteSeen(_ session: SessionRecord, at: Date) {
+        guard at.timeIntervalSince(session.lastSeenAt ?? session.createdAt) >= 60,
+              sessionsBeingTouched.withLock({ $0.insert(session.tokenHash).inserted })
+        else { return }
+        Task {
+            defer { _ = sessionsBeingTouched.withLock { $0.remove(session.tokenHash) } }
+            do { try await store.touchSession(tokenHash: session.tokenHash, at: at) } catch {
+                logger.warning("could not note a session's last use", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// Ends this session, or with `everywhere` every session of the account.

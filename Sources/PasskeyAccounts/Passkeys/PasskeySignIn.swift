@@ -27,6 +27,8 @@ public final class PasskeySignIn: Sendable {
     let metrics: PasskeyMetrics
     /// Told of every session that ends by the account's own hand.
     let sessionEnds = SessionEndFeed()
+    /// Sessions whose `last_seen_at` is being written now (at most one write each at a time).
+    let sessionsBeingTouched = Mutex<Set<[UInt8]>>([])
 
     public init(
         configuration: ServerConfiguration, rp: RelyingParty, store: any PasskeyStore, serverSecret: [UInt8],
@@ -374,4 +376,7 @@ public struct SignedInUser: Sendable {
     let tokenHash: [UInt8]
     /// The session record; nil only for the Apple link confirmation's stand-in.
     public var session: SessionRecord? = nil
+
+    /// The session's public name (`GET /me/sessions`' `id`, the OpenID `sid`).
+    public var sessionID: String { PasskeySignIn.sessionID(tokenHash) }
 }

@@ -21,6 +21,20 @@ extension Routes {
             }
             return Self.json(["status": "ok"])
         }
+        router.get("/me/sessions") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            struct Sessions: Encodable { let sessions: [SessionView] }
+            return try Self.json(Sessions(sessions: try await service.sessionList(session)))
+        }
+        router.delete("/me/sessions/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            let id = context.parameters.get("id") ?? ""
+            guard try await service.endSession(id: id, of: session) else { throw APIError.notFound }
+            var response = Self.json(["status": "ok"])
+            // Ending the session that asks signs this browser out too.
+            if id == session.sessionID { response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request) }
+            return response
+        }
         router.patch("/me") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Update: Decodable {

@@ -44,6 +44,8 @@ public enum RoutePaths {
         "/me": Policy(methods: [.get, .patch]),
         "/me/events": Policy(methods: [.get]),
         "/me/applications/{clientId}": Policy(methods: [.delete]),
+        "/me/sessions": Policy(methods: [.get]),
+        "/me/sessions/{id}": Policy(methods: [.delete]),
         "/logout": Policy(methods: [.post]),
         "/credentials/{id}": Policy(methods: [.patch, .delete]),
         "/.well-known/apple-app-site-association": Policy(methods: [.get]),
