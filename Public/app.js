@@ -37,12 +37,19 @@ async function start() {
     for (const button of [el.register, el.login]) button.disabled = true;
     return;
   }
+  let health = null;
   try {
-    state.apple = Boolean((await api("GET", "/healthz"))?.sign_in_with_apple);
+    health = await api("GET", "/healthz");
   } catch {
-    state.apple = false;
+    health = null;
   }
+  state.apple = Boolean(health?.sign_in_with_apple);
   el.siwa.hidden = !state.apple;
+  // --registration closed: no new accounts, so the page does not offer to make one.
+  if (health?.registration === "closed") {
+    el.register.hidden = true;
+    el.usernameHint.textContent = "To sign in, leave it empty and pick your passkey, or type your name. This server does not create new accounts.";
+  }
   try {
     await refreshAccount();
   } catch (error) {

@@ -61,6 +61,7 @@ export const el = {
   signedIn: document.querySelector("#signed-in"),
   form: document.querySelector("#ceremony-form"),
   username: document.querySelector("#username"),
+  usernameHint: document.querySelector("#username-hint"),
   register: document.querySelector("#register"),
   login: document.querySelector("#login"),
   whoami: document.querySelector("#whoami"),

@@ -48,6 +48,12 @@ struct ConfigurationResolver {
         for origin in c.relatedOrigins {
             do { _ = try Origin.normalize(origin) } catch { throw ValidationError("--related-origin: \(error)") }
         }
+        if let registration = try string(flags.registration, "REGISTRATION") {
+            guard let policy = RegistrationPolicy(rawValue: registration) else {
+                throw ValidationError("--registration must be open or closed, not \(registration)")
+            }
+            c.registration = policy
+        }
         if let uv = try string(flags.userVerification, "USER_VERIFICATION") {
             guard let requirement = UserVerificationRequirement(rawValue: uv) else {
                 throw ValidationError("--user-verification must be required, preferred or discouraged, not \(uv)")

@@ -100,6 +100,9 @@ struct Serve: AsyncParsableCommand {
         valueName: "origin"))
     var relatedOrigin: [String] = []
 
+    @Option(help: "Who may create accounts: open, or closed (existing users still add passkeys). (env: PASSKEY_REGISTRATION, default open)")
+    var registration: String?
+
     @Option(name: .customLong("user-verification"), help: "required, preferred or discouraged. (env: PASSKEY_USER_VERIFICATION, default preferred)")
     var userVerification: String?
 

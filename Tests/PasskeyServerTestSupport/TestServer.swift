@@ -101,8 +101,21 @@ public final class TestServer: Sendable {
     }
 
     public func stop() async {
+        await stopKeepingData()
+        await removeData()
+    }
+
+    /// The database this server was given: its SQLite file, or its PostgreSQL database.
+    public var databasePath: String { postgresDatabase ?? directory.appendingPathComponent("db.sqlite").path }
+
+    /// Stops serving, leaving the database for another server (a restart with other flags);
+    /// `removeData` removes it afterwards.
+    public func stopKeepingData() async {
         task.cancel()
         _ = try? await task.value
+    }
+
+    public func removeData() async {
         try? FileManager.default.removeItem(at: directory)
         if let postgresDatabase { await TestPostgres.dropDatabase(postgresDatabase) }
     }

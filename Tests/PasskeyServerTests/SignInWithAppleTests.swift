@@ -129,6 +129,16 @@ import Testing
 
     /// A token without a nonce (a native app that sent none) signs in once: replaying it (the
     /// review opened three sessions with one) is refused and opens nothing.
+    @Test func withRegistrationClosedAnUnknownAppleIDOpensNoAccount() async throws {
+        try await Self.withApple({ $0.registration = .closed }) { apple in
+            let refused = try await apple.signIn()
+            #expect(refused.status == 403)
+            #expect(refused.json["error"] as? String == "registration_closed")
+            #expect(try await apple.server.app.store.appleLink(issuer: "https://appleid.apple.com", subject: AppleClaims.subject) == nil)
+            #expect(try await apple.server.app.store.user(nameKey: AppleClaims.email) == nil)
+        }
+    }
+
     @Test func anIdentityTokenWithoutANonceSignsInOnce() async throws {
         try await Self.withApple { apple in
             let token = apple.token(nonce: nil, subject: "000888.once")

@@ -217,6 +217,7 @@ public final class AppleSignIn: Sendable {
                     ])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: true, link: link)
             } else {
+                try passkeys.checkRegistrationOpen()
                 let user = try await newAccount(claims, request: request, at: now)
                 let link = Self.link(claims, userHandle: user.handle, at: now)
                 let (token, record) = passkeys.newSession(userHandle: user.handle, credentialID: nil, via: "apple")

@@ -86,10 +86,15 @@ public final class PasskeySignIn: Sendable {
         let user: UserRecord
         let isNew: Bool
         if let existing {
-            guard let session, session.user.handle == existing.handle else { throw APIError.userExists }
+            guard let session, session.user.handle == existing.handle else {
+                // With registration closed a taken name and a free one answer alike: the refusal
+                // says nothing about which names exist.
+                throw configuration.registration == .open ? APIError.userExists : APIError.registrationClosed
+            }
             user = existing
             isNew = false
         } else {
+            try checkRegistrationOpen()
             // A conditional creation upgrades a signed-in account; it never opens one.
             guard !conditional else { throw APIError.unauthorized }
             user = UserRecord.newAccount(name, displayName: displayName, createdAt: now())
@@ -99,6 +104,11 @@ public final class PasskeySignIn: Sendable {
             userVerification: configuration.userVerification, attestation: configuration.attestationConveyance,
             residentKey: residentKey, attachment: configuration.authenticatorAttachment, conditional: conditional,
             hints: hints, prf: request.prf))
+    }
+
+    /// `--registration closed`: no new account, by any way of signing up.
+    func checkRegistrationOpen() throws {
+        guard configuration.registration == .open else { throw APIError.registrationClosed }
     }
 
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
@@ -161,6 +171,8 @@ public final class PasskeySignIn: Sendable {
             createdAt: created, lastUsedAt: nil, possiblyCloned: false,
             discoverable: Self.isDiscoverable(reported: verified.residentKey, requested: ceremony.residentKey),
             prfEnabled: verified.prfEnabled)
+        // A ceremony issued before the server was restarted with registration closed opens nothing.
+        if ceremony.isNewUser { try checkRegistrationOpen() }
         let newUser = ceremony.isNewUser
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
@@ -342,9 +354,12 @@ public final class PasskeySignIn: Sendable {
         _ = try await store.schemaVersion
         let stale = reportMetadataStaleness()
         let apple = configuration.signInWithAppleEnabled
-        guard let blob = rp.metadata else { return HealthResponse(signInWithApple: apple, metadata: .init(loaded: false)) }
+        let registration = configuration.registration.rawValue
+        guard let blob = rp.metadata else {
+            return HealthResponse(signInWithApple: apple, registration: registration, metadata: .init(loaded: false))
+        }
         return HealthResponse(
-            signInWithApple: apple,
+            signInWithApple: apple, registration: registration,
             metadata: .init(loaded: true, number: blob.number, entries: blob.entries.count, nextUpdate: blob.nextUpdateText, stale: stale))
     }
 

@@ -6,7 +6,7 @@
 /// "next_update":"2026-12-01","stale":false}}`, or `"metadata":{"loaded":false}` without a BLOB.
 public struct HealthResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
-        case status, signInWithApple = "sign_in_with_apple", metadata
+        case status, signInWithApple = "sign_in_with_apple", registration, metadata
     }
 
     public struct Metadata: Codable, Sendable {
@@ -24,6 +24,8 @@ public struct HealthResponse: Codable, Sendable {
     public var status = "ok"
     /// Whether Sign in with Apple is on; the page shows its button then.
     public var signInWithApple = false
+    /// `--registration`: whether the page offers to create an account.
+    public var registration = "open"
     public let metadata: Metadata
 }
 

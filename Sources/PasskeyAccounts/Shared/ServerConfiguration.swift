@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// and allowed in ceremonies.
     public var relatedOrigins: [String] = []
     public var userVerification: UserVerificationRequirement = .preferred
+    /// Who may create accounts (`--registration`, accounts.md): anyone, or no one (existing
+    /// users still add passkeys).
+    public var registration: RegistrationPolicy = .open
     /// `residentKey` in the registration options, and the weakest a request may ask for
     /// (`--resident-key`).
     public var residentKey: ResidentKeyRequirement = .required
@@ -172,4 +175,9 @@ public struct ServerConfiguration: Sendable {
     public func allowedOrigins(listeningPort: Int) -> [String] {
         (origins.isEmpty ? ["http://localhost:\(listeningPort)"] : origins) + androidApps.map(\.origin) + relatedOrigins
     }
+}
+
+/// `--registration` (accounts.md, "Who may create accounts").
+public enum RegistrationPolicy: String, Sendable, CaseIterable {
+    case open, closed
 }

@@ -11,6 +11,7 @@ enum ErrorStatus {
         "invalid_client": .unauthorized,
         "forbidden_origin": .forbidden,
         "forbidden": .forbidden,
+        "registration_closed": .forbidden,
         "not_found": .notFound,
         "not_linked": .notFound,
         "unknown_user_code": .notFound,
