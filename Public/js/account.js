@@ -231,7 +231,7 @@ async function refreshSessions() {
   el.sessions.replaceChildren(...sessions.map(sessionItem));
 }
 
-const methodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages" };
+const sessionMethodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages" };
 
 function sessionItem(session) {
   const li = document.createElement("li");
@@ -242,7 +242,7 @@ function sessionItem(session) {
   const device = describeAgent(session.user_agent);
   const where = session.ip ? ` from ${session.ip}` : "";
   const apps = session.clients?.length ? `; applications: ${session.clients.join(", ")}` : "";
-  label.textContent = `${device}${where}, by ${methodNames[session.method] ?? session.method}, ` +
+  label.textContent = `${device}${where}, by ${sessionMethodNames[session.method] ?? session.method}, ` +
     `last used ${formatTime(session.last_seen_at)}${session.current ? " (this browser)" : ""}${apps}`;
   li.append(label);
   if (!session.current) {

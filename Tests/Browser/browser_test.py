@@ -412,6 +412,12 @@ return {
     warning: (li.querySelector('.warning') || {}).textContent || '',
     text: li.textContent,
   })),
+  sessions: Array.from(document.querySelectorAll('#sessions > li.session')).map((li) => ({
+    id: li.dataset.sessionId,
+    current: li.dataset.current === 'true',
+    canEnd: !!li.querySelector('.end-session'),
+    text: li.textContent,
+  })),
 };
 """
 
@@ -428,6 +434,26 @@ if (!window.__statusLog) {
 }
 window.__statusLog.length = 0;
 status.dataset.state = 'stale';
+"""
+
+
+# A second sign-in of the signed-in account from this browser, outside the page: a usernameless
+# ceremony with the virtual authenticator whose requests carry no cookie and whose answers set
+# none (credentials: 'omit'), so the browser keeps its own session and the new session's token
+# comes back in the finalize answer's body only.
+SECOND_SESSION_JS = """
+return (async () => {
+  const options = await fetch('/authentication_initialize', {credentials: 'omit', headers: {Accept: 'application/json'}});
+  if (!options.ok) return {step: 'initialize', status: options.status, body: await options.text()};
+  const {publicKey} = await options.json();
+  const credential = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey)});
+  const finalized = await fetch('/authentication_finalize', {
+    method: 'POST', credentials: 'omit',
+    headers: {Accept: 'application/json', 'Content-Type': 'application/json'},
+    body: JSON.stringify(credential.toJSON()),
+  });
+  return {step: 'finalize', status: finalized.status, body: await finalized.text()};
+})();
 """
 
 
@@ -644,6 +670,75 @@ def run_checks(results, driver, page, server_port, context):
         expect(size > 1000, f"screenshot is only {size} bytes")
     if nameless:
         check(f"screenshot of the signed-in view saved to {SCREENSHOT}", screenshot)
+
+    # "Where you are signed in" lists the account's open sessions (GET /me/sessions), newest
+    # first; this browser's is marked, every other one can be ended (DELETE /me/sessions/{id}).
+    # The checks compare with the list as it was, so other open sessions of alice do not matter.
+    def sessions_listed():
+        snap = page.snapshot()
+        expect(snap["signedIn"], "the page is not signed in")
+        sessions = snap["sessions"]
+        expect(sessions, "#sessions lists no session")
+        current = [item for item in sessions if item["current"]]
+        expect(len(current) == 1, f"{len(current)} of the {len(sessions)} sessions are marked current")
+        text = current[0]["text"]
+        for part in ("(this browser)", "by passkey", "Chrome", "127.0.0.1", "last used"):
+            expect(part in text, f"this browser's session reads {text!r}, without {part!r}")
+        expect(not current[0]["canEnd"], "this browser's session has an End button")
+        expect(current[0]["id"], "this browser's session has no data-session-id")
+        state["sessions_before"] = [item["id"] for item in sessions]
+        state["current_session"] = current[0]["id"]
+    listed = nameless and check("the account view lists this browser's session: (this browser), by passkey, Chrome",
+                                sessions_listed)
+
+    def session_ended():
+        opened = driver.script(SECOND_SESSION_JS)
+        expect(opened["step"] == "finalize" and opened["status"] == 200,
+               f"the second sign-in's {opened['step']} answered {opened['status']}: {opened['body'][:200]}")
+        answer = json.loads(opened["body"])
+        token = answer.get("session")
+        expect(token and answer.get("user_name") == "alice", f"the second sign-in answered {answer!r}")
+        bearer = {"Authorization": f"Bearer {token}"}
+        status, body, _ = http("GET", f"http://127.0.0.1:{server_port}/me/sessions", headers=bearer, timeout=10)
+        expect(status == 200, f"GET /me/sessions with the second session's token answered {status}: {body!r}")
+        second = [item["id"] for item in body["sessions"] if item["current"]]
+        expect(len(second) == 1 and second[0] != state["current_session"],
+               f"the second session's own list marks {second!r} current")
+        state["ended_session"] = second[0]
+        snap = page.open("?autofill=off")
+        expect(snap["signedIn"], "the browser's session did not survive the second sign-in")
+        snap = page.wait_for(lambda s: s["sessions"], "#sessions to list the sessions")
+        ids = [item["id"] for item in snap["sessions"]]
+        expect(ids == [second[0], *state["sessions_before"]],
+               f"#sessions lists {ids!r}, wanted the second session {second[0]!r} before {state['sessions_before']!r}")
+        newest = snap["sessions"][0]
+        expect(not newest["current"] and newest["canEnd"], f"the second session is current or has no End button: {newest!r}")
+        current = [item["id"] for item in snap["sessions"] if item["current"]]
+        expect(current == [state["current_session"]], f"the sessions marked current are {current!r}")
+        snap = page.run(f"#sessions li[data-session-id='{second[0]}'] .end-session", "ok")
+        expect("Session ended" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"], "ending the other session signed this browser out")
+        ids = [item["id"] for item in snap["sessions"]]
+        expect(ids == state["sessions_before"], f"#sessions lists {ids!r} after ending the second session, "
+                                                f"wanted {state['sessions_before']!r}")
+        status, body, _ = http("GET", f"http://127.0.0.1:{server_port}/me", headers=bearer, timeout=10)
+        expect(status == 401, f"GET /me with the ended session's token answered {status}")
+    if listed:
+        check("a second session of the account (signed in without cookies) is listed newest first with an End "
+              "button; ending it takes it off the list and its token is refused", session_ended)
+
+    def unknown_session():
+        ids = [b64url(os.urandom(16))] + ([state["ended_session"]] if state.get("ended_session") else [])
+        answers = driver.script(
+            "return Promise.all(arguments[0].map((id) => fetch('/me/sessions/' + encodeURIComponent(id), "
+            "{method: 'DELETE', credentials: 'same-origin', headers: {Accept: 'application/json'}})"
+            ".then(async (r) => [r.status, await r.text()])));", ids)
+        for id, (status, body) in zip(ids, answers):
+            expect(status == 404, f"DELETE /me/sessions/{id} answered {status}: {body[:200]}")
+        code = page.fetch_status("/me")
+        expect(code == 200, f"GET /me answered {code} afterwards")
+    if nameless:
+        check("DELETE /me/sessions/{id} for an id that is no open session of the account answers 404", unknown_session)
 
     def taken_name():
         if page.snapshot()["signedIn"]:
