@@ -4,14 +4,18 @@ public import PasskeyAccounts
 internal import PasskeyJSON
 internal import PasskeyStorage
 
-/// `passkey-server users add-to-group|remove-from-group` and `groups list`: group memberships
-/// for operators, on the server's database while it runs. Each change is an event on the
+/// `passkey-server users add-to-group|remove-from-group|disable|enable|revoke-sessions|show` and
+/// `groups list`: accounts and their groups for operators, on the server's database while it runs. Each change is an event on the
 /// account, by "command line".
 public enum GroupAdministration {
     public enum Action: Sendable {
         case add(user: String, group: String)
         case remove(user: String, group: String)
         case list
+        case disable(user: String)
+        case enable(user: String)
+        case revokeSessions(user: String)
+        case show(user: String)
     }
 
     public typealias Failure = CommandFailure
@@ -31,6 +35,17 @@ public enum GroupAdministration {
                         throw Failure(description: "\(user) is not a member of \(group)")
                     }
                     write("\(user) is no longer a member of \(group)")
+                case .disable(let user):
+                    let changed = try await AccountAdministration(store: store).disable(userName: user, by: "command line", now: now)
+                    write(changed ? "\(user) is disabled; its sessions and tokens have ended" : "\(user) was disabled already")
+                case .enable(let user):
+                    let changed = try await AccountAdministration(store: store).enable(userName: user, by: "command line", now: now)
+                    write(changed ? "\(user) is enabled" : "\(user) was not disabled")
+                case .revokeSessions(let user):
+                    let count = try await AccountAdministration(store: store).revokeSessions(userName: user, by: "command line", now: now)
+                    write("\(count) session\(count == 1 ? "" : "s") of \(user) ended, and its applications' tokens revoked")
+                case .show(let user):
+                    write(String(decoding: try await AccountAdministration(store: store).show(userName: user, now: now).encoded(), as: UTF8.self))
                 case .list:
                     for group in try await groups.list() {
                         let object: JSONValue = .object(["group": .string(group.name), "members": .integer(Int64(group.members))])

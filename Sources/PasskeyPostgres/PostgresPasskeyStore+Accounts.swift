@@ -10,7 +10,7 @@ extension PostgresPasskeyStore {
     public func user(nameKey: String) async throws -> UserRecord? {
         try await withConnection { db in
             try await Self.first(
-                db.query("SELECT \(unescaped: UserRow.columns) FROM users WHERE name_key = \(nameKey)", logger: Self.quiet),
+                db.query("SELECT \(unescaped: UserRow.selectColumns) FROM users WHERE name_key = \(nameKey)", logger: Self.quiet),
                 UserRow.record)
         }
     }
@@ -19,7 +19,7 @@ extension PostgresPasskeyStore {
         let handle = ByteBuffer(bytes: handle)
         return try await withConnection { db in
             try await Self.first(
-                db.query("SELECT \(unescaped: UserRow.columns) FROM users WHERE handle = \(handle)", logger: Self.quiet),
+                db.query("SELECT \(unescaped: UserRow.selectColumns) FROM users WHERE handle = \(handle)", logger: Self.quiet),
                 UserRow.record)
         }
     }

@@ -30,7 +30,10 @@ struct Cursor {
 }
 
 struct UserRow {
+    /// The columns an insert writes (a new account is never disabled: the column's default).
     static let columns = "handle, name, name_key, display_name, created_at"
+    /// The columns a read takes.
+    static let selectColumns = columns + ", disabled"
 
     let handle: ByteBuffer
     let name: String
@@ -49,7 +52,8 @@ struct UserRow {
     static func record(_ row: PostgresRandomAccessRow) throws -> UserRecord {
         var c = Cursor(row)
         return UserRecord(
-            handle: try c.bytes(), name: try c.next(), nameKey: try c.next(), displayName: try c.next(), createdAt: try c.date())
+            handle: try c.bytes(), name: try c.next(), nameKey: try c.next(), displayName: try c.next(), createdAt: try c.date(),
+            disabled: try c.next())
     }
 }
 

@@ -5,7 +5,10 @@ import Foundation
 // sit side by side so their order is checked by eye in one place.
 
 extension UserRecord {
+    /// The columns an insert writes (a new account is never disabled: the column's default).
     static let columns = "handle, name, name_key, display_name, created_at"
+    /// The columns a read takes.
+    static let selectColumns = columns + ", disabled"
 
     init(row: SQLiteRow) {
         self.init(
@@ -13,7 +16,8 @@ extension UserRecord {
             name: row.text(1),
             nameKey: row.text(2),
             displayName: row.text(3),
-            createdAt: Date(storeMilliseconds: row.int64(4)))
+            createdAt: Date(storeMilliseconds: row.int64(4)),
+            disabled: row.bool(5))
     }
 
     func arguments() throws -> [SQLiteValue] {

@@ -157,7 +157,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     public func user(nameKey: String) async throws -> UserRecord? {
         try database.read { db in
             try db.row(
-                "SELECT \(UserRecord.columns) FROM users WHERE name_key = ?", [.text(nameKey)],
+                "SELECT \(UserRecord.selectColumns) FROM users WHERE name_key = ?", [.text(nameKey)],
                 UserRecord.init(row:))
         }
     }
@@ -165,7 +165,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     public func user(handle: [UInt8]) async throws -> UserRecord? {
         try database.read { db in
             try db.row(
-                "SELECT \(UserRecord.columns) FROM users WHERE handle = ?", [.blob(handle)],
+                "SELECT \(UserRecord.selectColumns) FROM users WHERE handle = ?", [.blob(handle)],
                 UserRecord.init(row:))
         }
     }

@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13,
+        migration11, migration12, migration13, migration14,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,11 @@ enum Schema {
             }
         }
     }
+
+    /// Version 14: an operator can disable an account (accounts.md, "Administration"). Only adds.
+    static let migration14: [String] = [
+        "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))",
+    ]
 
     /// Version 13: sessions keep the address and user agent that opened them, when they were
     /// last seen (to the minute) and when their user last authenticated (accounts.md). Only adds.

@@ -61,6 +61,13 @@ public protocol PasskeyStore: Sendable {
     func user(nameKey: String) async throws -> UserRecord?
     func user(handle: [UInt8]) async throws -> UserRecord?
 
+    /// Disables an account, or enables it again, with `event`; false (nothing written) when
+    /// there is no such account or it is so already. Disabling also ends every session of the
+    /// account and revokes every grant (OpenID tokens), in the same transaction.
+    func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool
+    /// Ends every session of the account and revokes every grant, in one transaction, with
+    /// `event`; the token hashes of the sessions it ended.
+    func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]]
     /// Deletes the account; its credentials and sessions go with it. False if there is none.
     func deleteUser(handle: [UInt8]) async throws -> Bool
 

@@ -13,7 +13,12 @@ public struct UserRecord: Sendable, Equatable {
     /// Stored with millisecond precision.
     public var createdAt: Date
 
-    public init(handle: [UInt8], name: String, nameKey: String, displayName: String, createdAt: Date) {
+    /// Disabled by an operator (accounts.md, "Administration"): it cannot sign in by any method.
+    /// A new account is never disabled; the flag is set by `setUserDisabled` alone.
+    public var disabled: Bool
+
+    public init(handle: [UInt8], name: String, nameKey: String, displayName: String, createdAt: Date, disabled: Bool = false) {
+        self.disabled = disabled
         self.handle = handle
         self.name = name
         self.nameKey = nameKey

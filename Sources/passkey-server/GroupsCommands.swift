@@ -8,12 +8,43 @@ import PasskeyApp
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Manage accounts from the command line (so far: their groups).",
+        abstract: "Manage accounts from the command line: their groups, disabling them, ending their sessions.",
         discussion: """
             Works on the server's database while it runs. Each change is an audit event on the \
             account, made "by command line".
             """,
-        subcommands: [AddToGroup.self, RemoveFromGroup.self])
+        subcommands: [AddToGroup.self, RemoveFromGroup.self, Disable.self, Enable.self, RevokeSessions.self, Show.self])
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable an account: it signs in by no method, and its sessions and applications' tokens end at once.")
+        @Argument(help: ArgumentHelp("The account's user name (any case).", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .disable(user: name), verb: "users disable") }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled account again (its old sessions stay ended).")
+        @Argument(help: ArgumentHelp("The account's user name (any case).", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .enable(user: name), verb: "users enable") }
+    }
+
+    struct RevokeSessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-sessions", abstract: "End every session of an account and revoke its applications' tokens.")
+        @Argument(help: ArgumentHelp("The account's user name (any case).", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .revokeSessions(user: name), verb: "users revoke-sessions") }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print an account as one JSON object: name, sub, disabled, passkeys, open sessions, groups.")
+        @Argument(help: ArgumentHelp("The account's user name (any case).", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .show(user: name), verb: "users show") }
+    }
 
     struct AddToGroup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -9,7 +9,44 @@ struct SessionContract {
         StoreCheck("a session for an unknown user is refused (foreign key)") { try await SessionContract().sessionNeedsUser($0) },
         StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
         StoreCheck("a session keeps its address, user agent, last use and authentication time; a touch moves only the last use") { try await SessionContract().details($0) },
+        StoreCheck("disabling an account ends its sessions and grants with its event; enabling changes only the flag; each once") { try await SessionContract().disabling($0) },
     ]
+
+    func disabling(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let ada = try await GrantContract.prepare(store)
+            let bob = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+            let sessions = [Fixture.session(for: ada), Fixture.session(for: ada)], bobs = Fixture.session(for: bob)
+            for session in sessions + [bobs] { try await store.insertSession(session) }
+            var grant = GrantContract.grant(ada)
+            grant.codeSpent = true
+            try await store.insertGrant(grant, event: nil)
+            #expect(try await store.user(handle: ada.handle)?.disabled == false)
+
+            #expect(try await store.setUserDisabled(handle: ada.handle, disabled: true, event: GrantContract.event(ada, "account_disabled")) == true)
+            #expect(try await store.user(handle: ada.handle)?.disabled == true)
+            #expect(try await store.user(nameKey: ada.nameKey)?.disabled == true)
+            #expect(try await store.sessions(userHandle: ada.handle, now: Fixture.date()).isEmpty)
+            #expect(try await store.grant(id: grant.id)?.revoked == true)
+            #expect(try await store.session(tokenHash: bobs.tokenHash, now: Fixture.date()) == bobs)
+            #expect(try await store.setUserDisabled(handle: ada.handle, disabled: true, event: GrantContract.event(ada, "again")) == false)
+            #expect(try await store.setUserDisabled(handle: Fixture.bytes(16), disabled: true, event: nil) == false)
+
+            let later = Fixture.session(for: ada)
+            try await store.insertSession(later)
+            #expect(try await store.setUserDisabled(handle: ada.handle, disabled: false, event: GrantContract.event(ada, "account_enabled")) == true)
+            #expect(try await store.user(handle: ada.handle)?.disabled == false)
+            // Enabling ends nothing.
+            #expect(try await store.session(tokenHash: later.tokenHash, now: Fixture.date()) == later)
+            #expect(try await store.events(userHandle: ada.handle, before: nil, limit: 10).map(\.type) == ["account_enabled", "account_disabled"])
+
+            let ended = try await store.revokeAccess(userHandle: ada.handle, event: GrantContract.event(ada, "session_ended"))
+            #expect(ended == [later.tokenHash])
+            #expect(try await store.session(tokenHash: later.tokenHash, now: Fixture.date()) == nil)
+            #expect(try await store.session(tokenHash: bobs.tokenHash, now: Fixture.date()) == bobs)
+        }
+    }
 
     func details(_ engine: any StoreEngine) async throws {
         try await withStore(engine) { store in

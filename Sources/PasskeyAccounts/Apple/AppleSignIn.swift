@@ -201,6 +201,7 @@ public final class AppleSignIn: Sendable {
             let outcome: AppleSignInOutcome
             let result: AppleSignInResult
             if let existing {
+                if try await passkeys.isDisabled(existing.userHandle) { throw APIError.accountDisabled }
                 let (token, record) = passkeys.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
                     token: spent, nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,

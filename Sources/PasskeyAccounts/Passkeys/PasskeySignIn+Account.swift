@@ -62,7 +62,7 @@ extension PasskeySignIn {
         let hash = Digest.sha256.hash(bytes)
         let at = now()
         guard let session = try await store.session(tokenHash: hash, now: at),
-              let user = try await store.user(handle: session.userHandle)
+              let user = try await store.user(handle: session.userHandle), !user.disabled
         else { return nil }
         noteSeen(session, at: at)
         return SignedInUser(user: user, tokenHash: hash, session: session)

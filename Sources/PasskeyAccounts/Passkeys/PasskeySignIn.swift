@@ -106,6 +106,11 @@ public final class PasskeySignIn: Sendable {
             hints: hints, prf: request.prf))
     }
 
+    /// Whether an operator disabled the account: it signs in by no method (accounts.md).
+    func isDisabled(_ userHandle: [UInt8]) async throws -> Bool {
+        try await store.user(handle: userHandle)?.disabled ?? false
+    }
+
     /// `--registration closed`: no new account, by any way of signing up.
     func checkRegistrationOpen() throws {
         guard configuration.registration == .open else { throw APIError.registrationClosed }
@@ -314,6 +319,13 @@ public final class PasskeySignIn: Sendable {
             try await store.spendCeremony(
                 challenge: ceremony.challenge, kind: .authentication, markCloned: regressed ? stored.id : nil, event: event)
             throw APIError(error)
+        }
+        // A disabled account: the assertion verified, and still no session (accounts.md).
+        if try await isDisabled(stored.userHandle) {
+            try await store.spendCeremony(
+                challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
+                event: event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
+            throw APIError.accountDisabled
         }
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
         // counter is compared again in the same statement, so a concurrent assertion with the

@@ -136,7 +136,8 @@ public final class PushSignIn: Sendable {
         let user = try await store.user(nameKey: name.key)
         try passkeys.limitUser(handle: user?.handle, nameKey: name.key)
         var devices: [PushDeviceRecord] = []
-        if let user { devices = try await store.pushDevices(userHandle: user.handle).filter { !$0.disabled } }
+        // A disabled account is answered as one without phones: no push, nothing told.
+        if let user, !user.disabled { devices = try await store.pushDevices(userHandle: user.handle).filter { !$0.disabled } }
         let now = passkeys.now()
         let watch = SecureRandom.bytes(32)
         let number = mode == .off ? nil : NumberChallenge.draw()
@@ -302,6 +303,7 @@ public final class PushSignIn: Sendable {
         guard status == PushRequestStatus.approved.rawValue, !request.sessionIssued, let handle = request.userHandle else {
             return (PushStatusResponse(status: status), nil)
         }
+        if try await passkeys.isDisabled(handle) { throw APIError.accountDisabled }
         // Number matching (the user typed the number shown here) is the second factor of `amr`'s mfa.
         let (token, session) = passkeys.newSession(
             userHandle: handle, credentialID: nil, via: request.deviceID.map { "push:" + $0 }, userVerified: request.number != nil)

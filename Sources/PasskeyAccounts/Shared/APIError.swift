@@ -48,6 +48,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let methodNotAllowed = APIError(code: "method_not_allowed", message: "This path does not take that method.")
     public static let payloadTooLarge = APIError(code: "payload_too_large", message: "The request body is larger than the server accepts.")
     public static let userExists = APIError(code: "user_exists", message: "That user name is taken.")
+    public static let accountDisabled = APIError(
+        code: "account_disabled", message: "This account is disabled; ask the server's operator.")
     public static let registrationClosed = APIError(
         code: "registration_closed", message: "This server does not create new accounts; ask its operator.")
     public static let credentialExists = APIError(code: "credential_exists", message: "This passkey is already registered.")

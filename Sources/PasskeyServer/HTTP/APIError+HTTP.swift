@@ -12,6 +12,7 @@ enum ErrorStatus {
         "forbidden_origin": .forbidden,
         "forbidden": .forbidden,
         "registration_closed": .forbidden,
+        "account_disabled": .forbidden,
         "not_found": .notFound,
         "not_linked": .notFound,
         "unknown_user_code": .notFound,

@@ -1,0 +1,72 @@
+public import Foundation
+public import PasskeyJSON
+public import PasskeyStorage
+
+/// What an operator does to one account (accounts.md, "Administration"): disable it (it then
+/// signs in by no method, and its sessions and tokens end), enable it again, end its sessions,
+/// and look at it. Every change is an event on the account naming who made it.
+public struct AccountAdministration: Sendable {
+    public typealias Failure = GroupMembership.Failure
+
+    let store: any PasskeyStore
+
+    public init(store: any PasskeyStore) {
+        self.store = store
+    }
+
+    /// Disables the account; false when it was disabled already. Its sessions and OpenID
+    /// grants end in the same write.
+    public func disable(userName: String, by actor: String, now: Date) async throws -> Bool {
+        let user = try await resolve(userName)
+        return try await store.setUserDisabled(
+            handle: user.handle, disabled: true, event: Self.event(user, "account_disabled", now, ["by": actor]))
+    }
+
+    /// Enables a disabled account; false when it was not disabled.
+    public func enable(userName: String, by actor: String, now: Date) async throws -> Bool {
+        let user = try await resolve(userName)
+        return try await store.setUserDisabled(
+            handle: user.handle, disabled: false, event: Self.event(user, "account_enabled", now, ["by": actor]))
+    }
+
+    /// Ends every session of the account and revokes its OpenID grants; how many sessions ended.
+    public func revokeSessions(userName: String, by actor: String, now: Date) async throws -> Int {
+        let user = try await resolve(userName)
+        let ended = try await store.revokeAccess(
+            userHandle: user.handle, event: Self.event(user, "session_ended", now, ["everywhere": "true", "by": actor]))
+        return ended.count
+    }
+
+    /// The account as an operator sees it: name, `sub`, whether disabled, passkeys, open
+    /// sessions, groups.
+    public func show(userName: String, now: Date) async throws -> JSONValue {
+        let user = try await resolve(userName)
+        let passkeys = try await store.credentials(userHandle: user.handle)
+        let sessions = try await store.sessions(userHandle: user.handle, now: now)
+        let groups = try await store.groups(userHandle: user.handle)
+        return .object([
+            "user_name": .string(user.name), "display_name": .string(user.displayName), "sub": .string(Base64URL.encode(user.handle)),
+            "disabled": .bool(user.disabled), "created_at": .string(PasskeySignIn.timestamp(user.createdAt)),
+            "passkeys": .array(passkeys.map { credential in
+                .object([
+                    "id": .string(Base64URL.encode(credential.id)), "name": .string(credential.name),
+                    "created_at": .string(PasskeySignIn.timestamp(credential.createdAt)),
+                    "last_used_at": credential.lastUsedAt.map { .string(PasskeySignIn.timestamp($0)) } ?? .null,
+                ])
+            }),
+            "sessions": .integer(Int64(sessions.count)),
+            "groups": .array(groups.map(JSONValue.string)),
+        ])
+    }
+
+    func resolve(_ userName: String) async throws -> UserRecord {
+        let name: UserName
+        do { name = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
+        guard let user = try await store.user(nameKey: name.key) else { throw Failure(description: "no account is named \(name.value)") }
+        return user
+    }
+
+    static func event(_ user: UserRecord, _ type: String, _ at: Date, _ details: [String: String]) -> AuditEvent {
+        AuditEvent(userHandle: user.handle, type: type, at: at, ip: nil, userAgent: nil, details: details)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PasskeyApp
+import PasskeyJSON
+import PasskeyStorage
+import PasskeyServerTestSupport
+import PasskeyTestSupport
+import Testing
+
+/// `passkey-server users disable|enable|revoke-sessions|show` on the running server's database
+/// (accounts.md, "Administration"): a disabled account's sessions end at once and it signs in by
+/// no method until enabled; the verified assertion opens nothing.
+@Suite struct UsersCommandTests {
+    @Test func disablingFromTheCommandLineEndsTheSessionsAndRefusesSignIn() async throws {
+        try await withServer { server, ceremonies, client in
+            func run(_ arguments: [String]) async throws -> CommandRun {
+                try await CommandRun.run(arguments + ["--database", server.databasePath])
+            }
+            let (registered, credential, _) = try await ceremonies.register("Ada")
+            let session = try #require(registered.json["session"] as? String)
+            let shown = try await run(["users", "show", "ADA"])
+            #expect(shown.status == 0, "\(shown.errors)")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any])
+            #expect(account["user_name"] as? String == "Ada" && account["disabled"] as? Bool == false && account["sessions"] as? Int == 1)
+            #expect((account["passkeys"] as? [[String: Any]])?.first?["id"] as? String == Base64URL.encode(credential.id))
+
+            let disabled = try await run(["users", "disable", "ada"])
+            #expect(disabled.status == 0 && disabled.output.contains("is disabled"), "\(disabled.errors)")
+            #expect(try await run(["users", "disable", "ada"]).output.contains("already"))
+            #expect(try await client.get("/me", bearer: session).status == 401)
+            // The assertion verifies, then nothing opens, and the refusal is recorded.
+            let refused = try await ceremonies.signIn("ada", credential: credential, signCount: 1)
+            #expect(refused.result.status == 403)
+            #expect(refused.result.json["error"] as? String == "account_disabled")
+            #expect(refused.result.json["session"] == nil)
+            let handle = try #require(try await server.app.store.user(nameKey: "ada")).handle
+            #expect(try await server.app.store.sessions(userHandle: handle, now: server.clock.now()).isEmpty)
+            let events = try await server.app.store.events(userHandle: handle, before: nil, limit: 5)
+            #expect(events.first?.type == "sign_in_refused" && events.first?.details["error"] == "account_disabled")
+            #expect(events.contains { $0.type == "account_disabled" && $0.details["by"] == "command line" })
+
+            #expect(try await run(["users", "enable", "ada"]).output.contains("is enabled"))
+            #expect(try await run(["users", "enable", "ada"]).output.contains("was not disabled"))
+            let again = try await ceremonies.signIn("ada", credential: credential, signCount: 2)
+            #expect(again.result.status == 200)
+            let fresh = try #require(again.result.json["session"] as? String)
+            let revoked = try await run(["users", "revoke-sessions", "ada"])
+            #expect(revoked.status == 0 && revoked.output.hasPrefix("1 session of ada ended"), "\(revoked.output)")
+            #expect(try await client.get("/me", bearer: fresh).status == 401)
+
+            let unknown = try await run(["users", "disable", "nobody"])
+            #expect(unknown.status == 1 && unknown.errors.contains("no account is named nobody"))
+        }
+    }
+}
