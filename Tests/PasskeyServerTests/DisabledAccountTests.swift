@@ -14,8 +14,7 @@ import Testing
         try await withServer { server, ceremonies, client in
             let rp = try await TestRelyingParty.register(server)
             let ada = try await TestRelyingParty.signedIn(ceremonies)
-            let code = try #require(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters(), session: ada.session))["code"])
-            let tokens = try await rp.redeem(code)
+            let tokens = try await rp.tokens(for: ada.session)
             let accessToken = try #require(tokens.json["access_token"] as? String)
             let refreshToken = try #require(tokens.json["refresh_token"] as? String)
             let administration = AccountAdministration(store: server.app.store)

@@ -90,6 +90,12 @@ struct TestRelyingParty {
         return (try #require(result.json["session"] as? String), try #require(user["id"] as? String), credential)
     }
 
+    /// The code flow for `session` in one step: the token response.
+    func tokens(for session: String) async throws -> HTTPResult {
+        let code = try #require(Self.answer(try await authorize(authorizationParameters(), session: session))["code"])
+        return try await redeem(code)
+    }
+
     /// Verifies a JWT of this provider against its published key set; its claims.
     func verified(_ token: String, typ: String) async throws -> [String: JSONValue] {
         let set = try JWKSet(json: Array(try await Client(base: server.base).get("/oauth/jwks").body))
@@ -342,8 +348,7 @@ struct TestRelyingParty {
         try await withServer { server, ceremonies, client in
             let rp = try await TestRelyingParty.register(server)
             let ada = try await TestRelyingParty.signedIn(ceremonies)
-            let code = try #require(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters(), session: ada.session))["code"])
-            let tokens = try await rp.redeem(code)
+            let tokens = try await rp.tokens(for: ada.session)
             let accessToken = try #require(tokens.json["access_token"] as? String)
             #expect(try await client.send("POST", "/logout", bearer: ada.session).status == 200)
             #expect(try await rp.userinfo(accessToken).status == 401)

@@ -54,8 +54,7 @@ import Testing
         try await withServer { server, ceremonies, client in
             let rp = try await TestRelyingParty.register(server)
             let ada = try await TestRelyingParty.signedIn(ceremonies)
-            let code = try #require(TestRelyingParty.answer(try await rp.authorize(rp.authorizationParameters(), session: ada.session))["code"])
-            let tokens = try await rp.redeem(code)
+            let tokens = try await rp.tokens(for: ada.session)
             let accessToken = try #require(tokens.json["access_token"] as? String)
             let second = try await ceremonies.signIn("ada", credential: ada.credential, signCount: 1)
             let other = try #require(second.result.json["session"] as? String)
