@@ -1,7 +1,7 @@
 // Passkey ceremonies: registration, sign-in (named, usernameless, autofill) and signing out.
 
 import { refreshAccount, showSignedOut } from "./account.js";
-import { ServerError, api, autofillEnabled, describeError, el, followReturn, setBusy, setStatus, state } from "./shared.js";
+import { ServerError, api, autofillEnabled, describeError, el, followReturn, setBusy, setStatus, state, stepUp } from "./shared.js";
 import { signalAccepted, signalUnknown } from "./signals.js";
 import { assertionToJSON, creationOptionsFromJSON, registrationToJSON, requestOptionsFromJSON } from "./webauthn-json.js";
 
@@ -122,6 +122,15 @@ async function signIn(userName) {
   const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
   await finishSignIn(credential, publicKey);
 }
+
+// The step-up: confirm with one of the account's own passkeys, user verification required; the
+// server renews this session (no new one, no new cookie), and the refused request is retried.
+stepUp.run = async () => {
+  setStatus("busy", "Confirm it is you with your passkey…");
+  const { publicKey } = await api("POST", "/authentication_initialize", { reauthenticate: true }, true);
+  const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
+  await api("POST", "/authentication_finalize", assertionToJSON(credential), true);
+};
 
 // Runs one modal ceremony from a button: stops autofill first, reports the outcome.
 export async function runCeremony(busyText, ceremony) {

@@ -117,7 +117,24 @@ export class ServerError extends Error {
   }
 }
 
-export async function api(method, path, body) {
+// The step-up (accounts.md): set by ceremonies.js to a function that runs the
+// {"reauthenticate": true} ceremony. A request refused with 401 reauthentication_required runs
+// it, then is sent once more.
+export const stepUp = { run: null };
+
+export async function api(method, path, body, retried = false) {
+  try {
+    return await send(method, path, body);
+  } catch (error) {
+    if (!retried && stepUp.run && error instanceof ServerError && error.code === "reauthentication_required") {
+      await stepUp.run();
+      return api(method, path, body, true);
+    }
+    throw error;
+  }
+}
+
+async function send(method, path, body) {
   const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";

@@ -15,7 +15,7 @@ extension PostgresPasskeyStore {
                 INSERT INTO ceremonies (\(unescaped: CeremonyRow.columns)) VALUES (
                 \(row.challenge), \(row.kind), \(row.userHandle), \(row.userName), \(row.displayName), \(row.isNewUser),
                 \(row.userVerification), \(row.allowCredentialIDs), \(row.algorithms), \(row.createdAt), \(row.expiresAt),
-                \(row.conditional), \(row.residentKey))
+                \(row.conditional), \(row.residentKey), \(row.sessionHash))
                 """, logger: Self.quiet)
         }
     }
@@ -89,7 +89,7 @@ extension PostgresPasskeyStore {
 
     public func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
+        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
         let signedInRow = try signedIn.map(EventRow.init)
         let regressionRow = try regression.map(EventRow.init)
@@ -129,7 +129,11 @@ extension PostgresPasskeyStore {
                     INSERT INTO sessions (\(unescaped: SessionRow.columns))
                     SELECT \(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
                         \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime)
-                    WHERE EXISTS (SELECT 1 FROM applied)
+                    WHERE NOT \(renewing) AND EXISTS (SELECT 1 FROM applied)
+                ), renewed AS (
+                    UPDATE sessions SET auth_time = \(s.authTime), user_verified = \(s.userVerified)
+                    WHERE \(renewing) AND token_hash = \(s.tokenHash) AND user_handle = \(s.userHandle) AND expires_at > \(at)
+                      AND EXISTS (SELECT 1 FROM applied)
                 ), signed_in AS (
                     INSERT INTO events (user_handle, type, at, ip, user_agent, details)
                     SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details)

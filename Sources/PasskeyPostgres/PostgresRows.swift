@@ -134,7 +134,7 @@ struct CredentialRow {
 struct CeremonyRow {
     static let columns = """
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
-        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key
+        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash
         """
 
     let challenge: ByteBuffer
@@ -150,6 +150,7 @@ struct CeremonyRow {
     let expiresAt: Int64
     let conditional: Bool
     let residentKey: String
+    let sessionHash: ByteBuffer?
 
     init(_ c: CeremonyRecord) throws {
         challenge = ByteBuffer(bytes: c.challenge)
@@ -165,6 +166,7 @@ struct CeremonyRow {
         expiresAt = try c.expiresAt.storeMilliseconds()
         conditional = c.conditional
         residentKey = c.residentKey
+        sessionHash = c.sessionHash.map { ByteBuffer(bytes: $0) }
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
@@ -188,7 +190,8 @@ struct CeremonyRow {
         return CeremonyRecord(
             challenge: challenge, kind: kind, userHandle: userHandle, userName: userName, displayName: displayName,
             isNewUser: isNewUser, userVerification: userVerification, allowCredentialIDs: allowed, algorithms: algorithms,
-            conditional: try c.next(), residentKey: try c.next(), createdAt: createdAt, expiresAt: expiresAt)
+            conditional: try c.next(), residentKey: try c.next(), createdAt: createdAt, expiresAt: expiresAt,
+            sessionHash: try c.optionalBytes())
     }
 }
 

@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13,
+        migration11, migration12, migration13, migration14,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,11 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 14: a step-up ceremony names the session it renews (SQLite's migration 15).
+    static let migration14 = Migration(additive: true, statements: [
+        "ALTER TABLE ceremonies ADD COLUMN session_hash bytea",
+    ])
 
     /// Version 13: an operator can disable an account (SQLite's migration 14).
     static let migration13 = Migration(additive: true, statements: [

@@ -46,7 +46,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let arguments = try c.arguments()
         try await database.write(durable: durable) { db in
             try db.execute(
-                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)
         }
     }
@@ -128,7 +128,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// only rises), and creates the session.
     public func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
+        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
         let signedInArguments = try signedIn?.insertArguments()
         let regressionArguments = try regression?.insertArguments()
@@ -136,6 +136,10 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let assertionArguments = try Self.assertionArguments(
             credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
         let sessionArguments = try session.arguments()
+        let renewArguments: [SQLiteValue] = [
+            try .optionalTime(session.authTime), session.userVerified.map(SQLiteValue.bool) ?? .null, .blob(session.tokenHash),
+            .blob(session.userHandle), try .time(now),
+        ]
         return try await database.write { db in
             guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
             guard try Self.applyAssertion(db, assertionArguments) else {
@@ -146,7 +150,13 @@ public final class SQLitePasskeyStore: PasskeyStore {
             guard let name = try db.row("SELECT name FROM users WHERE handle = ?", [.blob(session.userHandle)], { $0.text(0) }) else {
                 throw StoreError.database("the credential's user vanished")
             }
-            try db.execute(SessionRecord.insert, sessionArguments)
+            if renewing {
+                try db.execute(
+                    "UPDATE sessions SET auth_time = ?, user_verified = ? WHERE token_hash = ? AND user_handle = ? AND expires_at > ?",
+                    renewArguments)
+            } else {
+                try db.execute(SessionRecord.insert, sessionArguments)
+            }
             try Self.insertEvent(db, signedInArguments)
             return .signedIn(userName: name)
         }

@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14,
+        migration11, migration12, migration13, migration14, migration15,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,11 @@ enum Schema {
             }
         }
     }
+
+    /// Version 15: a step-up ceremony names the session it renews (accounts.md). Only adds.
+    static let migration15: [String] = [
+        "ALTER TABLE ceremonies ADD COLUMN session_hash BLOB",
+    ]
 
     /// Version 14: an operator can disable an account (accounts.md, "Administration"). Only adds.
     static let migration14: [String] = [

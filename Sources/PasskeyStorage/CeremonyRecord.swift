@@ -30,13 +30,17 @@ public struct CeremonyRecord: Sendable, Equatable {
     public var createdAt: Date
     /// Stored with millisecond precision; the ceremony is expired at `expiresAt` and later.
     public var expiresAt: Date
+    /// A step-up (accounts.md): the session whose authentication time the ceremony renews,
+    /// instead of opening a new one. Nil for every other ceremony.
+    public var sessionHash: [UInt8]?
 
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, userName: String?,
         displayName: String?, isNewUser: Bool, userVerification: String,
         allowCredentialIDs: [[UInt8]], algorithms: [Int], conditional: Bool = false, residentKey: String = "required",
-        createdAt: Date, expiresAt: Date
+        createdAt: Date, expiresAt: Date, sessionHash: [UInt8]? = nil
     ) {
+        self.sessionHash = sessionHash
         self.challenge = challenge
         self.kind = kind
         self.userHandle = userHandle

@@ -51,9 +51,12 @@ public protocol PasskeyStore: Sendable {
     /// the sign counter (WebAuthn §7.2 step 25), stores backup state, last use and
     /// uvInitialized (which only rises), and creates the session.
     /// `signedIn` is stored with a sign-in, `regression` with a counter regression.
+    /// With `renewing` (a step-up), no session is opened: the open session of the same account
+    /// with `session.tokenHash` gets `session.authTime` and `userVerified` instead (an ended one
+    /// stays ended).
     func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, signedIn: AuditEvent?, regression: AuditEvent?
+        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome
 
     // MARK: Users
@@ -356,7 +359,7 @@ extension PasskeyStore {
     ) async throws -> AuthenticationOutcome {
         try await completeAuthentication(
             challenge: challenge, now: now, credentialID: credentialID, signCount: signCount, backupState: backupState,
-            userVerified: userVerified, session: session, signedIn: nil, regression: nil)
+            userVerified: userVerified, session: session, renewing: false, signedIn: nil, regression: nil)
     }
 
     public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String) async throws -> Bool {

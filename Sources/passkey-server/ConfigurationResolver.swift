@@ -80,6 +80,7 @@ struct ConfigurationResolver {
         }
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
+        c.reauthWindow = TimeInterval(try int(flags.reauthWindow, "REAUTH_WINDOW", range: 30...86_400) ?? Int(c.reauthWindow))
         if let domain = try string(flags.cookieDomain, "COOKIE_DOMAIN")?.lowercased() {
             guard ForwardedRequest.parse(originalURL: "https://" + domain + "/", method: nil)?.host == domain, domain.contains("."),
                   !domain.hasPrefix("[")

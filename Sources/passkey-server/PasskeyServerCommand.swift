@@ -100,6 +100,9 @@ struct Serve: AsyncParsableCommand {
         valueName: "origin"))
     var relatedOrigin: [String] = []
 
+    @Option(name: .customLong("reauth-window"), help: "Seconds a user-verified passkey ceremony lets a session add or delete passkeys, link Apple IDs or phones. (env: PASSKEY_REAUTH_WINDOW, default 300)")
+    var reauthWindow: Int?
+
     @Option(help: "Who may create accounts: open, or closed (existing users still add passkeys). (env: PASSKEY_REGISTRATION, default open)")
     var registration: String?
 

@@ -242,9 +242,11 @@ import Testing
             let bobsApple = try await apple.signIn(subject: "000777.bob", email: nil, bearer: bobSession)
             #expect(bobsApple.json["user_name"] as? String == "bob")
             #expect(bobsApple.json["linked"] as? Bool == true)
-            // alice signed in with Apple cannot link another Apple ID to her account.
+            // alice signed in with Apple cannot link another Apple ID to her account: a session
+            // opened by Apple must first confirm with her passkey (step-up), and even then she
+            // has one Apple ID already.
             let appleSession = try #require(linked.json["session"] as? String)
-            #expect(try await apple.signIn(subject: "000888.third", email: nil, bearer: appleSession).error == "apple_already_linked")
+            #expect(try await apple.signIn(subject: "000888.third", email: nil, bearer: appleSession).error == "reauthentication_required")
         }
     }
 
@@ -261,6 +263,11 @@ import Testing
             let passkeySession = try #require(registered.json["session"] as? String)
             let linked = try await apple.signIn(subject: "000222.carol", email: nil, bearer: passkeySession)
             let appleSession = try #require(linked.json["session"] as? String)
+            // A sensitive action: a stale session must step up first (accounts.md).
+            apple.server.clock.advance(301)
+            #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: passkeySession).error == "reauthentication_required")
+            #expect(try await apple.client.get("/siwa/initialize", bearer: passkeySession).json["error"] as? String == "reauthentication_required")
+            apple.server.clock.advance(-301)
             #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: passkeySession).status == 200)
             #expect(try await apple.client.get("/me", bearer: appleSession).status == 401)
             let me = try await apple.client.get("/me", bearer: passkeySession)

@@ -38,7 +38,7 @@ struct EventContract {
             try await store.insertCeremony(signIn)
             let outcome = try await store.completeAuthentication(
                 challenge: signIn.challenge, now: Fixture.date(2), credentialID: credential.id, signCount: 0, backupState: false,
-                userVerified: true, session: Fixture.session(for: alice),
+                userVerified: true, session: Fixture.session(for: alice), renewing: false,
                 signedIn: Self.event(alice, "sign_in", at: 2, details: ["method": "passkey"]),
                 regression: Self.event(alice, "counter_regression", at: 2))
             #expect(outcome == .signedIn(userName: "alice"))
@@ -61,7 +61,7 @@ struct EventContract {
             try await store.insertCeremony(ceremony)
             let regressed = try await store.completeAuthentication(
                 challenge: ceremony.challenge, now: Fixture.date(1), credentialID: credential.id, signCount: 3, backupState: false,
-                userVerified: true, session: Fixture.session(for: bob), signedIn: Self.event(bob, "sign_in"),
+                userVerified: true, session: Fixture.session(for: bob), renewing: false, signedIn: Self.event(bob, "sign_in"),
                 regression: Self.event(bob, "counter_regression"))
             #expect(regressed == .counterRegression)
             let refused = Fixture.ceremony(.authentication)

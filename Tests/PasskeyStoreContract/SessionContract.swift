@@ -10,7 +10,40 @@ struct SessionContract {
         StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
         StoreCheck("a session keeps its address, user agent, last use and authentication time; a touch moves only the last use") { try await SessionContract().details($0) },
         StoreCheck("disabling an account ends its sessions and grants with its event; enabling changes only the flag; each once") { try await SessionContract().disabling($0) },
+        StoreCheck("a step-up's ceremony keeps its session; its finish renews that session's auth time and opens none, nor reopens an ended one") { try await SessionContract().renewal($0) },
     ]
+
+    func renewal(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = Fixture.user()
+            let credential = Fixture.credential(for: user)
+            try await store.registerCredential(credential, newUser: user)
+            let session = Fixture.session(for: user)
+            try await store.insertSession(session)
+            var ceremony = Fixture.ceremony(.authentication)
+            ceremony.sessionHash = session.tokenHash
+            try await store.insertCeremony(ceremony)
+            #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date())?.sessionHash == session.tokenHash)
+            var renewed = session
+            renewed.authTime = Fixture.date(60_000)
+            renewed.userVerified = true
+            let outcome = try await store.completeAuthentication(
+                challenge: ceremony.challenge, now: Fixture.date(60_000), credentialID: credential.id, signCount: 1, backupState: false,
+                userVerified: true, session: renewed, renewing: true, signedIn: nil, regression: nil)
+            #expect(outcome == .signedIn(userName: user.name))
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == renewed)
+            #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date()).count == 1)
+
+            // Ended meanwhile: the step-up renews nothing and opens nothing.
+            try await store.deleteSession(tokenHash: session.tokenHash, event: nil)
+            let again = Fixture.ceremony(.authentication)
+            try await store.insertCeremony(again)
+            _ = try await store.completeAuthentication(
+                challenge: again.challenge, now: Fixture.date(61_000), credentialID: credential.id, signCount: 2, backupState: false,
+                userVerified: true, session: renewed, renewing: true, signedIn: nil, regression: nil)
+            #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date()).isEmpty)
+        }
+    }
 
     func disabling(_ engine: any StoreEngine) async throws {
         try await withStore(engine) { store in

@@ -83,6 +83,8 @@ public final class AppleSignIn: Sendable {
     /// someone else (to link their Apple ID to the sender's account, or to sign them into it)
     /// comes back without the cookie and is refused.
     public func initialize(redirectURI: String, session: SignedInUser?) async throws -> (AppleInitializeResponse, binding: [UInt8]) {
+        // Signed in, this starts linking an Apple ID: a sensitive action (step-up).
+        if let session { try await passkeys.requireRecentAuthentication(session) }
         let nonce = SecureRandom.bytes(32)
         let binding = SecureRandom.bytes(32)
         try await store.insertAppleNonce(nonce, expiresAt: passkeys.now().addingTimeInterval(configuration.challengeTTL))
@@ -208,6 +210,7 @@ public final class AppleSignIn: Sendable {
                     events: [passkeys.event(existing.userHandle, "sign_in", at: now, ["method": "apple"])])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: false, link: existing)
             } else if let session {
+                if let requestSession { try await passkeys.requireRecentAuthentication(requestSession) }
                 let link = Self.link(claims, userHandle: session.user.handle, at: now)
                 let (token, record) = passkeys.newSession(userHandle: session.user.handle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
@@ -327,6 +330,7 @@ public final class AppleSignIn: Sendable {
     /// `DELETE /siwa/link`: unlinks the account's Apple ID unless it is the last way in, and
     /// revokes the refresh token at Apple when one is held.
     public func unlink(_ session: SignedInUser) async throws {
+        try await passkeys.requireRecentAuthentication(session)
         let event = passkeys.event(session.user.handle, "apple_unlinked", at: passkeys.now(), ["reason": "user"])
         switch try await store.unlinkApple(userHandle: session.user.handle, requireOtherMethod: true, event: event) {
         case .notLinked:

@@ -83,6 +83,7 @@ extension AppleSignIn {
     /// signed-in account, once its owner confirmed it on the page. The identity token and the
     /// nonce are spent in the same write as the link.
     public func confirmLink(_ sealed: String?, session: SignedInUser) async throws {
+        try await passkeys.requireRecentAuthentication(session)
         let now = passkeys.now()
         guard let sealed, let pending = PendingAppleLink.open(sealed, secret: passkeys.serverSecret, now: now),
               let link = pending.link(at: now), constantTimeEquals(link.userHandle, session.user.handle),

@@ -73,7 +73,11 @@ public struct CeremonyResult: Codable, Sendable {
     public var status = "ok"
     public let userName: String
     public let credentialId: String
+    /// The new session's token; empty for a step-up, which renews the session that asked.
     public let session: String
+
+    /// A step-up renewed the current session instead of opening one (`reauthenticated`).
+    public var renewed: Bool { session.isEmpty }
 }
 
 /// `GET /me`.

@@ -142,6 +142,7 @@ extension PasskeySignIn {
 
     /// Deletes one of the signed-in user's passkeys, and the sessions it opened.
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
+        try await requireRecentAuthentication(session)
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
         let deleted = event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
         let ended = try await store.sessions(userHandle: session.user.handle, now: now()).filter { $0.credentialID == id }.map(\.tokenHash)

@@ -91,6 +91,8 @@ public final class PasskeySignIn: Sendable {
                 // says nothing about which names exist.
                 throw configuration.registration == .open ? APIError.userExists : APIError.registrationClosed
             }
+            // Adding a passkey is a sensitive action: refused here, before any ceremony.
+            try await requireRecentAuthentication(session)
             user = existing
             isNew = false
         } else {
@@ -266,6 +268,50 @@ public final class PasskeySignIn: Sendable {
             extensions: prfExtension(requested: request.prf, allow: allow ?? [])))
     }
 
+    // MARK: Step-up (accounts.md, "Recent authentication for sensitive actions")
+
+    /// `authentication_initialize` with `{"reauthenticate": true}`: a ceremony for the signed-in
+    /// user's own passkeys, with user verification required, whose finalize renews this
+    /// session's authentication time instead of opening another.
+    public func beginReauthentication(session: SignedInUser?) async throws -> RequestOptionsResponse {
+        guard let session else { throw APIError.unauthorized }
+        try limitUser(handle: session.user.handle, nameKey: nil)
+        let credentials = try await store.credentials(userHandle: session.user.handle)
+        guard !credentials.isEmpty else {
+            throw APIError.invalidRequest("This account has no passkey to confirm with.")
+        }
+        let allow = credentials.map { CreationOptionsResponse.Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
+        let challenge = SecureRandom.bytes(32)
+        let created = now()
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .authentication, userHandle: session.user.handle, userName: nil, displayName: nil,
+            isNewUser: false, userVerification: UserVerificationRequirement.required.rawValue, allowCredentialIDs: credentials.map(\.id),
+            algorithms: [], createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL),
+            sessionHash: session.tokenHash))
+        return RequestOptionsResponse(publicKey: .init(
+            challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
+            userVerification: UserVerificationRequirement.required.rawValue, allowCredentials: allow, hints: nil, extensions: nil))
+    }
+
+    /// When the session's user last passed a user-verified passkey ceremony in it: a step-up's
+    /// time, else the opening ceremony's when it was a passkey with user verification. A session
+    /// opened another way (Apple, push, Messages for Business) counts from its opening only for
+    /// an account without passkeys; with one, it must step up with it.
+    func verifiedAt(_ session: SignedInUser) async throws -> Date? {
+        guard let record = session.session else { return nil }
+        if let authTime = record.authTime { return authTime }
+        if record.credentialID != nil { return record.userVerified == true ? record.createdAt : nil }
+        return try await store.credentials(userHandle: session.user.handle).isEmpty ? record.createdAt : nil
+    }
+
+    /// The sensitive actions' check: a user-verified passkey ceremony in this session within
+    /// `--reauth-window`, else 401 `reauthentication_required`.
+    public func requireRecentAuthentication(_ session: SignedInUser) async throws {
+        guard let at = try await verifiedAt(session), now().timeIntervalSince(at) <= configuration.reauthWindow else {
+            throw APIError.reauthenticationRequired
+        }
+    }
+
     /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.
     static func transportList(_ transports: [String]) -> [String]? {
         let sorted = Array(Set(transports)).sorted()
@@ -330,13 +376,22 @@ public final class PasskeySignIn: Sendable {
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
         // counter is compared again in the same statement, so a concurrent assertion with the
         // same count cannot also pass.
-        let (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
+        var (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
         let at = now()
         let credentialID = Base64URL.encode(stored.id)
+        // A step-up renews the session that asked for it, and opens none.
+        let renewing = ceremony.sessionHash != nil
+        if let sessionHash = ceremony.sessionHash {
+            token = ""
+            session = SessionRecord(
+                tokenHash: sessionHash, userHandle: stored.userHandle, createdAt: at, expiresAt: at, userVerified: verified.userVerified,
+                authTime: at)
+        }
         switch try await store.completeAuthentication(
             challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
-            backupState: verified.backupState, userVerified: verified.userVerified, session: session,
-            signedIn: event(stored.userHandle, "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
+            backupState: verified.backupState, userVerified: verified.userVerified, session: session, renewing: renewing,
+            signedIn: event(
+                stored.userHandle, renewing ? "reauthenticated" : "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
             regression: event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
         {
         case .signedIn(let userName):

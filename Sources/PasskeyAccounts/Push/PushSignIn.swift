@@ -33,6 +33,7 @@ public final class PushSignIn: Sendable {
     /// `POST /push/devices/discovery`: a new device id and single-use challenge for the
     /// signed-in account, and the QR code that carries them to the phone.
     public func discovery(_ session: SignedInUser) async throws -> PushDiscoveryResponse {
+        try await passkeys.requireRecentAuthentication(session)
         let deviceID = UUID().uuidString.lowercased()
         let challenge = UUID().uuidString.lowercased()
         try await store.insertPushDiscovery(PushDiscoveryRecord(
@@ -109,6 +110,7 @@ public final class PushSignIn: Sendable {
     }
 
     public func deleteDevice(_ session: SignedInUser, id: String) async throws {
+        try await passkeys.requireRecentAuthentication(session)
         let event = passkeys.event(session.user.handle, "push_device_deleted", at: passkeys.now(), ["device": id])
         guard id.utf8.count <= 64, try await store.deletePushDevice(id: id, userHandle: session.user.handle, event: event) else {
             throw APIError.notFound

@@ -48,6 +48,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let methodNotAllowed = APIError(code: "method_not_allowed", message: "This path does not take that method.")
     public static let payloadTooLarge = APIError(code: "payload_too_large", message: "The request body is larger than the server accepts.")
     public static let userExists = APIError(code: "user_exists", message: "That user name is taken.")
+    public static let reauthenticationRequired = APIError(
+        code: "reauthentication_required", message: "Confirm it is you with your passkey, then try again.")
     public static let accountDisabled = APIError(
         code: "account_disabled", message: "This account is disabled; ask the server's operator.")
     public static let registrationClosed = APIError(

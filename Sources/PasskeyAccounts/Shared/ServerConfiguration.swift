@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// Who may create accounts (`--registration`, accounts.md): anyone, or no one (existing
     /// users still add passkeys).
     public var registration: RegistrationPolicy = .open
+    /// How long a user-verified passkey ceremony in a session lets it do sensitive things
+    /// (`--reauth-window`, accounts.md "step-up"), in seconds.
+    public var reauthWindow: TimeInterval = 300
     /// `residentKey` in the registration options, and the weakest a request may ask for
     /// (`--resident-key`).
     public var residentKey: ResidentKeyRequirement = .required

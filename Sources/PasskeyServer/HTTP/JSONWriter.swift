@@ -219,7 +219,11 @@ extension CeremonyResult: JSONWritable {
         json.key("status"); json.string(status)
         json.key("user_name"); json.string(userName)
         json.key("credential_id"); json.string(credentialId)
-        json.key("session"); json.string(session)
+        if renewed {
+            json.key("reauthenticated"); json.boolean(true)
+        } else {
+            json.key("session"); json.string(session)
+        }
         json.endObject()
     }
 }

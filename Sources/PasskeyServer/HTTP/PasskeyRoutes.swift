@@ -28,6 +28,9 @@ extension Routes {
         }
         router.post("/authentication_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
+            if body.reauthenticate == true {
+                return Self.json(writing: try await service.beginReauthentication(session: try await session(request)))
+            }
             return Self.json(writing: try await service.beginAuthentication(body.options))
         }
         router.post("/authentication_finalize") { request, _ in
@@ -46,6 +49,8 @@ struct InitializeRequest: Decodable {
     var residentKey: String?
     var hints: [String]?
     var prf: Bool?
+    /// A step-up of the signed-in session (accounts.md).
+    var reauthenticate: Bool?
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name"
@@ -54,6 +59,7 @@ struct InitializeRequest: Decodable {
         case residentKey = "resident_key"
         case hints
         case prf
+        case reauthenticate
     }
 
     var options: CeremonyOptionsRequest {

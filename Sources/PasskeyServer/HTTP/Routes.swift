@@ -86,7 +86,8 @@ struct Routes: Sendable {
     /// A finalize answer: the body carries the token for native clients; the cookie is for browsers.
     func signedIn(_ result: CeremonyResult, token: String, request: Request) throws -> Response {
         var response = Self.json(writing: result)
-        response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request)
+        // A step-up renews the session the client holds: nothing new to set.
+        if !result.renewed { response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request) }
         return response
     }
 
