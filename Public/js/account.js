@@ -2,7 +2,7 @@
 
 import { runCeremony } from "./ceremonies.js";
 import { ServerError, api, badge, describeError, detail, el, formatTime, setStatus, state, timeElement } from "./shared.js";
-import { signalAccepted, signalUserDetails } from "./signals.js";
+import { signalAccepted, signalUnknown, signalUserDetails } from "./signals.js";
 
 function paragraph(className, text) {
   const p = document.createElement("p");
@@ -146,6 +146,12 @@ function describeEvent(event) {
     case "oauth_code_reuse": return `A code of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
     case "oauth_refresh_reuse": return `A refresh token of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
     case "backchannel_logout_failed": return `${d.client ?? "An application"} could not be told of a sign-out`;
+    case "reauthenticated": return `Confirmed it was you${passkey}`;
+    case "oauth_device_approved": return `A device of ${d.client ?? "an application"} was approved`;
+    case "oauth_device_denied": return `A device of ${d.client ?? "an application"} was denied`;
+    case "oauth_device_code_reuse": return `A device code of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
+    case "account_disabled": return "The account was disabled by an operator";
+    case "account_enabled": return "The account was enabled by an operator";
     default: return event.type;
   }
 }
@@ -345,4 +351,26 @@ el.activityMore.addEventListener("click", async () => {
   } finally {
     el.activityMore.disabled = false;
   }
+});
+
+// Deleting the account (accounts.md): the user name typed to confirm; the server may ask for a
+// passkey first (the step-up runs by itself). Afterwards the password manager is told that each
+// of the account's passkeys is gone (Signal API), and the page is signed out.
+el.deleteAccountForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const account = state.account;
+  if (!account) return;
+  const confirm = el.deleteConfirm.value.trim();
+  if (confirm !== account.user_name) {
+    setStatus("error", `Type ${account.user_name} exactly to delete this account.`);
+    el.deleteConfirm.focus();
+    return;
+  }
+  runCeremony("Deleting the account…", async () => {
+    const result = await api("DELETE", "/me", { confirm });
+    for (const id of result?.credential_ids ?? []) signalUnknown(account.rp_id, id);
+    el.deleteConfirm.value = "";
+    showSignedOut();
+    setStatus("ok", "Account deleted");
+  });
 });

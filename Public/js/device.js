@@ -78,7 +78,7 @@ async function decide(approve) {
     setStatus("ok", approve ? "Device approved" : "Device denied");
   } catch (error) {
     setStatus("error", describeError(error), error);
-    if (error?.code === "reauthentication_required") await continueDevice();
+    if (error?.code === "device_sign_in_required") await continueDevice();
   } finally {
     el.deviceApprove.disabled = false;
     el.deviceDeny.disabled = false;

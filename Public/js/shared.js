@@ -75,6 +75,8 @@ export const el = {
   phones: document.querySelector("#phones"),
   applications: document.querySelector("#applications"),
   sessions: document.querySelector("#sessions"),
+  deleteAccountForm: document.querySelector("#delete-account-form"),
+  deleteConfirm: document.querySelector("#delete-confirm"),
   addPhone: document.querySelector("#add-phone"),
   enrol: document.querySelector("#enrol"),
   enrolQR: document.querySelector("#enrol-qr"),

@@ -41,3 +41,38 @@ extension PostgresPasskeyStore {
         return ended
     }
 }
+
+extension PostgresPasskeyStore {
+    public func deleteAccount(handle: [UInt8], event: AuditEvent?) async throws -> DeletedAccount? {
+        let user = ByteBuffer(bytes: handle)
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            guard try await Self.count(db.query("SELECT 1 FROM users WHERE handle = \(user) FOR UPDATE", logger: Self.quiet)) == 1 else {
+                return nil
+            }
+            let credentials = try await Self.all(
+                db.query("SELECT id FROM credentials WHERE user_handle = \(user) ORDER BY created_at, id", logger: Self.quiet)
+            ) { row in
+                var c = Cursor(row)
+                return try c.bytes()
+            }
+            let appleToken = try await Self.first(
+                db.query("SELECT refresh_token FROM apple_links WHERE user_handle = \(user)", logger: Self.quiet)
+            ) { try $0[0].decode(String?.self) } ?? nil
+            let grants = try await Self.all(
+                db.query("SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE user_handle = \(user)", logger: Self.quiet),
+                GrantRow.record)
+            try await db.query("DELETE FROM ceremonies WHERE user_handle = \(user)", logger: Self.quiet)
+            // Everything else of the account goes by its foreign keys' cascade.
+            try await db.query("DELETE FROM users WHERE handle = \(user)", logger: Self.quiet)
+            // The events stay, under the opaque handle, without the names they carried.
+            try await db.query(
+                """
+                UPDATE events SET details = (details::jsonb - 'name')::text
+                WHERE user_handle = \(user) AND details::jsonb ? 'name'
+                """, logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+            return DeletedAccount(credentialIDs: credentials, appleRefreshToken: appleToken, grants: grants)
+        }
+    }
+}

@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14,
+        migration11, migration12, migration13, migration14, migration15,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,12 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 15: audit events outlive their account (SQLite's migration 16). An older program
+    /// only deletes accounts through the same cascade it no longer gets, so it still works.
+    static let migration15 = Migration(additive: true, statements: [
+        "ALTER TABLE events DROP CONSTRAINT IF EXISTS events_user_handle_fkey",
+    ])
 
     /// Version 14: a step-up ceremony names the session it renews (SQLite's migration 15).
     static let migration14 = Migration(additive: true, statements: [

@@ -30,3 +30,23 @@ extension SQLitePasskeyStore {
         return ended
     }
 }
+
+extension SQLitePasskeyStore {
+    public func deleteAccount(handle: [UInt8], event: AuditEvent?) async throws -> DeletedAccount? {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            let user: [SQLiteValue] = [.blob(handle)]
+            guard try db.row("SELECT 1 FROM users WHERE handle = ?", user, { _ in true }) != nil else { return nil }
+            let credentials = try db.rows("SELECT id FROM credentials WHERE user_handle = ? ORDER BY created_at, id", user) { $0.blob(0) }
+            let appleToken = try db.row("SELECT refresh_token FROM apple_links WHERE user_handle = ?", user) { $0.optionalText(0) } ?? nil
+            let grants = try db.rows("SELECT \(Self.grantColumns) FROM oauth_grants WHERE user_handle = ?", user, Self.grantRecord)
+            try db.execute("DELETE FROM ceremonies WHERE user_handle = ?", user)
+            // Everything else of the account goes by its foreign keys' cascade.
+            try db.execute("DELETE FROM users WHERE handle = ?", user)
+            // The events stay, under the opaque handle, without the names they carried.
+            try db.execute("UPDATE events SET details = json_remove(details, '$.name') WHERE user_handle = ? AND json_valid(details)", user)
+            try Self.insertEvent(db, eventArguments)
+            return DeletedAccount(credentialIDs: credentials, appleRefreshToken: appleToken, grants: grants)
+        }
+    }
+}

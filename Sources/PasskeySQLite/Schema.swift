@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15,
+        migration11, migration12, migration13, migration14, migration15, migration16,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,27 @@ enum Schema {
             }
         }
     }
+
+    /// Version 16: audit events outlive their account (accounts.md, "Deleting the account"): the
+    /// table is rebuilt without its foreign key to users, rows and ids kept.
+    static let migration16: [String] = [
+        """
+        CREATE TABLE events_kept (
+            id          INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+            user_handle BLOB    NOT NULL,
+            type        TEXT    NOT NULL,
+            at          INTEGER NOT NULL,
+            ip          TEXT,
+            user_agent  TEXT,
+            details     TEXT    NOT NULL
+        ) STRICT
+        """,
+        "INSERT INTO events_kept (id, user_handle, type, at, ip, user_agent, details) SELECT id, user_handle, type, at, ip, user_agent, details FROM events",
+        "DROP TABLE events",
+        "ALTER TABLE events_kept RENAME TO events",
+        "CREATE INDEX events_by_user ON events (user_handle, id)",
+        "CREATE INDEX events_by_time ON events (at)",
+    ]
 
     /// Version 15: a step-up ceremony names the session it renews (accounts.md). Only adds.
     static let migration15: [String] = [

@@ -71,6 +71,12 @@ public protocol PasskeyStore: Sendable {
     /// Ends every session of the account and revokes every grant, in one transaction, with
     /// `event`; the token hashes of the sessions it ended.
     func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]]
+    /// Deletes the account and everything of it, in one transaction (accounts.md, "Deleting the
+    /// account"): passkeys, sessions, grants, push devices, the Apple link, groups, pending
+    /// ceremonies. Its audit events stay under its handle with the `name` details removed, and
+    /// `event` (`account_deleted`) is added. Answers what the caller still has to act on, read
+    /// in the same transaction; nil when there is no such account.
+    func deleteAccount(handle: [UInt8], event: AuditEvent?) async throws -> DeletedAccount?
     /// Deletes the account; its credentials and sessions go with it. False if there is none.
     func deleteUser(handle: [UInt8]) async throws -> Bool
 

@@ -26,3 +26,18 @@ public struct UserRecord: Sendable, Equatable {
         self.createdAt = createdAt
     }
 }
+
+/// What an account's deletion leaves the caller to do: tell the password managers which
+/// passkeys are gone, revoke the Apple ID's token at Apple, and send back-channel logouts for
+/// the grants that were standing.
+public struct DeletedAccount: Sendable, Equatable {
+    public var credentialIDs: [[UInt8]]
+    public var appleRefreshToken: String?
+    public var grants: [GrantRecord]
+
+    public init(credentialIDs: [[UInt8]], appleRefreshToken: String?, grants: [GrantRecord]) {
+        self.credentialIDs = credentialIDs
+        self.appleRefreshToken = appleRefreshToken
+        self.grants = grants
+    }
+}

@@ -14,6 +14,7 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 
 import argparse
 import base64
+import datetime
 import hashlib
 import http.client as httpclient
 import json
@@ -39,6 +40,7 @@ CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev
 STATE_TIMEOUT = 15.0       # seconds to wait for #status to settle
 OVERALL_BUDGET = 170.0     # seconds for the whole run (setup included)
 SCREENSHOT = "/tmp/passkey-page.png"
+REAUTH_WINDOW = 30         # --reauth-window: the shortest the server takes (the step-up checks wait it out)
 
 
 class CheckFailed(Exception):
@@ -457,6 +459,71 @@ return (async () => {
 """
 
 
+# A JSON request from the page, with its session cookie (or, with `omit`, none); answered as
+# {status, body (parsed JSON or null), text}.
+PAGE_FETCH_JS = """
+const [method, path, body, omit] = arguments;
+const init = {method, credentials: omit ? 'omit' : 'same-origin', headers: {Accept: 'application/json'}};
+if (body !== null && body !== undefined) {
+  init.headers['Content-Type'] = 'application/json';
+  init.body = JSON.stringify(body);
+}
+return fetch(path, init).then(async (r) => {
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch (error) {}
+  return {status: r.status, body: json, text};
+});
+"""
+
+# Put on the signed-in page before it adds a passkey that needs a step-up: records every get()
+# (the step-up's) and holds create() until the test releases it, so the test can take the
+# account's passkey out of the virtual authenticator between the two (with it inside, the
+# authenticator would refuse the new passkey: excludeCredentials). STEP_UP_GATE_OFF_JS puts the
+# browser's own methods back and lets a create() still held go on.
+STEP_UP_GATE_JS = """
+const container = navigator.credentials;
+const get = container.get.bind(container);
+const create = container.create.bind(container);
+window.__gets = [];
+window.__createHeld = false;
+window.__createGate = new Promise((resolve) => { window.__releaseCreate = resolve; });
+container.get = (options) => {
+  const publicKey = options.publicKey || {};
+  window.__gets.push({userVerification: publicKey.userVerification || null, mediation: options.mediation || null,
+                      allowCredentials: (publicKey.allowCredentials || []).length});
+  return get(options);
+};
+container.create = async (options) => {
+  window.__createHeld = true;
+  await window.__createGate;
+  return create(options);
+};
+"""
+STEP_UP_GATE_OFF_JS = """
+delete navigator.credentials.get;
+delete navigator.credentials.create;
+if (window.__releaseCreate) window.__releaseCreate();  // a create() still held goes on (and fails)
+"""
+
+# A step-up ceremony of the page's session, up to the assertion: {"reauthenticate": true} with
+# the cookie, then get() with the options; returns the options and the assertion's JSON (the
+# test posts it to /authentication_finalize itself, to see the answer's headers).
+STEP_UP_ASSERTION_JS = """
+return (async () => {
+  const options = await fetch('/authentication_initialize', {
+    method: 'POST', credentials: 'same-origin',
+    headers: {Accept: 'application/json', 'Content-Type': 'application/json'},
+    body: JSON.stringify({reauthenticate: true}),
+  });
+  if (!options.ok) return {status: options.status, body: await options.text()};
+  const {publicKey} = await options.json();
+  const credential = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey)});
+  return {status: options.status, publicKey, credential: credential.toJSON()};
+})();
+"""
+
+
 class Page:
     def __init__(self, driver, origin):
         self.driver = driver
@@ -652,6 +719,7 @@ def run_checks(results, driver, page, server_port, context):
     def usernameless():
         driver.type_into("#username", "")
         snap = page.run("#login", "ok")
+        state["verified_at"] = time.monotonic()  # this browser's session: user-verified from here (step-up)
         expect("alice" in snap["text"], f"status text is {snap['text']!r}")
         expect(snap["signedIn"] and "alice" in snap["whoami"], f"heading is {snap['whoami']!r}")
         cred = driver.credentials(authenticator)[0]
@@ -739,6 +807,159 @@ def run_checks(results, driver, page, server_port, context):
         expect(code == 200, f"GET /me answered {code} afterwards")
     if nameless:
         check("DELETE /me/sessions/{id} for an id that is no open session of the account answers 404", unknown_session)
+
+    # The step-up (accounts.md): adding a passkey to the account needs a user-verified passkey
+    # ceremony in this session within --reauth-window (REAUTH_WINDOW s here). Once this
+    # browser's session is older than that, the server answers 401 reauthentication_required;
+    # the page confirms with a passkey by itself ({"reauthenticate": true}, which renews this
+    # session and opens none) and sends the request again. The run's only wait for it is here.
+    def page_json(method, path, body=None, omit=False):
+        return driver.script(PAGE_FETCH_JS, method, path, body, omit)
+
+    def account_now():
+        answer = page_json("GET", "/me")
+        expect(answer["status"] == 200, f"GET /me answered {answer['status']}: {answer['text'][:200]}")
+        return answer["body"]
+
+    def sessions_now():
+        answer = page_json("GET", "/me/sessions")
+        expect(answer["status"] == 200, f"GET /me/sessions answered {answer['status']}: {answer['text'][:200]}")
+        return answer["body"]["sessions"]
+
+    def reauthenticated_events():
+        answer = page_json("GET", "/me/events")
+        expect(answer["status"] == 200, f"GET /me/events answered {answer['status']}: {answer['text'][:200]}")
+        return [event for event in answer["body"]["events"] if event["type"] == "reauthenticated"]
+
+    def step_up_needed():
+        # Only what is left of the window since the usernameless sign-in opened this session.
+        wait = state["verified_at"] + REAUTH_WINDOW + 0.5 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        answer = page_json("POST", "/registration_initialize", {"user_name": "alice"})
+        expect(answer["status"] == 401 and (answer["body"] or {}).get("error") == "reauthentication_required",
+               f"registration_initialize for alice's own name answered {answer['status']}: {answer['text'][:200]}")
+        code = page.fetch_status("/me")
+        expect(code == 200, f"GET /me answered {code}: the stale session should still be signed in")
+    stale = nameless and check(f"{REAUTH_WINDOW} s after the sign-in, adding a passkey answers 401 "
+                               "reauthentication_required (the session itself still works)", step_up_needed)
+
+    def step_up_add_passkey():
+        before = sessions_now()
+        current = [item for item in before if item["current"]]
+        expect(len(current) == 1, f"{len(current)} of the {len(before)} sessions are marked current")
+        known = [c["credential_id"] for c in account_now()["credentials"]]
+        events_before = len(reauthenticated_events())
+        held = driver.credentials(authenticator)
+        expect(len(held) == 1, f"the authenticator holds {len(held)} credentials")
+        driver.script(STEP_UP_GATE_JS)
+        try:
+            driver.script(STATUS_LOG_JS)
+            driver.click("#add-passkey")
+            page.wait_for(lambda s: s["state"] in ("ok", "error") or driver.script("return window.__createHeld;"),
+                          "the page to step up and ask for the new passkey")
+            log = driver.script("return window.__statusLog || [];")
+            expect(driver.script("return window.__createHeld;"),
+                   f"the page never got to create() (status changes: {' -> '.join(log)})")
+            # The step-up has used the passkey (its counter moved); out of the authenticator it
+            # goes, so the authenticator makes the new one, then back in.
+            confirmed = driver.credentials(authenticator)[0]
+            driver.command("DELETE", f"/webauthn/authenticator/{authenticator}/credentials/{confirmed['credentialId']}")
+            try:
+                driver.script("window.__releaseCreate();")
+                snap = page.wait_for(lambda s: s["state"] in ("ok", "error"), "#status ok or error")
+                made = driver.credentials(authenticator)
+            finally:
+                for extra in driver.credentials(authenticator):
+                    driver.command("DELETE", f"/webauthn/authenticator/{authenticator}/credentials/{extra['credentialId']}")
+                driver.add_credential(authenticator, confirmed)
+        finally:
+            driver.script(STEP_UP_GATE_OFF_JS)
+        log = driver.script("return window.__statusLog || [];")
+        expect(snap["state"] == "ok" and "Passkey created for alice" in snap["text"],
+               f"#status is {snap['state']!r}: {snap['text']!r} (changes: {' -> '.join(log)})")
+        expect(any("Confirm it is you with your passkey" in entry for entry in log),
+               f"the page never asked to confirm (status changes: {' -> '.join(log)})")
+        gets = driver.script("return window.__gets;")
+        expect(len(gets) == 1 and gets[0]["userVerification"] == "required" and gets[0]["allowCredentials"] == len(known),
+               f"get() calls: {gets!r}; wanted one with userVerification required and the {len(known)} passkeys allowed")
+        expect(int(confirmed["signCount"]) > int(held[0]["signCount"]),
+               f"the step-up did not use the authenticator's passkey (counter {held[0]['signCount']} -> {confirmed['signCount']})")
+        expect(len(made) == 1, f"the authenticator made {len(made)} credentials")
+        expect(len(snap["passkeys"]) == len(known) + 1, f"#passkeys lists {len(snap['passkeys'])}, had {len(known)}")
+        expect(any(same_id(p["id"], made[0]["credentialId"]) for p in snap["passkeys"]), "the new passkey is not listed")
+        # The step-up opened no session: the sessions are the ones before, and at most the one
+        # the registration opens; the session that stepped up is still open, authenticated anew.
+        after = sessions_now()
+        ids_before, ids_after = {item["id"] for item in before}, {item["id"] for item in after}
+        expect(ids_before <= ids_after and len(ids_after - ids_before) <= 1,
+               f"sessions before {sorted(ids_before)!r}, after {sorted(ids_after)!r}")
+        renewed = next(item for item in after if item["id"] == current[0]["id"])
+        gap = iso_seconds(renewed["auth_time"]) - iso_seconds(current[0]["auth_time"])
+        expect(gap >= REAUTH_WINDOW and renewed["created_at"] == current[0]["created_at"],
+               f"the session that stepped up reads auth_time {renewed['auth_time']!r}, created_at {renewed['created_at']!r}; "
+               f"before {current[0]['auth_time']!r}, {current[0]['created_at']!r}")
+        events = reauthenticated_events()
+        expect(len(events) == events_before + 1, f"{len(events)} reauthenticated events, {events_before} before")
+        details = events[0].get("details") or {}
+        expect(details.get("method") == "passkey" and same_id(details.get("credential", ""), confirmed["credentialId"]),
+               f"the reauthenticated event reads {events[0]!r}")
+    if stale:
+        check("add-passkey on a stale session: the page confirms with the passkey (userVerification required), "
+              "retries and adds it; no session is opened for the step-up, the stepping session's auth_time is "
+              "renewed, /me/events has a reauthenticated event", step_up_add_passkey)
+
+    def step_up_options():
+        ids = [c["credential_id"] for c in account_now()["credentials"]]
+        answer = page_json("POST", "/authentication_initialize", {"reauthenticate": True})
+        expect(answer["status"] == 200, f"authentication_initialize answered {answer['status']}: {answer['text'][:200]}")
+        options = answer["body"]["publicKey"]
+        expect(options.get("userVerification") == "required", f"userVerification is {options.get('userVerification')!r}")
+        allowed = [d.get("id", "") for d in options.get("allowCredentials") or []]
+        expect(len(allowed) == len(ids) and all(any(same_id(a, i) for a in allowed) for i in ids),
+               f"allowCredentials {allowed!r} are not the account's passkeys {ids!r}")
+        expect(options.get("rpId") == "localhost", f"rpId is {options.get('rpId')!r}")
+        anonymous = page_json("POST", "/authentication_initialize", {"reauthenticate": True}, omit=True)
+        expect(anonymous["status"] == 401, f"without a cookie it answered {anonymous['status']}: {anonymous['text'][:200]}")
+    if nameless:
+        check("POST /authentication_initialize {reauthenticate: true}: userVerification required, allowCredentials "
+              "the account's passkeys; 401 without a session", step_up_options)
+
+    def step_up_finalize():
+        before = sessions_now()
+        current = [item for item in before if item["current"]]
+        expect(len(current) == 1, f"{len(current)} of the {len(before)} sessions are marked current")
+        # auth_time has whole seconds: start in a later second than the session's last one.
+        for _ in range(20):
+            if int(time.time()) > iso_seconds(current[0]["auth_time"]):
+                break
+            time.sleep(0.1)
+        started = int(time.time())
+        cookies = {c["name"]: c["value"] for c in driver.command("GET", "/cookie")}
+        asserted = driver.script(STEP_UP_ASSERTION_JS)
+        expect(asserted["status"] == 200 and asserted.get("credential"),
+               f"the step-up's initialize answered {asserted['status']}: {str(asserted.get('body'))[:200]}")
+        status, body, head = http("POST", f"http://127.0.0.1:{server_port}/authentication_finalize", asserted["credential"],
+                                  timeout=10, headers={"Origin": origin,
+                                                       "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())})
+        expect(status == 200, f"authentication_finalize answered {status}: {body!r}")
+        expect(body.get("status") == "ok" and body.get("user_name") == "alice" and body.get("reauthenticated") is True
+               and same_id(body.get("credential_id", ""), asserted["credential"]["id"]), f"it answered {body!r}")
+        expect("session" not in body, f"the step-up's answer carries a session: {body!r}")
+        expect(not head.get_all("Set-Cookie"), f"the step-up's answer sets cookies: {head.get_all('Set-Cookie')!r}")
+        kept = {c["name"]: c["value"] for c in driver.command("GET", "/cookie")}
+        expect(kept == cookies, "the browser's cookies changed")
+        code = page.fetch_status("/me")
+        expect(code == 200, f"GET /me answered {code} after the step-up")
+        after = sessions_now()
+        expect([item["id"] for item in after] == [item["id"] for item in before],
+               f"sessions before {[i['id'] for i in before]!r}, after {[i['id'] for i in after]!r}")
+        renewed = next(item for item in after if item["current"])
+        expect(renewed["id"] == current[0]["id"] and iso_seconds(renewed["auth_time"]) >= started,
+               f"the current session reads {renewed!r}; before {current[0]!r}, step-up started at {started}")
+    if nameless:
+        check("a step-up's finalize answers reauthenticated: true with no session and no Set-Cookie; the same "
+              "session goes on (GET /me 200), its auth_time renewed", step_up_finalize)
 
     def taken_name():
         if page.snapshot()["signedIn"]:
@@ -1291,6 +1512,11 @@ def pad(text):
     return text + "=" * (-len(text) % 4)
 
 
+def iso_seconds(text):
+    """Seconds since the epoch of an ISO 8601 UTC time such as 2025-01-02T03:04:05Z."""
+    return int(datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
 def same_id(a, b):
     """Compares two credential ids given as base64url/base64, padded or not."""
     try:
@@ -1326,6 +1552,7 @@ def run(results, args, workdir, live):
                         "--push-provider", "webhook", "--push-webhook-url", apple.base + "/push",
                         "--mfb-client-id", MFB["client"], "--mfb-client-secret", MFB["secret"],
                         "--mfb-redirect-uri", apple.base + "/mfb/callback", "--mfb-api-token", MFB["token"],
+                        "--reauth-window", str(REAUTH_WINDOW),
                     ])
     live["server"] = server
     stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",

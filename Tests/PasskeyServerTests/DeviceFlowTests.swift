@@ -152,7 +152,7 @@ struct TestDevice {
             #expect(try await device.decide(userCode, approve: true, session: nil).status == 401)
             let stale = try await device.decide(userCode, approve: true, session: ada.session)
             #expect(stale.status == 401)
-            #expect(stale.json["error"] as? String == "reauthentication_required")
+            #expect(stale.json["error"] as? String == "device_sign_in_required")
             // Nothing was decided: the device still waits.
             #expect(try await device.poll(try #require(asked.json["device_code"] as? String)).json["error"] as? String == "authorization_pending")
             // A fresh sign-in with the same passkey may approve.

@@ -508,6 +508,28 @@ import Testing
         }
     }
 
+    @Test func deletingTheAccountRevokesItsAppleTokenAtApple() async throws {
+        try await Self.withApple(developerKey: true) { apple in
+            let (registered, _, _) = try await apple.ceremonies.register("gil")
+            let session = try #require(registered.json["session"] as? String)
+            let nonce = try await apple.nonce()
+            let linked = try await apple.finalize(
+                apple.token(nonce: nonce, subject: "000556.gil", email: nil), nonce: nonce, bearer: session,
+                extra: ["authorization_code": "good-code"])
+            #expect(linked.status == 200)
+            let deleted = try await apple.client.send("DELETE", "/me", body: Data(#"{"confirm":"gil"}"#.utf8), bearer: session)
+            #expect(deleted.status == 200, "\(String(decoding: deleted.body, as: UTF8.self))")
+            #expect(try await apple.server.app.store.appleLink(issuer: AppleClaims.issuer, subject: "000556.gil") == nil)
+            // In the background: it arrives within a moment.
+            var revoked: [String: String]?
+            for _ in 0..<100 where revoked == nil {
+                revoked = apple.standIn.read(\.revokeForms).first
+                if revoked == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(revoked?["token"] == "r.stand-in" && revoked?["token_type_hint"] == "refresh_token")
+        }
+    }
+
     @Test func theDeveloperKeyExchangesTheCodeAndRevokesOnUnlink() async throws {
         try await Self.withApple(developerKey: true) { apple in
             let (registered, _, _) = try await apple.ceremonies.register("fay")

@@ -10,8 +10,54 @@ struct SessionContract {
         StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
         StoreCheck("a session keeps its address, user agent, last use and authentication time; a touch moves only the last use") { try await SessionContract().details($0) },
         StoreCheck("disabling an account ends its sessions and grants with its event; enabling changes only the flag; each once") { try await SessionContract().disabling($0) },
+        StoreCheck("deleting an account removes all of it in one write, keeps its events without names, and answers what is left to do") { try await SessionContract().deletion($0) },
         StoreCheck("a step-up's ceremony keeps its session; its finish renews that session's auth time and opens none, nor reopens an ended one") { try await SessionContract().renewal($0) },
     ]
+
+    func deletion(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let ada = try await GrantContract.prepare(store)
+            let credential = try #require(try await store.credentials(userHandle: ada.handle).first)
+            let bob = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+            try await store.insertSession(Fixture.session(for: ada))
+            var grant = GrantContract.grant(ada)
+            grant.codeSpent = true
+            try await store.insertGrant(grant, event: nil)
+            _ = try await store.addToGroup(userHandle: ada.handle, name: "Staff", nameKey: "staff", event: nil)
+            let nonce = Fixture.bytes(32)
+            try await store.insertAppleNonce(nonce, expiresAt: Fixture.date(300_000))
+            let link = AppleContract.link(ada)
+            _ = try await store.completeAppleSignIn(
+                token: AppleContract.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: link,
+                session: AppleContract.appleSession(ada), events: [])
+            try await store.setAppleRefreshToken(issuer: link.issuer, subject: link.subject, refreshToken: "r.token")
+            var ceremony = Fixture.ceremony(.authentication)
+            ceremony.userHandle = ada.handle
+            try await store.insertCeremony(ceremony)
+            try await store.insertEvent(AuditEvent(
+                userHandle: ada.handle, type: "registration", at: Fixture.date(), ip: nil, userAgent: nil, details: ["name": "Ada's phone", "credential": "x"]))
+
+            let deleted = try #require(try await store.deleteAccount(handle: ada.handle, event: GrantContract.event(ada, "account_deleted")))
+            #expect(deleted.credentialIDs == [credential.id])
+            #expect(deleted.appleRefreshToken == "r.token")
+            #expect(deleted.grants.map(\.id) == [grant.id])
+            #expect(try await store.user(handle: ada.handle) == nil)
+            #expect(try await store.credentials(userHandle: ada.handle).isEmpty)
+            #expect(try await store.sessions(userHandle: ada.handle, now: Fixture.date()).isEmpty)
+            #expect(try await store.grants(userHandle: ada.handle).isEmpty)
+            #expect(try await store.groups(userHandle: ada.handle).isEmpty)
+            #expect(try await store.appleLink(userHandle: ada.handle) == nil)
+            #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date()) == nil)
+            let events = try await store.events(userHandle: ada.handle, before: nil, limit: 10)
+            #expect(events.map(\.type) == ["account_deleted", "registration"])
+            #expect(events.last?.details == ["credential": "x"])
+            // Bob is untouched; a second deletion finds nothing; the name is free.
+            #expect(try await store.user(handle: bob.handle) == bob)
+            #expect(try await store.deleteAccount(handle: ada.handle, event: nil) == nil)
+            #expect(try await store.user(nameKey: ada.nameKey) == nil)
+        }
+    }
 
     func renewal(_ engine: any StoreEngine) async throws {
         try await withStore(engine) { store in

@@ -409,16 +409,33 @@ public final class AppleSignIn: Sendable {
     }
 
     /// Revokes a refresh token at Apple; failures are logged (the link is gone either way).
-    func revoke(_ refreshToken: String) async {
+    /// True when Apple took it.
+    @discardableResult
+    func revoke(_ refreshToken: String) async -> Bool {
         for clientID in configuration.appleClientIDs {
-            guard let secret = clientSecret(for: clientID) else { return }
+            guard let secret = clientSecret(for: clientID) else { return false }
             do {
                 try await endpoints.revoke(
                     url: configuration.appleRevokeURL, clientID: clientID, clientSecret: secret, refreshToken: refreshToken)
-                return
+                return true
             } catch {
                 logger.warning("Apple token revocation failed", metadata: ["client_id": "\(clientID)", "error": "\(error)"])
             }
+        }
+        return false
+    }
+
+    /// A deleted account's Apple token (App Store Review Guideline 5.1.1(v)): revoked in the
+    /// background, and again after each of the back-channel retry waits while Apple cannot be
+    /// reached; returns at once.
+    public func revokeInBackground(_ refreshToken: String) {
+        let delays = passkeys.configuration.logoutRetryDelays
+        Task.detached { [self] in
+            for delay in [0] + delays {
+                if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+                if await revoke(refreshToken) { return }
+            }
+            logger.error("Apple token of a deleted account could not be revoked; giving up")
         }
     }
 

@@ -166,7 +166,7 @@ extension OpenIDProvider {
         if approve {
             switch try await deviceApproval(record, client: client, session: session) {
             case .approvable: break
-            case .signIn: throw APIError(code: "reauthentication_required", message: "Sign in with your passkey again to approve this device.")
+            case .signIn: throw APIError(code: "device_sign_in_required", message: "Sign in with your passkey again to approve this device.")
             case .refused(_, let description): throw APIError.forbidden(description.prefix(1).uppercased() + description.dropFirst() + ".")
             }
             let credential = try await opened.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil

@@ -103,6 +103,25 @@ extension OpenIDProvider {
         }
     }
 
+    /// A deleted account's standing grants (read in the deleting transaction, now gone): each
+    /// client gets a logout token per session it held tokens of, in the background.
+    public func accountDeleted(userHandle: [UInt8], grants: [GrantRecord]) async {
+        let at = now()
+        var notices: [String: (clientID: String, sid: String)] = [:]
+        for grant in grants where grant.codeSpent && !grant.revoked {
+            let sid = Self.sessionID(grant.sessionHash)
+            notices[grant.clientID + " " + sid] = (grant.clientID, sid)
+        }
+        for notice in notices.values {
+            do {
+                guard let client = try await store.client(id: notice.clientID) else { continue }
+                try await sendLogout(client: client, userHandle: userHandle, sid: notice.sid, at: at)
+            } catch {
+                passkeys.logger.error("back-channel logout of a deleted account could not be prepared", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Starts sending `client` a logout token for the session `sid`, in a task of its own, when
     /// it has a back-channel logout URI; returns at once.
     func sendLogout(client: ClientRecord, userHandle: [UInt8], sid: String, at: Date) async throws {

@@ -17,6 +17,7 @@ enum ErrorStatus {
         "not_linked": .notFound,
         "unknown_user_code": .notFound,
         "reauthentication_required": .unauthorized,
+        "device_sign_in_required": .unauthorized,
         "method_not_allowed": .methodNotAllowed,
         "already_answered": .conflict,
         "apple_already_linked": .conflict,

@@ -21,6 +21,21 @@ extension Routes {
             }
             return Self.json(["status": "ok"])
         }
+        router.delete("/me") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            struct Confirmation: Decodable { let confirm: String? }
+            let bytes = try await Self.body(request)
+            let body = Self.isBlank(bytes) ? Confirmation(confirm: nil) : try Self.decode(Confirmation.self, bytes)
+            let ids = try await AccountDeletion(passkeys: service, openID: openID, apple: apple).delete(session, confirm: body.confirm)
+            struct Deleted: Encodable {
+                let status = "deleted"
+                let credentialIDs: [String]
+                enum CodingKeys: String, CodingKey { case status, credentialIDs = "credential_ids" }
+            }
+            var response = try Self.json(Deleted(credentialIDs: ids))
+            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
+            return response
+        }
         router.get("/me/sessions") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Sessions: Encodable { let sessions: [SessionView] }

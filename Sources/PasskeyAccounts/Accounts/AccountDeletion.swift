@@ -1,0 +1,37 @@
+public import Foundation
+internal import Logging
+internal import PasskeyJSON
+public import PasskeyStorage
+
+/// `DELETE /me` (accounts.md, "Deleting the account"; App Store Review Guideline 5.1.1(v)): the
+/// account and everything of it in one transaction, then, in the background, its Apple token
+/// revoked at Apple and its applications told by back-channel logout.
+public struct AccountDeletion: Sendable {
+    let passkeys: PasskeySignIn
+    let openID: OpenIDProvider?
+    let apple: AppleSignIn?
+
+    public init(passkeys: PasskeySignIn, openID: OpenIDProvider?, apple: AppleSignIn?) {
+        self.passkeys = passkeys
+        self.openID = openID
+        self.apple = apple
+    }
+
+    /// Needs a step-up and `confirm` equal to the account's user name (anything else is
+    /// `invalid_request`, and nothing changes). Answers the deleted passkeys' ids (base64url),
+    /// for the page to tell the password manager they are gone.
+    public func delete(_ session: SignedInUser, confirm: String?) async throws -> [String] {
+        try await passkeys.requireRecentAuthentication(session)
+        guard confirm == session.user.name else {
+            throw APIError.invalidRequest("To delete the account, send {\"confirm\": \"<your user name>\"}.")
+        }
+        let at = passkeys.now()
+        guard let deleted = try await passkeys.store.deleteAccount(
+            handle: session.user.handle, event: passkeys.event(session.user.handle, "account_deleted", at: at, ["sub": Base64URL.encode(session.user.handle)]))
+        else { throw APIError.unauthorized }
+        if let token = deleted.appleRefreshToken { apple?.revokeInBackground(token) }
+        await openID?.accountDeleted(userHandle: session.user.handle, grants: deleted.grants)
+        passkeys.logger.info("account deleted", metadata: ["sub": "\(Base64URL.encode(session.user.handle))"])
+        return deleted.credentialIDs.map(Base64URL.encode)
+    }
+}
