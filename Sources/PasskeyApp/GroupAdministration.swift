@@ -16,6 +16,8 @@ public enum GroupAdministration {
         case enable(user: String)
         case revokeSessions(user: String)
         case show(user: String)
+        case delete(user: String)
+        case listUsers(query: String?, group: String?)
     }
 
     public typealias Failure = CommandFailure
@@ -44,6 +46,16 @@ public enum GroupAdministration {
                 case .revokeSessions(let user):
                     let count = try await AccountAdministration(store: store).revokeSessions(userName: user, by: "command line", now: now)
                     write("\(count) session\(count == 1 ? "" : "s") of \(user) ended, and its applications' tokens revoked")
+                case .delete(let user):
+                    let deleted = try await AccountAdministration(store: store).delete(userName: user, by: "command line", now: now)
+                    var line = "\(user) is deleted: \(deleted.credentialIDs.count) passkey\(deleted.credentialIDs.count == 1 ? "" : "s"), its sessions and tokens"
+                    // The command line does not call Apple: the token stays valid at Apple until it expires.
+                    if deleted.appleRefreshToken != nil { line += "; its Apple ID was unlinked (revoke it at Apple, or delete from the page)" }
+                    write(line)
+                case .listUsers(let query, let group):
+                    for user in try await AccountAdministration(store: store).list(query: query, group: group) {
+                        write(String(decoding: user.encoded(), as: UTF8.self))
+                    }
                 case .show(let user):
                     write(String(decoding: try await AccountAdministration(store: store).show(userName: user, now: now).encoded(), as: UTF8.self))
                 case .list:

@@ -76,3 +76,23 @@ extension PostgresPasskeyStore {
         }
     }
 }
+
+extension PostgresPasskeyStore {
+    public func users(nameKeyContaining: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
+        let columns = UserRow.selectColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        let limit = Int64(max(0, limit))
+        return try await withConnection { db in
+            // strpos, not LIKE: a name's % and _ are letters here, not patterns.
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT \(unescaped: columns) FROM users AS u
+                    WHERE (\(nameKeyContaining)::text IS NULL OR strpos(u.name_key, \(nameKeyContaining)::text) > 0)
+                      AND (\(groupKey)::text IS NULL OR EXISTS (
+                          SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = \(groupKey)::text))
+                      AND (\(afterNameKey)::text IS NULL OR u.name_key COLLATE "C" > \(afterNameKey)::text COLLATE "C")
+                    ORDER BY u.name_key COLLATE "C" LIMIT \(limit)
+                    """, logger: Self.quiet), UserRow.record)
+        }
+    }
+}

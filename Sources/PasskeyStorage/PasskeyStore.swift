@@ -68,6 +68,10 @@ public protocol PasskeyStore: Sendable {
     /// there is no such account or it is so already. Disabling also ends every session of the
     /// account and revokes every grant (OpenID tokens), in the same transaction.
     func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool
+    /// Accounts in the order of their name keys, after `afterNameKey` (a page's cursor), at most
+    /// `limit`: those whose name key contains `nameKeyContaining` (already folded as name keys
+    /// are), members of the group `groupKey` when given.
+    func users(nameKeyContaining: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord]
     /// Ends every session of the account and revokes every grant, in one transaction, with
     /// `event`; the token hashes of the sessions it ended.
     func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]]

@@ -13,7 +13,24 @@ struct UsersCommand: AsyncParsableCommand {
             Works on the server's database while it runs. Each change is an audit event on the \
             account, made "by command line".
             """,
-        subcommands: [AddToGroup.self, RemoveFromGroup.self, Disable.self, Enable.self, RevokeSessions.self, Show.self])
+        subcommands: [List.self, Show.self, AddToGroup.self, RemoveFromGroup.self, Disable.self, Enable.self, RevokeSessions.self, Delete.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the accounts in the order of their names, one JSON object per line (user_name, display_name, sub, disabled, created_at).")
+        @Option(help: "Only names containing this text (without case).") var query: String?
+        @Option(help: "Only members of this group.") var group: String?
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .listUsers(query: query, group: group), verb: "users list") }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an account and all of it (passkeys, sessions, tokens, phones, Apple link, groups); its audit events stay, without names.")
+        @Argument(help: ArgumentHelp("The account's user name (any case).", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .delete(user: name), verb: "users delete") }
+    }
 
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

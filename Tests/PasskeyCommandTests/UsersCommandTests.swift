@@ -51,4 +51,37 @@ import Testing
             #expect(unknown.status == 1 && unknown.errors.contains("no account is named nobody"))
         }
     }
+
+    @Test func accountsAreListedAndDeletedFromTheCommandLine() async throws {
+        try await withServer { server, ceremonies, client in
+            func run(_ arguments: [String]) async throws -> CommandRun {
+                try await CommandRun.run(arguments + ["--database", server.databasePath])
+            }
+            for name in ["Zoe", "ada", "Adam", "bo%b"] { _ = try await ceremonies.register(name) }
+            #expect(try await run(["users", "add-to-group", "zoe", "Staff"]).status == 0)
+            func names(_ run: CommandRun) throws -> [String] {
+                try run.output.split(separator: "\n").map { line in
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                    return object?["user_name"] as? String ?? "?"
+                }
+            }
+            #expect(try names(try await run(["users", "list"])) == ["ada", "Adam", "bo%b", "Zoe"])
+            #expect(try names(try await run(["users", "list", "--query", "AD"])) == ["ada", "Adam"])
+            // A query's % is a letter, not a pattern.
+            #expect(try names(try await run(["users", "list", "--query", "%"])) == ["bo%b"])
+            #expect(try names(try await run(["users", "list", "--group", "staff"])) == ["Zoe"])
+            #expect(try await run(["users", "list", "--query", "nobody"]).output.isEmpty)
+
+            let (registered, _, _) = try await ceremonies.register("eve")
+            let session = try #require(registered.json["session"] as? String)
+            let handle = try #require(try await server.app.store.user(nameKey: "eve")).handle
+            let deleted = try await run(["users", "delete", "eve"])
+            #expect(deleted.status == 0 && deleted.output.hasPrefix("eve is deleted: 1 passkey"), "\(deleted.errors)")
+            #expect(try await client.get("/me", bearer: session).status == 401)
+            #expect(try await server.app.store.user(handle: handle) == nil)
+            let events = try await server.app.store.events(userHandle: handle, before: nil, limit: 5)
+            #expect(events.first?.type == "account_deleted" && events.first?.details["by"] == "command line")
+            #expect(try await run(["users", "delete", "EVE"]).status == 1)
+        }
+    }
 }

@@ -59,6 +59,37 @@ public struct AccountAdministration: Sendable {
         ])
     }
 
+    /// Accounts whose name contains `query` (compared as names are, without case), members of
+    /// `group` when given, in the order of their names: one JSON object each.
+    public func list(query: String?, group: String?, limit: Int = 1000) async throws -> [JSONValue] {
+        let queryKey: String?
+        if let query, !query.isEmpty {
+            do { queryKey = try UserName(query).key } catch { throw Failure(description: "the query: \(error.message)") }
+        } else {
+            queryKey = nil
+        }
+        var groupKey: String?
+        if let group {
+            do { groupKey = try UserName(group).key } catch { throw Failure(description: "the group name: \(error.message)") }
+        }
+        return try await store.users(nameKeyContaining: queryKey, groupKey: groupKey, afterNameKey: nil, limit: limit).map { user in
+            .object([
+                "user_name": .string(user.name), "display_name": .string(user.displayName), "sub": .string(Base64URL.encode(user.handle)),
+                "disabled": .bool(user.disabled), "created_at": .string(PasskeySignIn.timestamp(user.createdAt)),
+            ])
+        }
+    }
+
+    /// Deletes the account and everything of it, as `DELETE /me` does (the events stay, without
+    /// names). Answers the Apple refresh token the caller should revoke at Apple, if any.
+    public func delete(userName: String, by actor: String, now: Date) async throws -> DeletedAccount {
+        let user = try await resolve(userName)
+        guard let deleted = try await store.deleteAccount(
+            handle: user.handle, event: Self.event(user, "account_deleted", now, ["by": actor, "sub": Base64URL.encode(user.handle)]))
+        else { throw Failure(description: "no account is named \(user.name)") }
+        return deleted
+    }
+
     func resolve(_ userName: String) async throws -> UserRecord {
         let name: UserName
         do { name = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
