@@ -24,7 +24,7 @@ import { startConditional } from "./js/ceremonies.js";
 import { continueDevice } from "./js/device.js";
 import { takeMark, upgradeToPasskey } from "./js/upgrade.js";
 import "./js/prf-note.js";
-import { ServerError, api, authorization, describeError, deviceCode, el, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
+import { ServerError, api, authorization, describeError, deviceCode, el, invitation, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
 
@@ -45,8 +45,9 @@ async function start() {
   }
   state.apple = Boolean(health?.sign_in_with_apple);
   el.siwa.hidden = !state.apple;
-  // --registration closed: no new accounts, so the page does not offer to make one.
-  if (health?.registration === "closed") {
+  // --registration invite or closed: no new accounts but by invitation, so the page does not
+  // offer to make one (an invitation link brings the button back).
+  if (health?.registration && health.registration !== "open") {
     el.register.hidden = true;
     el.usernameHint.textContent = "To sign in, leave it empty and pick your passkey, or type your name. This server does not create new accounts.";
   }
@@ -67,7 +68,9 @@ async function start() {
     if (state.account) showAppleConfirm();
     history.replaceState(null, "", location.pathname);
   }
-  if (deviceCode !== null) {
+  if (invitation) {
+    await continueInvitation();
+  } else if (deviceCode !== null) {
     await continueDevice();
   } else if (authorization) {
     await continueAuthorization();
@@ -104,6 +107,32 @@ async function continueAuthorization() {
     : `Sign in to continue to ${name}.`);
   el.continueTo.textContent = `Signing in to ${name}`;
   el.continueTo.hidden = false;
+}
+
+// An invitation or reset link: the page names the account, and "Create a passkey" registers one
+// for it (the server spends the link; a reset ends the account's other sessions).
+async function continueInvitation() {
+  let invited;
+  try {
+    invited = await api("POST", "/invitation", { invite: invitation });
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+    return;
+  }
+  if (state.account) {
+    state.account = null;
+    showSignedOut();
+  }
+  el.username.value = invited.user_name;
+  el.username.readOnly = true;
+  el.register.hidden = false;
+  el.continueTo.textContent = invited.reset
+    ? `Reset for ${invited.user_name}: create a new passkey for this account`
+    : `Invitation for ${invited.user_name}: create your passkey`;
+  el.continueTo.hidden = false;
+  setStatus("idle", invited.reset
+    ? "Create a new passkey. Your other sessions will end; your other passkeys stay (remove lost ones afterwards)."
+    : "Create a passkey to open your account.");
 }
 
 // The passkey endpoints' views: the part of the page a fragment names.

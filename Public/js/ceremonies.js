@@ -1,7 +1,7 @@
 // Passkey ceremonies: registration, sign-in (named, usernameless, autofill) and signing out.
 
 import { refreshAccount, showSignedOut } from "./account.js";
-import { ServerError, api, autofillEnabled, describeError, el, followReturn, setBusy, setStatus, state, stepUp } from "./shared.js";
+import { ServerError, api, autofillEnabled, describeError, el, followReturn, invitation, setBusy, setStatus, state, stepUp } from "./shared.js";
 import { signalAccepted, signalUnknown } from "./signals.js";
 import { assertionToJSON, creationOptionsFromJSON, registrationToJSON, requestOptionsFromJSON } from "./webauthn-json.js";
 
@@ -87,6 +87,12 @@ async function finishSignIn(credential, publicKey) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
+  if (invite.invite) {
+    // The link is spent: drop it from the address, and let the name be edited again.
+    history.replaceState(null, "", "/");
+    el.username.readOnly = false;
+    el.continueTo.hidden = true;
+  }
   if (followReturn()) return;
   await refreshAccount();
   // The passkeys the account has now: the password manager hides any it no longer has.
@@ -95,7 +101,9 @@ async function finishSignIn(credential, publicKey) {
 }
 
 async function register(userName) {
-  const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName, prf: true });
+  // Through an invitation link only while signed out (a signed-in user adds a passkey as usual).
+  const invite = invitation && !state.account ? { invite: invitation } : {};
+  const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName, prf: true, ...invite });
   const credential = await navigator.credentials.create({ publicKey: creationOptionsFromJSON(publicKey) });
   let result;
   try {

@@ -16,6 +16,13 @@ export const authorization = (() => {
 // Business (it sends a browser without a session here with ?return=…), the resumption of a
 // held OpenID request, or /auth/return with forward authentication's ?rd= (which checks it);
 // anything else would make the page an open redirect.
+// An operator's invitation or reset link (accounts.md): /?invite=TOKEN registers a passkey for
+// the account it names.
+export const invitation = (() => {
+  const value = pageOptions.get("invite");
+  return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
+})();
+
 // The device flow's page (GET /device, identity.md): the user code it was opened with, "" when
 // none was given; null on any other path.
 export const deviceCode = location.pathname === "/device" ? (pageOptions.get("user_code") ?? "").slice(0, 32) : null;

@@ -18,6 +18,7 @@ public enum GroupAdministration {
         case show(user: String)
         case delete(user: String)
         case listUsers(query: String?, group: String?)
+        case invite(user: String, ttl: TimeInterval, origin: String)
     }
 
     public typealias Failure = CommandFailure
@@ -52,6 +53,11 @@ public enum GroupAdministration {
                     // The command line does not call Apple: the token stays valid at Apple until it expires.
                     if deleted.appleRefreshToken != nil { line += "; its Apple ID was unlinked (revoke it at Apple, or delete from the page)" }
                     write(line)
+                case .invite(let user, let ttl, let origin):
+                    let link = try await AccountAdministration(store: store).invite(
+                        userName: user, ttl: ttl, origin: origin, by: "command line", now: now)
+                    // The link alone on the last line, for scripts.
+                    write(link)
                 case .listUsers(let query, let group):
                     for user in try await AccountAdministration(store: store).list(query: query, group: group) {
                         write(String(decoding: user.encoded(), as: UTF8.self))

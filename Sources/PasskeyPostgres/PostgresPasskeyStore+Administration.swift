@@ -96,3 +96,41 @@ extension PostgresPasskeyStore {
         }
     }
 }
+
+extension PostgresPasskeyStore {
+    public func insertInvitation(_ invitation: InvitationRecord, event: AuditEvent?) async throws {
+        let i = invitation
+        let hash = ByteBuffer(bytes: i.tokenHash)
+        let handle = i.userHandle.map { ByteBuffer(bytes: $0) }
+        let created = try i.createdAt.storeMilliseconds()
+        let expires = try i.expiresAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        try await transaction { db in
+            try await db.query(
+                """
+                INSERT INTO invitations (token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at)
+                VALUES (\(hash), \(i.userName), \(i.nameKey), \(handle), \(i.createdBy), \(created), \(expires))
+                """, logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+        }
+    }
+
+    public func invitation(tokenHash: [UInt8], now: Date) async throws -> InvitationRecord? {
+        let hash = ByteBuffer(bytes: tokenHash)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at FROM invitations
+                    WHERE token_hash = \(hash) AND expires_at > \(now)
+                    """, logger: Self.quiet)
+            ) { row in
+                var c = Cursor(row)
+                return InvitationRecord(
+                    tokenHash: try c.bytes(), userName: try c.next(), nameKey: try c.next(), userHandle: try c.optionalBytes(),
+                    createdBy: try c.next(), createdAt: try c.date(), expiresAt: try c.date())
+            }
+        }
+    }
+}

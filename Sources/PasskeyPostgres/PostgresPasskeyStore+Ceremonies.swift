@@ -15,7 +15,7 @@ extension PostgresPasskeyStore {
                 INSERT INTO ceremonies (\(unescaped: CeremonyRow.columns)) VALUES (
                 \(row.challenge), \(row.kind), \(row.userHandle), \(row.userName), \(row.displayName), \(row.isNewUser),
                 \(row.userVerification), \(row.allowCredentialIDs), \(row.algorithms), \(row.createdAt), \(row.expiresAt),
-                \(row.conditional), \(row.residentKey), \(row.sessionHash))
+                \(row.conditional), \(row.residentKey), \(row.sessionHash), \(row.invitationHash))
                 """, logger: Self.quiet)
         }
     }
@@ -70,9 +70,11 @@ extension PostgresPasskeyStore {
 
     public func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
-        event: AuditEvent?
+        invitation: [UInt8]?, endingOtherSessions: Bool, event: AuditEvent?
     ) async throws -> RegistrationOutcome {
         let eventRow = try event.map(EventRow.init)
+        let invitation = invitation.map { ByteBuffer(bytes: $0) }
+        let owner = ByteBuffer(bytes: credential.userHandle)
         let challenge = ByteBuffer(bytes: challenge)
         let now = try now.storeMilliseconds()
         let credentialRow = try CredentialRow(credential)
@@ -80,7 +82,13 @@ extension PostgresPasskeyStore {
         let sessionRow = try SessionRow(session)
         return try await transaction { db in
             guard try await Self.consume(db, challenge, .registration, now) != nil else { return .ceremonyGone }
+            if let invitation {
+                let spent = try await Self.count(
+                    db.query("DELETE FROM invitations WHERE token_hash = \(invitation) AND expires_at > \(now) RETURNING 1", logger: Self.quiet))
+                guard spent == 1 else { return .invitationGone }
+            }
             if let conflict = try await Self.insertAccount(db, credentialRow, userRow) { return conflict }
+            if endingOtherSessions { try await db.query("DELETE FROM sessions WHERE user_handle = \(owner)", logger: Self.quiet) }
             try await Self.insert(db, sessionRow)
             try await Self.insert(db, eventRow)
             return .registered

@@ -68,6 +68,7 @@ extension PostgresPasskeyStore {
             try await db.query("DELETE FROM mfb_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
             try await db.query("DELETE FROM oauth_authorizations WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             try await db.query("DELETE FROM oauth_device_authorizations WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            try await db.query("DELETE FROM invitations WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             try await db.query("DELETE FROM oauth_grants WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             let sessions = try await Self.count(db.query(
                 "DELETE FROM sessions WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))

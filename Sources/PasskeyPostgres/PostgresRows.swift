@@ -134,7 +134,7 @@ struct CredentialRow {
 struct CeremonyRow {
     static let columns = """
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
-        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash
+        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash, invitation_hash
         """
 
     let challenge: ByteBuffer
@@ -151,6 +151,7 @@ struct CeremonyRow {
     let conditional: Bool
     let residentKey: String
     let sessionHash: ByteBuffer?
+    let invitationHash: ByteBuffer?
 
     init(_ c: CeremonyRecord) throws {
         challenge = ByteBuffer(bytes: c.challenge)
@@ -167,6 +168,7 @@ struct CeremonyRow {
         conditional = c.conditional
         residentKey = c.residentKey
         sessionHash = c.sessionHash.map { ByteBuffer(bytes: $0) }
+        invitationHash = c.invitationHash.map { ByteBuffer(bytes: $0) }
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
@@ -191,7 +193,7 @@ struct CeremonyRow {
             challenge: challenge, kind: kind, userHandle: userHandle, userName: userName, displayName: displayName,
             isNewUser: isNewUser, userVerification: userVerification, allowCredentialIDs: allowed, algorithms: algorithms,
             conditional: try c.next(), residentKey: try c.next(), createdAt: createdAt, expiresAt: expiresAt,
-            sessionHash: try c.optionalBytes())
+            sessionHash: try c.optionalBytes(), invitationHash: try c.optionalBytes())
     }
 }
 

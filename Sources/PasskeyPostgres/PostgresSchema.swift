@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15,
+        migration11, migration12, migration13, migration14, migration15, migration16,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,24 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 16: invitation and reset links, and the registration that spends one (SQLite's
+    /// migration 17).
+    static let migration16 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE invitations (
+            token_hash  bytea  NOT NULL PRIMARY KEY CHECK (length(token_hash) = 32),
+            user_name   text   NOT NULL,
+            name_key    text   NOT NULL,
+            user_handle bytea  REFERENCES users (handle) ON DELETE CASCADE,
+            created_by  text   NOT NULL,
+            created_at  bigint NOT NULL,
+            expires_at  bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX invitations_by_expiry ON invitations (expires_at)",
+        "ALTER TABLE ceremonies ADD COLUMN invitation_hash bytea",
+    ])
 
     /// Version 15: audit events outlive their account (SQLite's migration 16). An older program
     /// only deletes accounts through the same cascade it no longer gets, so it still works.

@@ -79,7 +79,7 @@ extension CredentialRecord {
 extension CeremonyRecord {
     static let columns = """
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
-        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash
+        allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash, invitation_hash
         """
 
     init(row: SQLiteRow) throws {
@@ -101,7 +101,8 @@ extension CeremonyRecord {
             residentKey: row.text(12),
             createdAt: Date(storeMilliseconds: row.int64(9)),
             expiresAt: Date(storeMilliseconds: row.int64(10)),
-            sessionHash: row.optionalBlob(13))
+            sessionHash: row.optionalBlob(13),
+            invitationHash: row.optionalBlob(14))
     }
 
     func arguments() throws -> [SQLiteValue] {
@@ -110,7 +111,7 @@ extension CeremonyRecord {
             .optionalText(userName), .optionalText(displayName), .bool(isNewUser),
             .text(userVerification), try ListCoding.encode(byteStrings: allowCredentialIDs),
             try ListCoding.encode(integers: algorithms), try .time(createdAt), try .time(expiresAt),
-            .bool(conditional), .text(residentKey), .optionalBlob(sessionHash),
+            .bool(conditional), .text(residentKey), .optionalBlob(sessionHash), .optionalBlob(invitationHash),
         ]
     }
 }

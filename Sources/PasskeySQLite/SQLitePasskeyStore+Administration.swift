@@ -71,3 +71,32 @@ extension SQLitePasskeyStore {
         }
     }
 }
+
+extension SQLitePasskeyStore {
+    public func insertInvitation(_ invitation: InvitationRecord, event: AuditEvent?) async throws {
+        let i = invitation
+        let arguments: [SQLiteValue] = [
+            .blob(i.tokenHash), .text(i.userName), .text(i.nameKey), .optionalBlob(i.userHandle), .text(i.createdBy), try .time(i.createdAt),
+            try .time(i.expiresAt),
+        ]
+        let eventArguments = try event?.insertArguments()
+        try await database.write { db in
+            try db.execute(
+                "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)", arguments)
+            try Self.insertEvent(db, eventArguments)
+        }
+    }
+
+    public func invitation(tokenHash: [UInt8], now: Date) async throws -> InvitationRecord? {
+        let arguments: [SQLiteValue] = [.blob(tokenHash), try .time(now)]
+        return try database.read { db in
+            try db.row("SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ? AND expires_at > ?", arguments) { row in
+                InvitationRecord(
+                    tokenHash: row.blob(0), userName: row.text(1), nameKey: row.text(2), userHandle: row.optionalBlob(3), createdBy: row.text(4),
+                    createdAt: Date(storeMilliseconds: row.int64(5)), expiresAt: Date(storeMilliseconds: row.int64(6)))
+            }
+        }
+    }
+
+    static let invitationColumns = "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at"
+}

@@ -46,7 +46,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let arguments = try c.arguments()
         try await database.write(durable: durable) { db in
             try db.execute(
-                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ceremonies (\(CeremonyRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)
         }
     }
@@ -104,19 +104,25 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// user (when new), the credential and the session.
     public func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
-        event: AuditEvent?
+        invitation: [UInt8]?, endingOtherSessions: Bool, event: AuditEvent?
     ) async throws -> RegistrationOutcome {
         let eventArguments = try event?.insertArguments()
+        let invitationArguments: [SQLiteValue]? = try invitation.map { [.blob($0), try .time(now)] }
         let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.registration.rawValue), try .time(now)]
         let credentialArguments = try credential.arguments()
         let userArguments = try newUser?.arguments()
         let sessionArguments = try session.arguments()
         return try await database.write { db in
             guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
+            if let invitationArguments {
+                try db.execute("DELETE FROM invitations WHERE token_hash = ? AND expires_at > ?", invitationArguments)
+                guard try db.changes() == 1 else { return .invitationGone }
+            }
             // A conflict undoes the account rows, not the spending.
             if let conflict = try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
                 return conflict
             }
+            if endingOtherSessions { try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(credential.userHandle)]) }
             try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)
             return .registered
@@ -383,6 +389,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
             try db.execute("DELETE FROM mfb_requests WHERE expires_at <= ?", [dayAgo])
             try db.execute("DELETE FROM oauth_authorizations WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM oauth_device_authorizations WHERE expires_at <= ?", [cutoff])
+            try db.execute("DELETE FROM invitations WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM oauth_grants WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [cutoff])
             return [ceremonies + nonces + discoveries, try db.changes()]

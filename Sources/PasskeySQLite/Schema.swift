@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,24 @@ enum Schema {
             }
         }
     }
+
+    /// Version 17: invitation and reset links (accounts.md, "Account recovery"), and the
+    /// registration ceremony that spends one. Only adds.
+    static let migration17: [String] = [
+        """
+        CREATE TABLE invitations (
+            token_hash  BLOB    NOT NULL PRIMARY KEY CHECK (length(token_hash) = 32),
+            user_name   TEXT    NOT NULL,
+            name_key    TEXT    NOT NULL,
+            user_handle BLOB    REFERENCES users (handle) ON DELETE CASCADE,
+            created_by  TEXT    NOT NULL,
+            created_at  INTEGER NOT NULL,
+            expires_at  INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX invitations_by_expiry ON invitations (expires_at)",
+        "ALTER TABLE ceremonies ADD COLUMN invitation_hash BLOB",
+    ]
 
     /// Version 16: audit events outlive their account (accounts.md, "Deleting the account"): the
     /// table is rebuilt without its foreign key to users, rows and ids kept.

@@ -33,14 +33,17 @@ public struct CeremonyRecord: Sendable, Equatable {
     /// A step-up (accounts.md): the session whose authentication time the ceremony renews,
     /// instead of opening a new one. Nil for every other ceremony.
     public var sessionHash: [UInt8]?
+    /// A registration through an invitation or reset link: its token hash, spent by the finalize.
+    public var invitationHash: [UInt8]?
 
     public init(
         challenge: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, userName: String?,
         displayName: String?, isNewUser: Bool, userVerification: String,
         allowCredentialIDs: [[UInt8]], algorithms: [Int], conditional: Bool = false, residentKey: String = "required",
-        createdAt: Date, expiresAt: Date, sessionHash: [UInt8]? = nil
+        createdAt: Date, expiresAt: Date, sessionHash: [UInt8]? = nil, invitationHash: [UInt8]? = nil
     ) {
         self.sessionHash = sessionHash
+        self.invitationHash = invitationHash
         self.challenge = challenge
         self.kind = kind
         self.userHandle = userHandle

@@ -42,9 +42,12 @@ public protocol PasskeyStore: Sendable {
     /// user (when new), the credential and the session. On a conflict the ceremony is spent and
     /// nothing else is stored.
     /// `event` is stored when the registration is.
+    /// With `invitation`, the invitation with that token hash is spent in the same write (gone or
+    /// expired: `.invitationGone`, nothing but the ceremony spent); with `endingOtherSessions`
+    /// (a reset link), every other session of the account ends in it too.
     func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
-        event: AuditEvent?
+        invitation: [UInt8]?, endingOtherSessions: Bool, event: AuditEvent?
     ) async throws -> RegistrationOutcome
 
     /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
@@ -68,6 +71,10 @@ public protocol PasskeyStore: Sendable {
     /// there is no such account or it is so already. Disabling also ends every session of the
     /// account and revokes every grant (OpenID tokens), in the same transaction.
     func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool
+    /// Keeps an invitation or reset link, with `event`.
+    func insertInvitation(_ invitation: InvitationRecord, event: AuditEvent?) async throws
+    /// The unexpired invitation with this token hash.
+    func invitation(tokenHash: [UInt8], now: Date) async throws -> InvitationRecord?
     /// Accounts in the order of their name keys, after `afterNameKey` (a page's cursor), at most
     /// `limit`: those whose name key contains `nameKeyContaining` (already folded as name keys
     /// are), members of the group `groupKey` when given.
@@ -360,7 +367,8 @@ extension PasskeyStore {
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
     ) async throws -> RegistrationOutcome {
         try await completeRegistration(
-            challenge: challenge, now: now, credential: credential, newUser: newUser, session: session, event: nil)
+            challenge: challenge, now: now, credential: credential, newUser: newUser, session: session, invitation: nil,
+            endingOtherSessions: false, event: nil)
     }
 
     public func completeAuthentication(
@@ -398,6 +406,8 @@ public enum RegistrationOutcome: Sendable, Equatable {
     /// The name was taken meanwhile, or the credential id is registered: the ceremony is
     /// spent, nothing else stored.
     case userExists, credentialExists
+    /// The invitation was spent meanwhile, or expired: the ceremony is spent, nothing else stored.
+    case invitationGone
 }
 
 /// What finishing a verified assertion did.

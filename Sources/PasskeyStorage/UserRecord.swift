@@ -41,3 +41,28 @@ public struct DeletedAccount: Sendable, Equatable {
         self.grants = grants
     }
 }
+
+/// An operator's invitation or reset link (accounts.md, "Account recovery"): found by the
+/// SHA-256 of its single-use token. For a new name it creates the account when used; with
+/// `userHandle` it registers a passkey to that existing account (a reset).
+public struct InvitationRecord: Sendable, Equatable {
+    public var tokenHash: [UInt8]
+    public var userName: String
+    public var nameKey: String
+    /// The account a reset link is for; nil for an invitation to a new account.
+    public var userHandle: [UInt8]?
+    /// Who made it ("command line", or an admin's name).
+    public var createdBy: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(tokenHash: [UInt8], userName: String, nameKey: String, userHandle: [UInt8]?, createdBy: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userName = userName
+        self.nameKey = nameKey
+        self.userHandle = userHandle
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

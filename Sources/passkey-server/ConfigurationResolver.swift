@@ -50,7 +50,7 @@ struct ConfigurationResolver {
         }
         if let registration = try string(flags.registration, "REGISTRATION") {
             guard let policy = RegistrationPolicy(rawValue: registration) else {
-                throw ValidationError("--registration must be open or closed, not \(registration)")
+                throw ValidationError("--registration must be open, invite or closed, not \(registration)")
             }
             c.registration = policy
         }

@@ -13,7 +13,7 @@ struct UsersCommand: AsyncParsableCommand {
             Works on the server's database while it runs. Each change is an audit event on the \
             account, made "by command line".
             """,
-        subcommands: [List.self, Show.self, AddToGroup.self, RemoveFromGroup.self, Disable.self, Enable.self, RevokeSessions.self, Delete.self])
+        subcommands: [List.self, Show.self, AddToGroup.self, RemoveFromGroup.self, Disable.self, Enable.self, RevokeSessions.self, Invite.self, Delete.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -22,6 +22,25 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "Only members of this group.") var group: String?
         @OptionGroup var options: KeysCommand.DatabaseOptions
         func run() async throws { try await GroupsCommand.run(options, .listUsers(query: query, group: group), verb: "users list") }
+    }
+
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a one-time link: for a new name it creates the account, for an existing one it registers a new passkey and ends the other sessions (a reset). Prints the link alone on the last line.")
+        @Argument(help: ArgumentHelp("The user name (any case).", valueName: "NAME")) var name: String
+        @Option(help: "How long the link works: 90s, 10m, 24h, 7d (at most 30 days).") var ttl = "24h"
+        @Option(help: "The server's origin for the link. (env: PASSKEY_ORIGIN, its first entry; default http://localhost:8080)")
+        var origin: String?
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws {
+            guard let seconds = AccountAdministration.duration(ttl) else {
+                throw ValidationError("--ttl must be a number with s, m, h or d, like 24h, not \(ttl)")
+            }
+            let environment = ProcessInfo.processInfo.environment["PASSKEY_ORIGIN"]?.split(separator: ",").first.map(String.init)
+            var base = origin ?? environment ?? "http://localhost:8080"
+            while base.hasSuffix("/") { base.removeLast() }
+            try await GroupsCommand.run(options, .invite(user: name, ttl: seconds, origin: base), verb: "users invite")
+        }
     }
 
     struct Delete: AsyncParsableCommand {

@@ -103,7 +103,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("reauth-window"), help: "Seconds a user-verified passkey ceremony lets a session add or delete passkeys, link Apple IDs or phones. (env: PASSKEY_REAUTH_WINDOW, default 300)")
     var reauthWindow: Int?
 
-    @Option(help: "Who may create accounts: open, or closed (existing users still add passkeys). (env: PASSKEY_REGISTRATION, default open)")
+    @Option(help: "Who may create accounts: open; invite (only through an invitation link); closed (existing users still add passkeys; operators' invitations still work). (env: PASSKEY_REGISTRATION, default open)")
     var registration: String?
 
     @Option(name: .customLong("user-verification"), help: "required, preferred or discouraged. (env: PASSKEY_USER_VERIFICATION, default preferred)")

@@ -523,6 +523,32 @@ return (async () => {
 })();
 """
 
+# A registration from the page outside its session: no cookie sent or set (credentials: 'omit');
+# with a bearer token (arguments[1]) it adds a passkey to that session's account. Answers the
+# step reached, its status and body, and the new credential's id.
+REGISTER_OUTSIDE_JS = """
+const [userName, bearer] = arguments;
+return (async () => {
+  const headers = {Accept: 'application/json', 'Content-Type': 'application/json'};
+  if (bearer) headers.Authorization = 'Bearer ' + bearer;
+  const options = await fetch('/registration_initialize', {
+    method: 'POST', credentials: 'omit', headers, body: JSON.stringify({user_name: userName}),
+  });
+  if (!options.ok) return {step: 'initialize', status: options.status, body: await options.text()};
+  const {publicKey} = await options.json();
+  let credential;
+  try {
+    credential = await navigator.credentials.create({publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(publicKey)});
+  } catch (error) {
+    return {step: 'create', status: 0, body: String(error)};
+  }
+  const finalized = await fetch('/registration_finalize', {
+    method: 'POST', credentials: 'omit', headers, body: JSON.stringify(credential.toJSON()),
+  });
+  return {step: 'finalize', status: finalized.status, body: await finalized.text(), id: credential.id};
+})();
+"""
+
 
 class Page:
     def __init__(self, driver, origin):
@@ -807,6 +833,52 @@ def run_checks(results, driver, page, server_port, context):
         expect(code == 200, f"GET /me answered {code} afterwards")
     if nameless:
         check("DELETE /me/sessions/{id} for an id that is no open session of the account answers 404", unknown_session)
+
+    # The throwaway account the deletion checks at the very end delete (account_deletion_checks):
+    # made here, outside this browser's session (no cookie sent or set), so that by the end its
+    # session is older than the reauth window and deleting it has the page step up by itself,
+    # without a wait of its own. Its two passkeys leave the authenticator at once (the checks
+    # until then see only the others'); the deletion checks put the first back.
+    def throwaway_account():
+        name = THROWAWAY
+        base = f"http://127.0.0.1:{server_port}"
+        held = []
+
+        def take_out(made, what):
+            expect(made["step"] == "finalize" and made["status"] == 200,
+                   f"{what}: {made['step']} answered {made['status']}: {made['body'][:200]}")
+            found = [c for c in driver.credentials(authenticator) if same_id(c["credentialId"], made["id"])]
+            expect(len(found) == 1, f"{what}: the authenticator holds {len(found)} credentials with the new id")
+            driver.command("DELETE", f"/webauthn/authenticator/{authenticator}/credentials/{found[0]['credentialId']}")
+            held.append(found[0])
+            return json.loads(made["body"])
+
+        answer = take_out(driver.script(REGISTER_OUTSIDE_JS, name, None), f"registering {name!r}")
+        token = answer.get("session")
+        expect(token and answer.get("user_name") == name, f"the registration answered {answer!r}")
+        # (Its finalize opens a second session of the account: the deletion ends that one too.)
+        second = take_out(driver.script(REGISTER_OUTSIDE_JS, name, token), f"a second passkey for {name!r}")
+        expect(second.get("session") and second["session"] != token, f"the second registration answered {second!r}")
+        bearer = {"Authorization": f"Bearer {token}"}
+        status, account, _ = http("GET", base + "/me", headers=bearer, timeout=10)
+        expect(status == 200 and account["user_name"] == name and len(account["credentials"]) == 2,
+               f"GET /me with the new session's token answered {status}: {str(account)[:300]}")
+        # The server takes nothing but the exact user name (checked while the session is fresh).
+        for wrong in (None, name.upper(), "alice"):
+            status, body, _ = http("DELETE", base + "/me", None if wrong is None else {"confirm": wrong},
+                                   headers=bearer, timeout=10)
+            expect(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_request",
+                   f"DELETE /me with confirm {wrong!r} answered {status}: {body!r}")
+        status, after, _ = http("GET", base + "/me", headers=bearer, timeout=10)
+        expect(status == 200 and len(after["credentials"]) == 2, f"GET /me answered {status}: {str(after)[:300]}")
+        status, _, _ = http("GET", base + "/registration_initialize?user_name=alice", timeout=10)
+        expect(status == 409, f"registration_initialize for alice answered {status}: alice's account should be there")
+        state["throwaway"] = {"name": name, "token": token, "other_token": second["session"], "user_id": account["user_id"],
+                              "credentials": held, "verified_at": time.monotonic()}
+    if registered:
+        check(f"a throwaway account '{THROWAWAY}' with two passkeys, registered outside this browser's session; "
+              "DELETE /me without the exact user name (none, upper case, another's) answers 400 and deletes nothing",
+              throwaway_account)
 
     # The step-up (accounts.md): adding a passkey to the account needs a user-verified passkey
     # ceremony in this session within --reauth-window (REAUTH_WINDOW s here). Once this
@@ -1347,7 +1419,10 @@ def run_checks(results, driver, page, server_port, context):
     if apple:
         check("Link your Apple ID: the page asks to confirm, and only then the account shows it", apple_link_confirmed)
 
-    level3_checks(check, driver, page, context, authenticator, apple)
+    remaining = level3_checks(check, driver, page, context, authenticator, apple)
+
+    # Last, as it ends the throwaway account (and changes the virtual authenticator).
+    account_deletion_checks(check, driver, page, server_port, state.get("throwaway"), remaining)
 
 
 # Records the page's Signal API calls (calling the browser's own afterwards) and the bodies it
@@ -1385,7 +1460,8 @@ navigator.credentials.create = (options) => {
 
 
 def level3_checks(check, driver, page, context, authenticator, apple):
-    """WebAuthn Level 3 on the page: PRF, the Signal API, the display name, automatic upgrades."""
+    """WebAuthn Level 3 on the page: PRF, the Signal API, the display name, automatic upgrades.
+    Returns the virtual authenticator it leaves in the browser (it replaces the one it is given)."""
     state = {}
 
     def signals(name):
@@ -1506,6 +1582,115 @@ def level3_checks(check, driver, page, context, authenticator, apple):
     if apple:
         check("after Sign in with Apple, an account without a passkey is upgraded by conditional create",
               automatic_upgrade)
+
+    return state.get("c") or state.get("b") or state.get("a") or authenticator
+
+
+# The account the deletion checks delete; run_checks registers it early (throwaway_account).
+THROWAWAY = "erin"
+
+
+def account_deletion_checks(check, driver, page, server_port, throwaway, authenticator):
+    """Deleting the account from the page (accounts.md): the throwaway account, whose session is
+    stale by now, so the page steps up with a passkey before DELETE /me goes through; then the
+    Signal API for each deleted passkey, the signed-out view, and the name free again."""
+    if not throwaway:
+        return
+    name = throwaway["name"]
+    base = f"http://127.0.0.1:{server_port}"
+    state = {}
+
+    def page_json(method, path, body=None, omit=False):
+        return driver.script(PAGE_FETCH_JS, method, path, body, omit)
+
+    def signed_in_as_throwaway():
+        # An authenticator holding just the throwaway's first passkey, for the step-up (one: the
+        # virtual authenticator takes no second resident credential of the same user).
+        try:
+            driver.remove_authenticator(authenticator)
+        except WebDriverError:
+            pass  # already gone with a check that failed
+        state["authenticator"] = driver.add_authenticator()
+        driver.add_credential(state["authenticator"], throwaway["credentials"][0])
+        page.open("?autofill=off&upgrade=off")
+        # This browser takes the throwaway's session (the cookie the server would have set).
+        names = [c["name"] for c in driver.command("GET", "/cookie") if c["name"] in ("session", "__Host-session")]
+        for cookie in names:
+            driver.command("DELETE", f"/cookie/{cookie}")
+        driver.command("POST", "/cookie", {"cookie": {"name": (names or ["session"])[0], "value": throwaway["token"],
+                                                      "path": "/", "httpOnly": True, "sameSite": "Lax"}})
+        snap = page.open("?autofill=off&upgrade=off")
+        expect(snap["signedIn"] and name in (snap["whoami"] or ""), f"the page shows {snap['whoami']!r} "
+               f"(signed in: {snap['signedIn']})")
+        expect(len(snap["passkeys"]) == 2, f"#passkeys lists {len(snap['passkeys'])} items")
+        wait = throwaway["verified_at"] + REAUTH_WINDOW + 0.5 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+    if not check(f"the browser signed in as '{name}' with a session older than the reauth window", signed_in_as_throwaway):
+        return
+
+    def wrong_confirmation():
+        driver.script("document.querySelector('#delete-account').open = true;")
+        driver.type_into("#delete-confirm", "alice")
+        snap = page.run("#delete-account-button", "error")
+        expect(name in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"], "the signed-in view went away")
+        answer = page_json("GET", "/me")
+        expect(answer["status"] == 200 and answer["body"]["user_name"] == name and len(answer["body"]["credentials"]) == 2,
+               f"GET /me answered {answer['status']}: {answer['text'][:300]}")
+        status, _, _ = http("GET", base + "/registration_initialize?user_name=alice", timeout=10)
+        expect(status == 409, f"registration_initialize for alice answered {status}: alice's account should be there")
+    check("Delete account with another name typed (alice): an error, both accounts still there", wrong_confirmation)
+
+    def deleted():
+        account = page_json("GET", "/me")["body"]
+        ids = [c["credential_id"] for c in account["credentials"]]
+        expect(len(ids) == 2 and all(any(same_id(i, c["credentialId"]) for i in ids) for c in throwaway["credentials"]),
+               f"/me lists {ids!r}, not the throwaway's two passkeys")
+        cookies = driver.command("GET", "/cookie")
+        driver.script(SIGNAL_RECORDER_JS)
+        driver.type_into("#delete-confirm", name)
+        snap = page.run("#delete-account-button", "ok")
+        log = driver.script("return window.__statusLog || [];")
+        expect(snap["text"] == "Account deleted", f"status text is {snap['text']!r} (changes: {' -> '.join(log)})")
+        expect(snap["signedOut"] and not snap["signedIn"], "the signed-out view is not shown")
+        expect(snap["passkeys"] == [], "the passkey list still shows")
+        expect(any("Confirm it is you with your passkey" in entry for entry in log),
+               f"the page did not step up (status changes: {' -> '.join(log)})")
+        calls = [s["argument"] for s in driver.script("return window.__signals;") if s["name"] == "signalUnknownCredential"]
+        expect(len(calls) == len(ids) and all(call.get("rpId") == "localhost" for call in calls)
+               and all(sum(same_id(call.get("credentialId", ""), i) for call in calls) == 1 for i in ids),
+               f"signalUnknownCredential calls: {calls!r}; wanted one for each of {ids!r} with rpId localhost")
+        old = "; ".join(f"{c['name']}={c['value']}" for c in cookies)
+        status, body, _ = http("GET", base + "/me", headers={"Cookie": old}, timeout=10)
+        expect(status == 401, f"GET /me with the old cookie answered {status}: {body!r}")
+        for token in (throwaway["token"], throwaway["other_token"]):
+            status, body, _ = http("GET", base + "/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+            expect(status == 401, f"GET /me with a session's token from before answered {status}: {body!r}")
+        code = page.fetch_status("/me")
+        expect(code == 401, f"GET /me from the page answered {code}")
+        left = [c for c in driver.command("GET", "/cookie") if c["name"] in ("session", "__Host-session") and c["value"]]
+        expect(not left, f"the browser still holds {left!r}")
+    gone = check(f"Delete account with '{name}' typed: the page steps up with the passkey, DELETE /me, "
+                 "signalUnknownCredential for each passkey, the signed-out view and 'Account deleted'; "
+                 "the old cookie and the account's other session get 401", deleted)
+
+    def name_free():
+        status, body, _ = http("GET", base + "/registration_initialize?user_name=" + urllib.parse.quote(name), timeout=10)
+        expect(status == 200, f"registration_initialize for {name!r} answered {status}: {str(body)[:200]}")
+        driver.type_into("#username", name)
+        snap = page.run("#register", "ok")
+        expect(f"Passkey created for {name}" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"] and len(snap["passkeys"]) == 1, f"signed in: {snap['signedIn']}, "
+               f"#passkeys lists {len(snap['passkeys'])} items")
+        account = page_json("GET", "/me")["body"]
+        expect(account["user_id"] != throwaway["user_id"], "the new account has the deleted one's user id")
+        expect(not any(same_id(c["credential_id"], old["credentialId"])
+                       for c in account["credentials"] for old in throwaway["credentials"]),
+               "the new account lists a deleted passkey")
+    if gone:
+        check(f"'{name}' is free again: registration_initialize answers 200 and the page registers it anew "
+              "(a new user id, none of the deleted passkeys)", name_free)
 
 
 def pad(text):

@@ -84,4 +84,18 @@ import Testing
             #expect(try await run(["users", "delete", "EVE"]).status == 1)
         }
     }
+
+    @Test func anInvitationLinkIsPrintedAloneOnTheLastLine() async throws {
+        try await withServer { server, _, client in
+            let made = try await CommandRun.run(["users", "invite", "Newbie", "--ttl", "10m", "--origin", "https://id.example.com/", "--database", server.databasePath])
+            #expect(made.status == 0, "\(made.errors)")
+            let link = try #require(made.output.split(separator: "\n").last.map(String.init))
+            #expect(link.hasPrefix("https://id.example.com/?invite=") && link.count == "https://id.example.com/?invite=".count + 43)
+            let token = String(link.dropFirst("https://id.example.com/?invite=".count))
+            let shown = try await client.post("/invitation", json: ["invite": token])
+            #expect(shown.json["user_name"] as? String == "Newbie")
+            let wrong = try await CommandRun.run(["users", "invite", "x", "--ttl", "forever", "--database", server.databasePath])
+            #expect(wrong.status != 0 && wrong.errors.contains("--ttl"))
+        }
+    }
 }

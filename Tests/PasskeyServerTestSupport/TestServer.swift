@@ -19,7 +19,11 @@ public final class TestClock: Sendable {
     private let offset = Mutex<TimeInterval>(0)
     private let frozen = Mutex<Date?>(nil)
     public func now() -> Date { frozen.withLock { $0 } ?? Date().addingTimeInterval(offset.withLock { $0 }) }
-    public func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    /// Moves the clock on, frozen or not.
+    public func advance(_ seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+        frozen.withLock { $0 = $0?.addingTimeInterval(seconds) }
+    }
     /// Stops the clock where it is: a test that counts on time not passing (a rate limit's
     /// bucket not refilling) holds even when the machine is slow.
     public func freeze() {

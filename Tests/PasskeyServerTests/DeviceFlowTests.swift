@@ -55,6 +55,8 @@ struct TestDevice {
             #expect(discovery["device_authorization_endpoint"] as? String == server.origin + "/oauth/device")
             #expect((discovery["grant_types_supported"] as? [String])?.contains("urn:ietf:params:oauth:grant-type:device_code") == true)
 
+            // Polls a moment apart must stay "too fast" however slow the machine is.
+            server.clock.freeze()
             let device = try await TestDevice.register(server)
             let asked = try await device.ask()
             #expect(asked.status == 200, "\(String(decoding: asked.body, as: UTF8.self))")
@@ -206,6 +208,7 @@ struct TestDevice {
 
     @Test func wrongUserCodesAreLimitedBeforeTheRightOneIsLookedUp() async throws {
         try await withServer { server, _, _ in
+            server.clock.freeze()
             let device = try await TestDevice.register(server)
             let userCode = try #require(try await device.ask().json["user_code"] as? String)
             for wrong in ["BBBB-BBBB", "AAAA-AAAA", "", "BCDF", "BCDF-GHJK-LMNP"] where wrong != userCode {

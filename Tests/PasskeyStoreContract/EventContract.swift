@@ -22,7 +22,8 @@ struct EventContract {
             let credential = Fixture.credential(for: alice)
             let registered = try await store.completeRegistration(
                 challenge: registration.challenge, now: Fixture.date(1), credential: credential, newUser: alice,
-                session: Fixture.session(for: alice), event: Self.event(alice, "registration", details: ["credential": "c1"]))
+                session: Fixture.session(for: alice), invitation: nil, endingOtherSessions: false,
+                event: Self.event(alice, "registration", details: ["credential": "c1"]))
             #expect(registered == .registered)
 
             // The same name again: the conflict stores no event (and no account).
@@ -31,7 +32,7 @@ struct EventContract {
             try await store.insertCeremony(second)
             let conflict = try await store.completeRegistration(
                 challenge: second.challenge, now: Fixture.date(1), credential: Fixture.credential(for: impostor), newUser: impostor,
-                session: Fixture.session(for: impostor), event: Self.event(impostor, "registration"))
+                session: Fixture.session(for: impostor), invitation: nil, endingOtherSessions: false, event: Self.event(impostor, "registration"))
             #expect(conflict == .userExists)
 
             let signIn = Fixture.ceremony(.authentication)

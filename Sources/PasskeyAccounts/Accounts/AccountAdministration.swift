@@ -1,4 +1,5 @@
 public import Foundation
+internal import PasskeyCrypto
 public import PasskeyJSON
 public import PasskeyStorage
 
@@ -88,6 +89,35 @@ public struct AccountAdministration: Sendable {
             handle: user.handle, event: Self.event(user, "account_deleted", now, ["by": actor, "sub": Base64URL.encode(user.handle)]))
         else { throw Failure(description: "no account is named \(user.name)") }
         return deleted
+    }
+
+    /// Makes an invitation (for a new name: it creates the account when used) or a reset link
+    /// (for an existing account: it registers one more passkey and ends the other sessions),
+    /// valid for `ttl`; answers the link `<origin>/?invite=<token>`. The token (256 random
+    /// bits) is shown once; only its hash is kept.
+    public func invite(userName: String, ttl: TimeInterval, origin: String, by actor: String, now: Date) async throws -> String {
+        let name: UserName
+        do { name = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
+        guard ttl >= 60, ttl <= 30 * 86400 else { throw Failure(description: "--ttl must be between 1 minute and 30 days") }
+        let existing = try await store.user(nameKey: name.key)
+        let token = SecureRandom.bytes(32)
+        let record = InvitationRecord(
+            tokenHash: PasskeySignIn.invitationHash(token), userName: existing?.name ?? name.value, nameKey: name.key,
+            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl))
+        try await store.insertInvitation(record, event: existing.map { Self.event($0, "reset_link_created", now, ["by": actor]) })
+        return origin + "/?invite=" + Base64URL.encode(token)
+    }
+
+    /// `90s`, `10m`, `24h`, `7d`: a duration as the command line takes it; nil when it is not one.
+    public static func duration(_ text: String) -> TimeInterval? {
+        guard let unit = text.last, let amount = Int(text.dropLast()), amount > 0, amount <= 10_000_000 else { return nil }
+        switch unit {
+        case "s": return TimeInterval(amount)
+        case "m": return TimeInterval(amount) * 60
+        case "h": return TimeInterval(amount) * 3600
+        case "d": return TimeInterval(amount) * 86400
+        default: return nil
+        }
     }
 
     func resolve(_ userName: String) async throws -> UserRecord {

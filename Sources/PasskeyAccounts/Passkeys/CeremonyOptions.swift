@@ -15,11 +15,14 @@ public struct CeremonyOptionsRequest: Sendable {
     public var hints: [String]?
     /// Ask for the `prf` extension (registration: enable it; authentication: salts per credential).
     public var prf: Bool
+    /// An invitation or reset link's token (registration only): its account, whatever the name says.
+    public var invite: String?
 
     public init(
         userName: String? = nil, displayName: String? = nil, mediation: String? = nil, residentKey: String? = nil,
-        hints: [String]? = nil, prf: Bool = false
+        hints: [String]? = nil, prf: Bool = false, invite: String? = nil
     ) {
+        self.invite = invite
         self.userName = userName
         self.displayName = displayName
         self.mediation = mediation

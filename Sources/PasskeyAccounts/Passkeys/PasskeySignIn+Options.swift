@@ -14,6 +14,8 @@ struct RegistrationSettings {
     var conditional = false
     var hints: [String]?
     var prf = false
+    /// A registration through an invitation or reset link: its token hash.
+    var invitation: [UInt8]?
 }
 
 extension PasskeySignIn {
@@ -29,7 +31,7 @@ extension PasskeySignIn {
             displayName: user.displayName, isNewUser: isNew, userVerification: settings.userVerification.rawValue,
             allowCredentialIDs: [], algorithms: algorithms, conditional: settings.conditional,
             residentKey: settings.residentKey.rawValue,
-            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL), invitationHash: settings.invitation))
         typealias Options = CreationOptionsResponse.Options
         return CreationOptionsResponse(publicKey: Options(
             rp: .init(id: rp.id, name: rp.name),

@@ -75,6 +75,7 @@ public final class PasskeySignIn: Sendable {
     /// unless the caller is signed in as that user, who then adds one more passkey. A
     /// conditional creation (an automatic upgrade) is only for that signed-in case.
     public func beginRegistration(_ request: CeremonyOptionsRequest, session: SignedInUser?) async throws -> CreationOptionsResponse {
+        if let invite = request.invite { return try await beginInvitedRegistration(invite: invite, request: request) }
         guard let rawName = request.userName else { throw APIError.invalidRequest("user_name is required.") }
         let name = try UserName(rawName)
         let displayName = try UserName.displayName(request.displayName, default: name)
@@ -111,6 +112,50 @@ public final class PasskeySignIn: Sendable {
     /// Whether an operator disabled the account: it signs in by no method (accounts.md).
     func isDisabled(_ userHandle: [UInt8]) async throws -> Bool {
         try await store.user(handle: userHandle)?.disabled ?? false
+    }
+
+    // MARK: Invitations (accounts.md, "Account recovery")
+
+    /// An invitation or reset link's token, as the page and the finalize look it up: 32 bytes,
+    /// base64url; its hash of its own kind.
+    static func invitationHash(_ token: String) -> [UInt8]? {
+        guard let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
+        return invitationHash(bytes)
+    }
+
+    static func invitationHash(_ token: [UInt8]) -> [UInt8] { Digest.sha256.hash(Array("invite:".utf8) + token) }
+
+    /// The live invitation a token names; `invalid_invite` otherwise (used, expired, unknown).
+    public func invitation(token: String) async throws -> InvitationRecord {
+        guard let hash = Self.invitationHash(token), let invitation = try await store.invitation(tokenHash: hash, now: now()) else {
+            throw APIError.invalidInvite
+        }
+        return invitation
+    }
+
+    /// `registration_initialize {"invite": …}`: registers a passkey for the invitation's
+    /// account, new or existing (a reset), whatever `--registration` says and without a session;
+    /// the finalize spends the invitation, and a reset ends the account's other sessions.
+    func beginInvitedRegistration(invite: String, request: CeremonyOptionsRequest) async throws -> CreationOptionsResponse {
+        let invitation = try await invitation(token: invite)
+        try limitUser(handle: invitation.userHandle, nameKey: invitation.nameKey)
+        let user: UserRecord
+        let isNew: Bool
+        if let handle = invitation.userHandle {
+            guard let existing = try await store.user(handle: handle) else { throw APIError.invalidInvite }
+            user = existing
+            isNew = false
+        } else {
+            guard try await store.user(nameKey: invitation.nameKey) == nil else { throw APIError.invalidInvite }
+            let name = try UserName(invitation.userName)
+            user = UserRecord.newAccount(name, displayName: try UserName.displayName(request.displayName, default: name), createdAt: now())
+            isNew = true
+        }
+        return try await issueRegistration(for: user, isNew: isNew, settings: RegistrationSettings(
+            userVerification: configuration.userVerification, attestation: configuration.attestationConveyance,
+            residentKey: try CeremonyOptionsChecks.checkResidentKey(request.residentKey, configured: configuration.residentKey),
+            attachment: configuration.authenticatorAttachment, hints: try CeremonyOptionsChecks.checkHints(request.hints), prf: request.prf,
+            invitation: Self.invitationHash(invite)))
     }
 
     /// `--registration closed`: no new account, by any way of signing up.
@@ -178,8 +223,9 @@ public final class PasskeySignIn: Sendable {
             createdAt: created, lastUsedAt: nil, possiblyCloned: false,
             discoverable: Self.isDiscoverable(reported: verified.residentKey, requested: ceremony.residentKey),
             prfEnabled: verified.prfEnabled)
-        // A ceremony issued before the server was restarted with registration closed opens nothing.
-        if ceremony.isNewUser { try checkRegistrationOpen() }
+        // A ceremony issued before the server was restarted with registration closed opens nothing
+        // (an invitation opens accounts whatever the mode).
+        if ceremony.isNewUser, ceremony.invitationHash == nil { try checkRegistrationOpen() }
         let newUser = ceremony.isNewUser
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
@@ -191,9 +237,11 @@ public final class PasskeySignIn: Sendable {
             ["credential": Base64URL.encode(verified.credentialID), "new_account": newUser == nil ? "false" : "true",
              "name": credential.name])
         switch try await store.completeRegistration(
-            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session, event: event)
+            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session,
+            invitation: ceremony.invitationHash, endingOtherSessions: ceremony.invitationHash != nil && newUser == nil, event: event)
         {
         case .registered: break
+        case .invitationGone: throw APIError.invalidInvite
         case .ceremonyGone: throw APIError.unknownChallenge
         case .userExists: throw APIError.userExists
         case .credentialExists: throw APIError.credentialExists

@@ -50,6 +50,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let userExists = APIError(code: "user_exists", message: "That user name is taken.")
     public static let reauthenticationRequired = APIError(
         code: "reauthentication_required", message: "Confirm it is you with your passkey, then try again.")
+    public static let invalidInvite = APIError(
+        code: "invalid_invite", message: "This invitation link was used already, has expired, or was never made; ask for a new one.")
     public static let accountDisabled = APIError(
         code: "account_disabled", message: "This account is disabled; ask the server's operator.")
     public static let registrationClosed = APIError(

@@ -181,6 +181,9 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// `--registration` (accounts.md, "Who may create accounts").
+/// `invite`: only through an invitation link; `closed`: not even then (accounts.md says
+/// invitations work in every mode, so `closed` refuses self-service sign-up only, as `invite`
+/// does; the two differ in what the page says).
 public enum RegistrationPolicy: String, Sendable, CaseIterable {
-    case open, closed
+    case open, invite, closed
 }

@@ -15,6 +15,7 @@ enum ErrorStatus {
         "account_disabled": .forbidden,
         "not_found": .notFound,
         "not_linked": .notFound,
+        "invalid_invite": .badRequest,
         "unknown_user_code": .notFound,
         "reauthentication_required": .unauthorized,
         "device_sign_in_required": .unauthorized,

@@ -1,5 +1,6 @@
 internal import PasskeyAccounts
 internal import Hummingbird
+internal import PasskeyStorage
 
 /// The passkey ceremonies (http-api.md): both initializes and finalizes, and the health probe.
 extension Routes {
@@ -33,6 +34,19 @@ extension Routes {
             }
             return Self.json(writing: try await service.beginAuthentication(body.options))
         }
+        // Who an invitation or reset link is for, as the page shows it before the ceremony.
+        router.post("/invitation") { request, _ in
+            struct Lookup: Decodable { let invite: String }
+            let invitation = try await service.invitation(token: try Self.decode(Lookup.self, try await Self.body(request)).invite)
+            struct Answer: Encodable {
+                let userName: String
+                let reset: Bool
+                let expiresAt: String
+                enum CodingKeys: String, CodingKey { case userName = "user_name", reset, expiresAt = "expires_at" }
+            }
+            return try Self.json(Answer(
+                userName: invitation.userName, reset: invitation.userHandle != nil, expiresAt: PasskeySignIn.timestamp(invitation.expiresAt)))
+        }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
             return try signedIn(result, token: token, request: request)
@@ -51,6 +65,8 @@ struct InitializeRequest: Decodable {
     var prf: Bool?
     /// A step-up of the signed-in session (accounts.md).
     var reauthenticate: Bool?
+    /// An invitation or reset link's token (registration).
+    var invite: String?
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name"
@@ -60,11 +76,12 @@ struct InitializeRequest: Decodable {
         case hints
         case prf
         case reauthenticate
+        case invite
     }
 
     var options: CeremonyOptionsRequest {
         CeremonyOptionsRequest(
             userName: userName, displayName: displayName, mediation: mediation, residentKey: residentKey, hints: hints,
-            prf: prf ?? false)
+            prf: prf ?? false, invite: invite)
     }
 }

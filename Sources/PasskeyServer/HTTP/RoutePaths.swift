@@ -41,6 +41,7 @@ public enum RoutePaths {
         "/registration_finalize": Policy(methods: [.post], ceremony: true),
         "/authentication_initialize": Policy(methods: [.get, .post], ceremony: true),
         "/authentication_finalize": Policy(methods: [.post], ceremony: true),
+        "/invitation": Policy(methods: [.post], ceremony: true),
         "/me": Policy(methods: [.get, .patch, .delete]),
         "/me/events": Policy(methods: [.get]),
         "/me/applications/{clientId}": Policy(methods: [.delete]),
