@@ -307,6 +307,7 @@ export function showSignedOut() {
   state.lastCredentialId = null;
   state.activityCursor = null;
   el.passkeys.replaceChildren();
+  el.sessions.replaceChildren();
   el.activity.replaceChildren();
   el.activityMore.hidden = true;
   el.whoami.textContent = "Signed in";

@@ -87,12 +87,6 @@ async function finishSignIn(credential, publicKey) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
-  if (invite.invite) {
-    // The link is spent: drop it from the address, and let the name be edited again.
-    history.replaceState(null, "", "/");
-    el.username.readOnly = false;
-    el.continueTo.hidden = true;
-  }
   if (followReturn()) return;
   await refreshAccount();
   // The passkeys the account has now: the password manager hides any it no longer has.
@@ -118,6 +112,12 @@ async function register(userName) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
+  if (invite.invite) {
+    // The link is spent: drop it from the address, and let the name be edited again.
+    history.replaceState(null, "", "/");
+    el.username.readOnly = false;
+    el.continueTo.hidden = true;
+  }
   if (followReturn()) return;
   await refreshAccount();
   setStatus("ok", `Passkey created for ${result?.user_name ?? userName}`);

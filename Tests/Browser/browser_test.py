@@ -1421,8 +1421,11 @@ def run_checks(results, driver, page, server_port, context):
 
     remaining = level3_checks(check, driver, page, context, authenticator, apple)
 
-    # Last, as it ends the throwaway account (and changes the virtual authenticator).
-    account_deletion_checks(check, driver, page, server_port, state.get("throwaway"), remaining)
+    # Near the end, as it ends the throwaway account (and changes the virtual authenticator).
+    remaining = account_deletion_checks(check, driver, page, server_port, state.get("throwaway"), remaining)
+
+    # Last: the invitation and reset links (they bring a virtual authenticator of their own).
+    invitation_checks(check, driver, page, server_port, context, remaining)
 
 
 # Records the page's Signal API calls (calling the browser's own afterwards) and the bodies it
@@ -1593,9 +1596,10 @@ THROWAWAY = "erin"
 def account_deletion_checks(check, driver, page, server_port, throwaway, authenticator):
     """Deleting the account from the page (accounts.md): the throwaway account, whose session is
     stale by now, so the page steps up with a passkey before DELETE /me goes through; then the
-    Signal API for each deleted passkey, the signed-out view, and the name free again."""
+    Signal API for each deleted passkey, the signed-out view, and the name free again. Returns the
+    virtual authenticator it leaves in the browser."""
     if not throwaway:
-        return
+        return authenticator
     name = throwaway["name"]
     base = f"http://127.0.0.1:{server_port}"
     state = {}
@@ -1627,7 +1631,7 @@ def account_deletion_checks(check, driver, page, server_port, throwaway, authent
         if wait > 0:
             time.sleep(wait)
     if not check(f"the browser signed in as '{name}' with a session older than the reauth window", signed_in_as_throwaway):
-        return
+        return state.get("authenticator", authenticator)
 
     def wrong_confirmation():
         driver.script("document.querySelector('#delete-account').open = true;")
@@ -1691,6 +1695,138 @@ def account_deletion_checks(check, driver, page, server_port, throwaway, authent
     if gone:
         check(f"'{name}' is free again: registration_initialize answers 200 and the page registers it anew "
               "(a new user id, none of the deleted passkeys)", name_free)
+    return state.get("authenticator", authenticator)
+
+
+# The invitation page's own parts: the banner above the form (null while hidden), the name field,
+# and whether "Create a passkey" can be clicked.
+INVITATION_FORM_JS = """
+const q = (s) => document.querySelector(s);
+return {
+  continueTo: q('#continue-to').hidden ? null : q('#continue-to').textContent,
+  username: q('#username').value,
+  readOnly: q('#username').readOnly,
+  register: !q('#register').hidden && q('#register').offsetParent !== null,
+};
+"""
+
+# The names the invitation checks give out: a new account's, and an existing account's reset.
+INVITED = "ivy"
+RESET = "rita"
+
+
+def invitation_checks(check, driver, page, server_port, context, authenticator):
+    """Invitation and reset links (accounts.md, Account recovery): `users invite NAME` (the
+    command line, on the running server's database) prints <origin>/?invite=TOKEN; the page opened
+    with it names the account, and "Create a passkey" registers one through the link, which is
+    then spent. For a new name it makes the account; for an existing one it is a reset: the new
+    passkey joins the account and its other sessions end."""
+    base = f"http://127.0.0.1:{server_port}"
+    state = {}
+
+    def page_json(method, path, body=None, omit=False):
+        return driver.script(PAGE_FETCH_JS, method, path, body, omit)
+
+    def invite(name):
+        made = subprocess.run([context["binary"], "users", "invite", name, "--origin", page.origin,
+                               "--database", context["database"]], capture_output=True, text=True, timeout=60)
+        expect(made.returncode == 0, f"users invite {name} exited {made.returncode}: {made.stderr.strip()[-300:]}")
+        link = (made.stdout.strip().splitlines() or [""])[-1]
+        expect(re.fullmatch(re.escape(page.origin) + r"/\?invite=[A-Za-z0-9_-]{43}", link),
+               f"the last line users invite {name} printed is {link!r}, not {page.origin}/?invite=TOKEN")
+        return link
+
+    def land(link):
+        # The link as printed, with autofill and upgrades off: the invitation page is signed out,
+        # and the virtual authenticator would answer an autofill request at once (signing in as
+        # whoever it holds) before the test could click "Create a passkey".
+        driver.navigate(link + "&autofill=off&upgrade=off")
+        return page.wait_for(lambda s: s["state"] == "error" or (
+            s["signedOut"] and driver.script("return !document.querySelector('#continue-to').hidden;")),
+            "the page to show the invitation or an error")
+
+    def invitation_form(snap, name, banner):
+        expect(snap["state"] != "error", f"the page shows an error: {snap['error']!r} {snap['text']!r}")
+        expect(snap["signedOut"] and not snap["signedIn"], "the signed-out form is not shown")
+        form = driver.script(INVITATION_FORM_JS)
+        expect(form["continueTo"] == banner, f"#continue-to reads {form['continueTo']!r}, wanted {banner!r}")
+        expect(form["username"] == name and form["readOnly"],
+               f"#username holds {form['username']!r} (read-only: {form['readOnly']}), wanted {name!r} read-only")
+        expect(form["register"], "#register is not visible")
+
+    def signed_in_through_link(name, passkeys):
+        snap = page.run("#register", "ok")
+        expect(f"Passkey created for {name}" in snap["text"], f"status text is {snap['text']!r}")
+        expect(snap["signedIn"] and name in (snap["whoami"] or ""),
+               f"the page shows {snap['whoami']!r} (signed in: {snap['signedIn']})")
+        expect(len(snap["passkeys"]) == passkeys, f"#passkeys lists {len(snap['passkeys'])} items, wanted {passkeys}")
+
+    def token_dropped():
+        where = driver.script("return location.pathname + location.search;")
+        expect(where == "/", f"the address is {where!r} after the registration, wanted / (the token dropped)")
+
+    # A virtual authenticator of their own (one in the browser, holding nothing yet).
+    def fresh_authenticator():
+        try:
+            driver.remove_authenticator(authenticator)
+        except WebDriverError:
+            pass  # already gone with a check that failed
+        state["authenticator"] = driver.add_authenticator()
+    if not check("a fresh virtual authenticator for the invitation checks", fresh_authenticator):
+        return
+
+    def new_account():
+        link = invite(INVITED)
+        state["link"] = link
+        invitation_form(land(link), INVITED, f"Invitation for {INVITED}: create your passkey")
+        signed_in_through_link(INVITED, 1)
+        state["spent"] = True
+        account = page_json("GET", "/me")
+        expect(account["status"] == 200 and account["body"]["user_name"] == INVITED,
+               f"GET /me answered {account['status']}: {account['text'][:200]}")
+        token_dropped()
+    check(f"an invitation link for a new name '{INVITED}' (users invite): the page shows the signed-out form "
+                 "with the name read-only, 'Invitation for', the Create button; registering through it signs in "
+                 "as the new account and drops the token from the address", new_account)
+
+    def spent():
+        snap = land(state["link"])
+        expect(snap["state"] == "error" and snap["error"] == "invalid_invite",
+               f"#status is {snap['state']!r} with data-error {snap['error']!r}: {snap['text']!r}")
+        token = urllib.parse.parse_qs(urllib.parse.urlsplit(state["link"]).query)["invite"][0]
+        status, body, _ = http("POST", base + "/invitation", {"invite": token}, timeout=10)
+        expect(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_invite",
+               f"POST /invitation answered {status}: {body!r}")
+    if state.get("spent"):
+        check("the same invitation link again: the page shows error invalid_invite (POST /invitation 400)", spent)
+
+    def reset():
+        held = state["authenticator"]
+        made = driver.script(REGISTER_OUTSIDE_JS, RESET, None)
+        expect(made["step"] == "finalize" and made["status"] == 200,
+               f"registering {RESET!r}: {made['step']} answered {made['status']}: {made['body'][:200]}")
+        token = json.loads(made["body"]).get("session")
+        expect(token, f"the registration answered {made['body'][:200]!r}")
+        # The account's passkey leaves the authenticator: the reset's options exclude it, and an
+        # authenticator holding it would refuse to make the new one.
+        found = [c for c in driver.credentials(held) if same_id(c["credentialId"], made["id"])]
+        expect(len(found) == 1, f"the authenticator holds {len(found)} credentials with the new id")
+        driver.command("DELETE", f"/webauthn/authenticator/{held}/credentials/{found[0]['credentialId']}")
+        bearer = {"Authorization": f"Bearer {token}"}
+        status, account, _ = http("GET", base + "/me", headers=bearer, timeout=10)
+        expect(status == 200 and len(account["credentials"]) == 1, f"GET /me with its token answered {status}: {str(account)[:200]}")
+        invitation_form(land(invite(RESET)), RESET, f"Reset for {RESET}: create a new passkey for this account")
+        signed_in_through_link(RESET, 2)
+        status, body, _ = http("GET", base + "/me", headers=bearer, timeout=10)
+        expect(status == 401, f"GET /me with the session's token from before the reset answered {status}: {str(body)[:200]}")
+        after = page_json("GET", "/me")
+        expect(after["status"] == 200 and after["body"]["user_id"] == account["user_id"]
+               and len(after["body"]["credentials"]) == 2
+               and any(same_id(c["credential_id"], made["id"]) for c in after["body"]["credentials"]),
+               f"GET /me from the page answered {after['status']}: {after['text'][:300]}")
+        token_dropped()
+    check(f"a reset link for an existing account '{RESET}' (users invite): 'Reset for' on the page, the new passkey "
+          "joins the account (two listed), the account's session from before gets 401", reset)
 
 
 def pad(text):
