@@ -53,7 +53,8 @@ extension PostgresPasskeyStore {
                     "SELECT \(unescaped: Self.deviceColumns) FROM oauth_device_authorizations WHERE device_code_hash = \(hash) FOR UPDATE",
                     logger: Self.quiet), Self.deviceRecord)
             else { return nil }
-            let tooFast = record.lastPolledAt.map { now < $0.addingTimeInterval(TimeInterval(record.interval)) } ?? false
+            // Compared as stored, in milliseconds: a poll exactly the interval later is not too fast.
+            let tooFast = try record.lastPolledAt.map { at < (try $0.storeMilliseconds()) + Int64(record.interval) * 1000 } ?? false
             if tooFast { record.interval += slowDownStep }
             record.lastPolledAt = Date(storeMilliseconds: at)
             let interval = Int32(clamping: record.interval)

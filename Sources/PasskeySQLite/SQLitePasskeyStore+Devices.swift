@@ -34,14 +34,16 @@ extension SQLitePasskeyStore {
 
     public func pollDeviceAuthorization(deviceCodeHash: [UInt8], now: Date, slowDownStep: Int) async throws -> DevicePoll? {
         let nowValue = try SQLiteValue.time(now)
+        let at = try now.storeMilliseconds()
         return try await database.write { db in
             guard var record = try db.row(
                 "SELECT \(Self.deviceColumns) FROM oauth_device_authorizations WHERE device_code_hash = ?", [.blob(deviceCodeHash)],
                 Self.deviceRecord)
             else { return nil }
-            let tooFast = record.lastPolledAt.map { now < $0.addingTimeInterval(TimeInterval(record.interval)) } ?? false
+            // Compared as stored, in milliseconds: a poll exactly the interval later is not too fast.
+            let tooFast = try record.lastPolledAt.map { at < (try $0.storeMilliseconds()) + Int64(record.interval) * 1000 } ?? false
             if tooFast { record.interval += slowDownStep }
-            record.lastPolledAt = now
+            record.lastPolledAt = Date(storeMilliseconds: at)
             try db.execute(
                 "UPDATE oauth_device_authorizations SET last_polled_at = ?, interval_seconds = ? WHERE device_code_hash = ?",
                 [nowValue, .int(record.interval), .blob(deviceCodeHash)])

@@ -67,7 +67,7 @@ public final class TestServer: Sendable {
             // Generous: every test runs at once on two cores (see PasskeyStoreTests.testTimeout).
             configuration.databaseTimeout = 60
             // Few connections each: the suite's servers all run at once against one cluster
-            // (max_connections 300), and the default 10 each could exhaust it.
+            // (max_connections 800, scripts/postgres-cluster), and the default 10 each could exhaust it.
             configuration.databasePoolSize = 4
         }
         configuration.publicDirectory = directory.path

@@ -78,7 +78,8 @@ struct TestDevice {
             #expect(fast.status == 400)
             #expect(fast.json["error"] as? String == "slow_down")
             server.clock.advance(10)
-            #expect(try await device.poll(deviceCode).json["error"] as? String == "authorization_pending")
+            let later = try await device.poll(deviceCode)
+            #expect(later.json["error"] as? String == "authorization_pending", "\(String(decoding: later.body, as: UTF8.self))")
 
             // The person signs in (a session opened after the device asked) and approves; the
             // code may be typed in any case, with spaces, without the dash.
