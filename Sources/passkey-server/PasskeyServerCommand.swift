@@ -23,8 +23,6 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
-            // Still on the main thread, before anything was scheduled.
-            if command is Serve { PasskeyApplication.runTasksOnEventLoops() }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
