@@ -74,14 +74,19 @@ struct RequestPolicyMiddleware: RouterMiddleware {
 
     /// JSON bodies must say so.
     static func checkMediaType(_ request: Request) throws {
-        guard request.method == .post || request.method == .patch || request.method == .put else { return }
+        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        let chunked = request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
+        // A DELETE may carry a JSON body (`DELETE /me`'s confirmation); one that carries a body
+        // is held to the same rule.
+        let hasBody = declared > 0 || chunked
+        guard request.method == .post || request.method == .patch || request.method == .put || (request.method == .delete && hasBody) else {
+            return
+        }
         if let contentType = request.headers[.contentType] {
             guard isJSON(contentType) else { throw APIError.unsupportedMediaType }
             return
         }
-        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
-        let chunked = request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
-        if declared > 0 || chunked { throw APIError.unsupportedMediaType }
+        if hasBody { throw APIError.unsupportedMediaType }
     }
 
     /// A form post: `application/x-www-form-urlencoded`, nothing else. It comes from another
