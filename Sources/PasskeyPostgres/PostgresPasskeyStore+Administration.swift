@@ -108,8 +108,9 @@ extension PostgresPasskeyStore {
         try await transaction { db in
             try await db.query(
                 """
-                INSERT INTO invitations (token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at)
-                VALUES (\(hash), \(i.userName), \(i.nameKey), \(handle), \(i.createdBy), \(created), \(expires))
+                INSERT INTO invitations (token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys)
+                VALUES (\(hash), \(i.userName), \(i.nameKey), \(handle), \(i.createdBy), \(created), \(expires),
+                        \(i.groups.map(\.name)), \(i.groups.map(\.nameKey)))
                 """, logger: Self.quiet)
             try await Self.insert(db, eventRow)
         }
@@ -122,15 +123,130 @@ extension PostgresPasskeyStore {
             try await Self.first(
                 db.query(
                     """
-                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at FROM invitations
+                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys FROM invitations
                     WHERE token_hash = \(hash) AND expires_at > \(now)
                     """, logger: Self.quiet)
             ) { row in
                 var c = Cursor(row)
                 return InvitationRecord(
                     tokenHash: try c.bytes(), userName: try c.next(), nameKey: try c.next(), userHandle: try c.optionalBytes(),
-                    createdBy: try c.next(), createdAt: try c.date(), expiresAt: try c.date())
+                    createdBy: try c.next(), createdAt: try c.date(), expiresAt: try c.date(),
+                    groups: try Self.invitationGroups(names: c.next(), keys: c.next()))
             }
         }
+    }
+}
+
+extension PostgresPasskeyStore {
+    static func invitationGroups(names: [String], keys: [String]) throws -> [InvitationGroup] {
+        guard names.count == keys.count else { throw StoreError.database("invitations.group_names and group_keys differ in length") }
+        return zip(names, keys).map { InvitationGroup(name: $0, nameKey: $1) }
+    }
+
+    /// Spends an invitation in the caller's transaction: the groups its account joins, or nil
+    /// when it is gone or expired.
+    static func spendInvitation(_ db: PostgresConnection, _ hash: ByteBuffer, now: Int64) async throws -> [InvitationGroup]? {
+        try await first(
+            db.query(
+                "DELETE FROM invitations WHERE token_hash = \(hash) AND expires_at > \(now) RETURNING group_names, group_keys",
+                logger: quiet)
+        ) { row in
+            var c = Cursor(row)
+            return try invitationGroups(names: c.next(), keys: c.next())
+        }
+    }
+
+    /// Adds the account to these groups in the caller's transaction (one it is in already is kept).
+    static func addMemberships(_ db: PostgresConnection, userHandle: ByteBuffer, _ groups: [InvitationGroup]) async throws {
+        for group in groups {
+            try await db.query(
+                """
+                INSERT INTO group_members (user_handle, name_key, name) VALUES (\(userHandle), \(group.nameKey), \(group.name))
+                ON CONFLICT DO NOTHING
+                """, logger: quiet)
+        }
+    }
+
+    public func replaceRecoveryCodes(userHandle: [UInt8], codeHashes: [[UInt8]], at: Date, event: AuditEvent?) async throws {
+        let handle = ByteBuffer(bytes: userHandle)
+        let created = try at.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        try await transaction { db in
+            try await db.query("DELETE FROM recovery_codes WHERE user_handle = \(handle)", logger: Self.quiet)
+            for hash in codeHashes {
+                let code = ByteBuffer(bytes: hash)
+                try await db.query(
+                    "INSERT INTO recovery_codes (user_handle, code_hash, created_at) VALUES (\(handle), \(code), \(created))", logger: Self.quiet)
+            }
+            try await Self.insert(db, eventRow)
+        }
+    }
+
+    public func recoveryCodeCount(userHandle: [UInt8]) async throws -> Int {
+        let handle = ByteBuffer(bytes: userHandle)
+        return try await withConnection { db in
+            try await Self.count(db.query("SELECT 1 FROM recovery_codes WHERE user_handle = \(handle)", logger: Self.quiet))
+        }
+    }
+
+    public func redeemRecoveryCode(userHandle: [UInt8], codeHash: [UInt8], session: SessionRecord, event: AuditEvent?) async throws -> Bool {
+        let handle = ByteBuffer(bytes: userHandle)
+        let code = ByteBuffer(bytes: codeHash)
+        let sessionRow = try SessionRow(session)
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let spent = try await Self.count(
+                db.query("DELETE FROM recovery_codes WHERE user_handle = \(handle) AND code_hash = \(code) RETURNING 1", logger: Self.quiet))
+            guard spent == 1 else { return false }
+            try await Self.insert(db, sessionRow)
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool {
+        let hash = ByteBuffer(bytes: token.tokenHash)
+        let created = try token.createdAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let inserted = try await Self.count(
+                db.query(
+                    """
+                    INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (\(token.name), \(hash), \(created))
+                    ON CONFLICT (name) DO NOTHING RETURNING 1
+                    """, logger: Self.quiet))
+            guard inserted == 1 else { return false }
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func adminTokens() async throws -> [AdminTokenRecord] {
+        try await withConnection { db in
+            try await Self.all(db.query("SELECT name, token_hash, created_at FROM admin_tokens ORDER BY name", logger: Self.quiet), Self.adminToken)
+        }
+    }
+
+    public func adminToken(tokenHash: [UInt8]) async throws -> AdminTokenRecord? {
+        let hash = ByteBuffer(bytes: tokenHash)
+        return try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT name, token_hash, created_at FROM admin_tokens WHERE token_hash = \(hash)", logger: Self.quiet), Self.adminToken)
+        }
+    }
+
+    public func deleteAdminToken(name: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let deleted = try await Self.count(db.query("DELETE FROM admin_tokens WHERE name = \(name) RETURNING 1", logger: Self.quiet))
+            guard deleted == 1 else { return false }
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    static func adminToken(_ row: PostgresRandomAccessRow) throws -> AdminTokenRecord {
+        var c = Cursor(row)
+        return AdminTokenRecord(name: try c.next(), tokenHash: try c.bytes(), createdAt: try c.date())
     }
 }

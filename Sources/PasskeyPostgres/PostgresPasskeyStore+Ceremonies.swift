@@ -82,12 +82,13 @@ extension PostgresPasskeyStore {
         let sessionRow = try SessionRow(session)
         return try await transaction { db in
             guard try await Self.consume(db, challenge, .registration, now) != nil else { return .ceremonyGone }
+            var groups: [InvitationGroup] = []
             if let invitation {
-                let spent = try await Self.count(
-                    db.query("DELETE FROM invitations WHERE token_hash = \(invitation) AND expires_at > \(now) RETURNING 1", logger: Self.quiet))
-                guard spent == 1 else { return .invitationGone }
+                guard let named = try await Self.spendInvitation(db, invitation, now: now) else { return .invitationGone }
+                groups = named
             }
             if let conflict = try await Self.insertAccount(db, credentialRow, userRow) { return conflict }
+            try await Self.addMemberships(db, userHandle: owner, groups)
             if endingOtherSessions { try await db.query("DELETE FROM sessions WHERE user_handle = \(owner)", logger: Self.quiet) }
             try await Self.insert(db, sessionRow)
             try await Self.insert(db, eventRow)

@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,28 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 17: recovery codes, admin tokens, and the groups an invitation's account joins
+    /// (SQLite's migration 18).
+    static let migration17 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE recovery_codes (
+            user_handle bytea  NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            code_hash   bytea  NOT NULL CHECK (length(code_hash) = 32),
+            created_at  bigint NOT NULL,
+            PRIMARY KEY (user_handle, code_hash)
+        )
+        """,
+        """
+        CREATE TABLE admin_tokens (
+            name       text   NOT NULL PRIMARY KEY,
+            token_hash bytea  NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+            created_at bigint NOT NULL
+        )
+        """,
+        "ALTER TABLE invitations ADD COLUMN group_names text[] NOT NULL DEFAULT '{}'",
+        "ALTER TABLE invitations ADD COLUMN group_keys text[] NOT NULL DEFAULT '{}'",
+    ])
 
     /// Version 16: invitation and reset links, and the registration that spends one (SQLite's
     /// migration 17).

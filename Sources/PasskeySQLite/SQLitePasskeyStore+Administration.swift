@@ -77,12 +77,12 @@ extension SQLitePasskeyStore {
         let i = invitation
         let arguments: [SQLiteValue] = [
             .blob(i.tokenHash), .text(i.userName), .text(i.nameKey), .optionalBlob(i.userHandle), .text(i.createdBy), try .time(i.createdAt),
-            try .time(i.expiresAt),
+            try .time(i.expiresAt), try ListCoding.encode(strings: i.groups.map(\.name)), try ListCoding.encode(strings: i.groups.map(\.nameKey)),
         ]
         let eventArguments = try event?.insertArguments()
         try await database.write { db in
             try db.execute(
-                "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)", arguments)
+                "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
             try Self.insertEvent(db, eventArguments)
         }
     }
@@ -93,10 +93,104 @@ extension SQLitePasskeyStore {
             try db.row("SELECT \(Self.invitationColumns) FROM invitations WHERE token_hash = ? AND expires_at > ?", arguments) { row in
                 InvitationRecord(
                     tokenHash: row.blob(0), userName: row.text(1), nameKey: row.text(2), userHandle: row.optionalBlob(3), createdBy: row.text(4),
-                    createdAt: Date(storeMilliseconds: row.int64(5)), expiresAt: Date(storeMilliseconds: row.int64(6)))
+                    createdAt: Date(storeMilliseconds: row.int64(5)), expiresAt: Date(storeMilliseconds: row.int64(6)),
+                    groups: try Self.invitationGroups(names: row.text(7), keys: row.text(8)))
             }
         }
     }
 
-    static let invitationColumns = "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at"
+    static let invitationColumns = "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys"
+
+    static func invitationGroups(names: String, keys: String) throws -> [InvitationGroup] {
+        let names = try ListCoding.strings(names, column: "invitations.group_names")
+        let keys = try ListCoding.strings(keys, column: "invitations.group_keys")
+        guard names.count == keys.count else { throw StoreError.database("invitations.group_names and group_keys differ in length") }
+        return zip(names, keys).map { InvitationGroup(name: $0, nameKey: $1) }
+    }
+
+    /// Spends an invitation in the caller's write: the groups its account joins, or nil when it
+    /// is gone or expired.
+    static func spendInvitation(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> [InvitationGroup]? {
+        try db.row(
+            "DELETE FROM invitations WHERE token_hash = ? AND expires_at > ? RETURNING group_names, group_keys", arguments,
+            { row in try invitationGroups(names: row.text(0), keys: row.text(1)) })
+    }
+
+    /// Adds the account to these groups in the caller's write (one it is in already is kept).
+    static func addMemberships(_ db: SQLiteConnection, userHandle: [UInt8], _ groups: [InvitationGroup]) throws {
+        for group in groups {
+            try db.execute(
+                "INSERT INTO group_members (user_handle, name_key, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [.blob(userHandle), .text(group.nameKey), .text(group.name)])
+        }
+    }
+}
+
+extension SQLitePasskeyStore {
+    public func replaceRecoveryCodes(userHandle: [UInt8], codeHashes: [[UInt8]], at: Date, event: AuditEvent?) async throws {
+        let created = try SQLiteValue.time(at)
+        let eventArguments = try event?.insertArguments()
+        try await database.write { db in
+            try db.execute("DELETE FROM recovery_codes WHERE user_handle = ?", [.blob(userHandle)])
+            for hash in codeHashes {
+                try db.execute("INSERT INTO recovery_codes (user_handle, code_hash, created_at) VALUES (?, ?, ?)", [.blob(userHandle), .blob(hash), created])
+            }
+            try Self.insertEvent(db, eventArguments)
+        }
+    }
+
+    public func recoveryCodeCount(userHandle: [UInt8]) async throws -> Int {
+        try database.read { db in
+            Int(try db.row("SELECT count(*) FROM recovery_codes WHERE user_handle = ?", [.blob(userHandle)]) { $0.int64(0) } ?? 0)
+        }
+    }
+
+    public func redeemRecoveryCode(userHandle: [UInt8], codeHash: [UInt8], session: SessionRecord, event: AuditEvent?) async throws -> Bool {
+        let sessionArguments = try session.arguments()
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute("DELETE FROM recovery_codes WHERE user_handle = ? AND code_hash = ?", [.blob(userHandle), .blob(codeHash)])
+            guard try db.changes() == 1 else { return false }
+            try db.execute(SessionRecord.insert, sessionArguments)
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    public func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool {
+        let arguments: [SQLiteValue] = [.text(token.name), .blob(token.tokenHash), try .time(token.createdAt)]
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute("INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", arguments)
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    public func adminTokens() async throws -> [AdminTokenRecord] {
+        try database.read { db in
+            try db.rows("SELECT name, token_hash, created_at FROM admin_tokens ORDER BY name", [], Self.adminToken(row:))
+        }
+    }
+
+    public func adminToken(tokenHash: [UInt8]) async throws -> AdminTokenRecord? {
+        try database.read { db in
+            try db.row("SELECT name, token_hash, created_at FROM admin_tokens WHERE token_hash = ?", [.blob(tokenHash)], Self.adminToken(row:))
+        }
+    }
+
+    public func deleteAdminToken(name: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute("DELETE FROM admin_tokens WHERE name = ?", [.text(name)])
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+
+    static func adminToken(row: SQLiteRow) throws -> AdminTokenRecord {
+        AdminTokenRecord(name: row.text(0), tokenHash: row.blob(1), createdAt: Date(storeMilliseconds: row.int64(2)))
+    }
 }

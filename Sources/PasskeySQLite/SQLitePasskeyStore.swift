@@ -114,14 +114,16 @@ public final class SQLitePasskeyStore: PasskeyStore {
         let sessionArguments = try session.arguments()
         return try await database.write { db in
             guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
+            var groups: [InvitationGroup] = []
             if let invitationArguments {
-                try db.execute("DELETE FROM invitations WHERE token_hash = ? AND expires_at > ?", invitationArguments)
-                guard try db.changes() == 1 else { return .invitationGone }
+                guard let named = try Self.spendInvitation(db, invitationArguments) else { return .invitationGone }
+                groups = named
             }
             // A conflict undoes the account rows, not the spending.
             if let conflict = try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
                 return conflict
             }
+            try Self.addMemberships(db, userHandle: credential.userHandle, groups)
             if endingOtherSessions { try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(credential.userHandle)]) }
             try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)

@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,28 @@ enum Schema {
             }
         }
     }
+
+    /// Version 18: recovery codes (keyed hashes only), admin tokens (hashes only), and the groups
+    /// an invitation's account joins (accounts.md). Only adds.
+    static let migration18: [String] = [
+        """
+        CREATE TABLE recovery_codes (
+            user_handle BLOB    NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            code_hash   BLOB    NOT NULL CHECK (length(code_hash) = 32),
+            created_at  INTEGER NOT NULL,
+            PRIMARY KEY (user_handle, code_hash)
+        ) STRICT
+        """,
+        """
+        CREATE TABLE admin_tokens (
+            name       TEXT    NOT NULL PRIMARY KEY,
+            token_hash BLOB    NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+            created_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "ALTER TABLE invitations ADD COLUMN group_names TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE invitations ADD COLUMN group_keys TEXT NOT NULL DEFAULT '[]'",
+    ]
 
     /// Version 17: invitation and reset links (accounts.md, "Account recovery"), and the
     /// registration ceremony that spends one. Only adds.

@@ -159,6 +159,26 @@ public protocol PasskeyStore: Sendable {
     /// Deletes events older than `cutoff` (retention); returns how many.
     func deleteEvents(olderThan cutoff: Date) async throws -> Int
 
+    // MARK: Recovery codes (accounts.md, "Account recovery")
+
+    /// Replaces every recovery code of the account by these keyed hashes, with `event`.
+    func replaceRecoveryCodes(userHandle: [UInt8], codeHashes: [[UInt8]], at: Date, event: AuditEvent?) async throws
+    /// How many unspent recovery codes the account has.
+    func recoveryCodeCount(userHandle: [UInt8]) async throws -> Int
+    /// Spends the code with this keyed hash and opens `session` (a recovery session), with
+    /// `event`, in one write; false, and nothing written, when the account has no such code.
+    func redeemRecoveryCode(userHandle: [UInt8], codeHash: [UInt8], session: SessionRecord, event: AuditEvent?) async throws -> Bool
+
+    // MARK: Admin tokens (accounts.md, "Administration")
+
+    /// Keeps a new admin token, with `event`; false (nothing written) when the name is taken.
+    func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool
+    /// Every admin token, by name.
+    func adminTokens() async throws -> [AdminTokenRecord]
+    func adminToken(tokenHash: [UInt8]) async throws -> AdminTokenRecord?
+    /// Revokes the admin token with this name, with `event`; false when there is none.
+    func deleteAdminToken(name: String, event: AuditEvent?) async throws -> Bool
+
     // MARK: Secrets and maintenance
 
     /// The server secret stored under `name`: the first call (from any process) stores

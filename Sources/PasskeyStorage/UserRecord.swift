@@ -55,8 +55,15 @@ public struct InvitationRecord: Sendable, Equatable {
     public var createdBy: String
     public var createdAt: Date
     public var expiresAt: Date
+    /// The groups the account joins when the link is used (`users invite --group`, the admin
+    /// API's `POST users`), as (name, name key) pairs; added in the registration's write.
+    public var groups: [InvitationGroup]
 
-    public init(tokenHash: [UInt8], userName: String, nameKey: String, userHandle: [UInt8]?, createdBy: String, createdAt: Date, expiresAt: Date) {
+    public init(
+        tokenHash: [UInt8], userName: String, nameKey: String, userHandle: [UInt8]?, createdBy: String, createdAt: Date, expiresAt: Date,
+        groups: [InvitationGroup] = []
+    ) {
+        self.groups = groups
         self.tokenHash = tokenHash
         self.userName = userName
         self.nameKey = nameKey
@@ -64,5 +71,16 @@ public struct InvitationRecord: Sendable, Equatable {
         self.createdBy = createdBy
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// A group an invitation's account joins: its name and the case-folded key the caller computed.
+public struct InvitationGroup: Sendable, Equatable {
+    public var name: String
+    public var nameKey: String
+
+    public init(name: String, nameKey: String) {
+        self.name = name
+        self.nameKey = nameKey
     }
 }
