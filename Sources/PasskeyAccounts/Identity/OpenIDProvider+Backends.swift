@@ -50,7 +50,7 @@ extension OpenIDProvider {
             answer["token_type"] = .string("refresh_token")
             return answer
         }
-        if hint == nil || hint == "session", let session = try await store.session(tokenHash: hash, now: at),
+        if hint == nil || hint == "session", let session = try await store.session(tokenHash: hash, now: at), !session.isRecovery,
            let user = try await store.user(handle: session.userHandle)
         {
             let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
@@ -118,7 +118,7 @@ extension OpenIDProvider {
         if requested == Self.idTokenType, !scopes.contains("openid") { throw OAuthError("invalid_scope", "an ID token needs the openid scope") }
         let at = now()
         guard let bytes = Base64URL.decodeStrict(subjectToken), bytes.count == 32,
-              let session = try await store.session(tokenHash: Digest.sha256.hash(bytes), now: at),
+              let session = try await store.session(tokenHash: Digest.sha256.hash(bytes), now: at), !session.isRecovery,
               let user = try await store.user(handle: session.userHandle)
         else { throw OAuthError.invalidGrant("subject_token is not a live session of this server") }
         let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil

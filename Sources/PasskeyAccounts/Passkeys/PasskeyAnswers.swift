@@ -208,10 +208,14 @@ public struct MeResponse: Codable, Sendable {
         }
     }
     public var applications: [Application] = []
+    /// Unspent recovery codes (accounts.md); null when the server does not use them.
+    public var recoveryCodesLeft: Int?
+    /// The session asking is a recovery session: it can only register a passkey.
+    public var recovery = false
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple
-        case pushDevices = "push_devices", groups, applications
+        case pushDevices = "push_devices", groups, applications, recoveryCodesLeft = "recovery_codes_left", recovery
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -225,5 +229,7 @@ public struct MeResponse: Codable, Sendable {
         try c.encode(pushDevices, forKey: .pushDevices)
         try c.encode(groups, forKey: .groups)
         try c.encode(applications, forKey: .applications)
+        try c.encode(recoveryCodesLeft, forKey: .recoveryCodesLeft)
+        try c.encode(recovery, forKey: .recovery)
     }
 }

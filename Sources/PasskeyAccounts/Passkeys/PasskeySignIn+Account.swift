@@ -114,6 +114,8 @@ extension PasskeySignIn {
                     discoverable: c.discoverable, prfEnabled: c.prfEnabled)
             })
         me.groups = try await store.groups(userHandle: session.user.handle)
+        if configuration.recoveryCodes { me.recoveryCodesLeft = try await store.recoveryCodeCount(userHandle: session.user.handle) }
+        me.recovery = session.isRecovery
         return me
     }
 

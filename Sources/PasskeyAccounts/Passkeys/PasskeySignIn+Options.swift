@@ -16,6 +16,8 @@ struct RegistrationSettings {
     var prf = false
     /// A registration through an invitation or reset link: its token hash.
     var invitation: [UInt8]?
+    /// A registration in a recovery session: that session's token hash.
+    var recoverySession: [UInt8]?
 }
 
 extension PasskeySignIn {
@@ -31,7 +33,8 @@ extension PasskeySignIn {
             displayName: user.displayName, isNewUser: isNew, userVerification: settings.userVerification.rawValue,
             allowCredentialIDs: [], algorithms: algorithms, conditional: settings.conditional,
             residentKey: settings.residentKey.rawValue,
-            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL), invitationHash: settings.invitation))
+            createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL), sessionHash: settings.recoverySession,
+            invitationHash: settings.invitation))
         typealias Options = CreationOptionsResponse.Options
         return CreationOptionsResponse(publicKey: Options(
             rp: .init(id: rp.id, name: rp.name),

@@ -22,6 +22,8 @@ public final class PasskeySignIn: Sendable {
     let logger: Logger
     /// Ceremonies a minute per account (or unknown name): `--rate-limit-user`.
     let userLimiter: RateLimiter
+    /// Recovery attempts an hour per name and per address: `--rate-limit-recovery`.
+    let recoveryLimiter: RateLimiter
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
     let metrics: PasskeyMetrics
@@ -42,6 +44,7 @@ public final class PasskeySignIn: Sendable {
         self.logger = logger
         self.now = now
         self.userLimiter = RateLimiter(perMinute: configuration.rateLimitPerUser)
+        self.recoveryLimiter = RateLimiter(perHour: configuration.rateLimitRecovery)
     }
 
     /// A refused ceremony in the log: its code, and its reason with client text escaped.
@@ -86,16 +89,19 @@ public final class PasskeySignIn: Sendable {
         try limitUser(handle: existing?.handle, nameKey: name.key)
         let user: UserRecord
         let isNew: Bool
+        var recoverySession: [UInt8]?
         if let existing {
             guard let session, session.user.handle == existing.handle else {
                 // With registration closed a taken name and a free one answer alike: the refusal
                 // says nothing about which names exist.
                 throw configuration.registration == .open ? APIError.userExists : APIError.registrationClosed
             }
-            // Adding a passkey is a sensitive action: refused here, before any ceremony.
+            // Adding a passkey is a sensitive action: refused here, before any ceremony. A
+            // recovery session is for exactly this, and the ceremony remembers it.
             try await requireRecentAuthentication(session)
             user = existing
             isNew = false
+            if session.isRecovery { recoverySession = session.tokenHash }
         } else {
             try checkRegistrationOpen()
             // A conditional creation upgrades a signed-in account; it never opens one.
@@ -106,7 +112,7 @@ public final class PasskeySignIn: Sendable {
         return try await issueRegistration(for: user, isNew: isNew, settings: RegistrationSettings(
             userVerification: configuration.userVerification, attestation: configuration.attestationConveyance,
             residentKey: residentKey, attachment: configuration.authenticatorAttachment, conditional: conditional,
-            hints: hints, prf: request.prf))
+            hints: hints, prf: request.prf, recoverySession: recoverySession))
     }
 
     /// Whether an operator disabled the account: it signs in by no method (accounts.md).
@@ -165,8 +171,10 @@ public final class PasskeySignIn: Sendable {
 
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
     /// the challenge, run §7.1, then store user + credential + session.
-    public func finishRegistration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
-        try await counted("registration") { try await self.registration(body: body) }
+    /// `presenting`: the session token the request carries (a recovery session's finalize
+    /// answers that same token, now a normal session).
+    public func finishRegistration(body: [UInt8], presenting: String? = nil) async throws -> (CeremonyResult, token: String) {
+        try await counted("registration") { try await self.registration(body: body, presenting: presenting) }
     }
 
     public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
@@ -186,7 +194,7 @@ public final class PasskeySignIn: Sendable {
         }
     }
 
-    private func registration(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+    private func registration(body: [UInt8], presenting: String?) async throws -> (CeremonyResult, token: String) {
         let response: RegistrationResponse
         do {
             response = try RegistrationResponse(json: body)
@@ -230,15 +238,30 @@ public final class PasskeySignIn: Sendable {
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
             : nil
-        let (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
+        var (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
+        // A recovery session's registration: the same token becomes a normal session, and every
+        // other session of the account ends (accounts.md, "Account recovery").
+        let recovering = ceremony.sessionHash != nil
+        if let recoveryHash = ceremony.sessionHash {
+            guard let presented = presenting, let bytes = Base64URL.decodeStrict(presented), bytes.count == 32,
+                  constantTimeEquals(Digest.sha256.hash(bytes), recoveryHash),
+                  let live = try await store.session(tokenHash: recoveryHash, now: created), live.isRecovery, live.userHandle == userHandle
+            else {
+                try await store.spendCeremony(challenge: ceremony.challenge, kind: .registration)
+                throw APIError.unauthorized
+            }
+            token = presented
+            session.tokenHash = recoveryHash
+        }
         // Spend the challenge, store the account and open the session: one atomic, durable write.
         let event = self.event(
             userHandle, "registration", at: created,
             ["credential": Base64URL.encode(verified.credentialID), "new_account": newUser == nil ? "false" : "true",
-             "name": credential.name])
+             "name": credential.name].merging(recovering ? ["recovery": "true"] : [:]) { $1 })
         switch try await store.completeRegistration(
             challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session,
-            invitation: ceremony.invitationHash, endingOtherSessions: ceremony.invitationHash != nil && newUser == nil, event: event)
+            invitation: ceremony.invitationHash, endingOtherSessions: recovering || (ceremony.invitationHash != nil && newUser == nil),
+            event: event)
         {
         case .registered: break
         case .invitationGone: throw APIError.invalidInvite
@@ -355,6 +378,8 @@ public final class PasskeySignIn: Sendable {
     /// The sensitive actions' check: a user-verified passkey ceremony in this session within
     /// `--reauth-window`, else 401 `reauthentication_required`.
     public func requireRecentAuthentication(_ session: SignedInUser) async throws {
+        // A recovery session may do one thing, register a passkey, and was opened for it.
+        if session.isRecovery { return }
         guard let at = try await verifiedAt(session), now().timeIntervalSince(at) <= configuration.reauthWindow else {
             throw APIError.reauthenticationRequired
         }
@@ -509,4 +534,7 @@ public struct SignedInUser: Sendable {
 
     /// The session's public name (`GET /me/sessions`' `id`, the OpenID `sid`).
     public var sessionID: String { PasskeySignIn.sessionID(tokenHash) }
+
+    /// A recovery session: it may only register a passkey (accounts.md).
+    public var isRecovery: Bool { session?.isRecovery ?? false }
 }

@@ -56,6 +56,12 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         code: "account_disabled", message: "This account is disabled; ask the server's operator.")
     public static let registrationClosed = APIError(
         code: "registration_closed", message: "This server does not create new accounts; ask its operator.")
+    public static let invalidRecoveryCode = APIError(
+        code: "invalid_recovery_code", message: "That name and recovery code do not open an account.")
+    public static let recoveryOnly = APIError(
+        code: "recovery_only", message: "A recovery session can only register a new passkey.")
+    public static let recoveryCodesOff = APIError(
+        code: "recovery_codes_disabled", message: "This server does not use recovery codes.")
     public static let credentialExists = APIError(code: "credential_exists", message: "This passkey is already registered.")
     public static let unknownCredential = APIError(code: "unknown_credential", message: "This passkey is not registered here.")
     public static let unsupportedMediaType = APIError(

@@ -9,6 +9,9 @@ internal import Synchronization
 /// completely (they carry no state) are dropped first, else the least recently used half.
 public final class RateLimiter: Sendable {
     public let perMinute: Int
+    /// Tokens a bucket holds at most, and tokens it regains a second.
+    let maximum: Double
+    let rate: Double
     let capacity: Int
     private let buckets: Mutex<[String: Bucket]>
 
@@ -19,15 +22,27 @@ public final class RateLimiter: Sendable {
 
     public init(perMinute: Int, capacity: Int = 100_000) {
         self.perMinute = perMinute
+        self.maximum = Double(perMinute)
+        self.rate = Double(perMinute) / 60
+        self.capacity = max(capacity, 1)
+        self.buckets = Mutex([:])
+    }
+
+    /// `count` tokens an hour (`--rate-limit-recovery`): a bucket holds `count`, refilled evenly
+    /// over the hour. 0 turns it off.
+    public init(perHour count: Int, capacity: Int = 100_000) {
+        self.perMinute = count > 0 ? max(1, count / 60) : 0
+        self.maximum = Double(count)
+        self.rate = Double(count) / 3600
         self.capacity = max(capacity, 1)
         self.buckets = Mutex([:])
     }
 
     /// Takes one token for `key`; nil when allowed, else the seconds until one is available.
     public func take(_ key: String, now: Date) -> Int? {
-        guard perMinute > 0 else { return nil }
-        let rate = Double(perMinute) / 60
-        let maximum = Double(perMinute)
+        guard maximum > 0 else { return nil }
+        let rate = self.rate
+        let maximum = self.maximum
         return buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: maximum, updated: now)
             let elapsed = max(0, now.timeIntervalSince(bucket.updated))
@@ -47,11 +62,12 @@ public final class RateLimiter: Sendable {
     /// Whether `key` has a token now, without taking it: nil when it has, else the seconds until
     /// one is available. For limits that count only failures: check first, take on a failure.
     public func retryAfter(_ key: String, now: Date) -> Int? {
-        guard perMinute > 0 else { return nil }
-        let rate = Double(perMinute) / 60
+        guard maximum > 0 else { return nil }
+        let rate = self.rate
+        let maximum = self.maximum
         return buckets.withLock { buckets in
             guard let bucket = buckets[key] else { return nil }
-            let tokens = min(Double(perMinute), bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
+            let tokens = min(maximum, bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
             return tokens >= 1 ? nil : max(1, Int(((1 - tokens) / rate).rounded(.up)))
         }
     }

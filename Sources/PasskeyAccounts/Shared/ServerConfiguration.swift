@@ -38,6 +38,12 @@ public struct ServerConfiguration: Sendable {
     /// How long a user-verified passkey ceremony in a session lets it do sensitive things
     /// (`--reauth-window`, accounts.md "step-up"), in seconds.
     public var reauthWindow: TimeInterval = 300
+    /// Whether users may make recovery codes (`--recovery-codes on|off`, accounts.md).
+    public var recoveryCodes: Bool = true
+    /// Recovery attempts an hour, per name and per client address (`--rate-limit-recovery`).
+    public var rateLimitRecovery: Int = 5
+    /// The group whose members may use the admin API and page (`--admin-group`).
+    public var adminGroup: String = "admins"
     /// `residentKey` in the registration options, and the weakest a request may ask for
     /// (`--resident-key`).
     public var residentKey: ResidentKeyRequirement = .required

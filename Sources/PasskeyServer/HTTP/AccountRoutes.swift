@@ -7,7 +7,7 @@ internal import PasskeyStorage
 extension Routes {
     func registerAccountRoutes(on router: Router<Context>) {
         router.get("/me") { request, _ in
-            guard let session = try await session(request) else { throw APIError.unauthorized }
+            guard let session = try await session(request, allowingRecovery: true) else { throw APIError.unauthorized }
             var me = try await service.me(session)
             me.apple = try await apple?.meApple(session.user.handle)
             me.pushDevices = try await push.meDevices(session.user.handle)
@@ -34,6 +34,22 @@ extension Routes {
             }
             var response = try Self.json(Deleted(credentialIDs: ids))
             response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
+            return response
+        }
+        router.post("/me/recovery-codes") { request, _ in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            return try Self.json(try await service.makeRecoveryCodes(session))
+        }
+        router.post("/recovery") { request, _ in
+            struct Recovery: Decodable {
+                let userName: String?
+                let code: String?
+                enum CodingKeys: String, CodingKey { case userName = "user_name", code }
+            }
+            let body = try Self.decode(Recovery.self, try await Self.body(request))
+            let (answer, token) = try await service.recover(userName: body.userName, code: body.code)
+            var response = try Self.json(answer)
+            response.headers[.setCookie] = sessionCookie(token, maxAge: Int(PasskeySignIn.recoverySessionTTL), request: request)
             return response
         }
         router.get("/me/sessions") { request, _ in
@@ -70,7 +86,7 @@ extension Routes {
             struct Logout: Decodable { let everywhere: Bool? }
             let bytes = try await Self.body(request)
             let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
-            try await service.logout(try await session(request), everywhere: everywhere)
+            try await service.logout(try await session(request, allowingRecovery: true), everywhere: everywhere)
             var response = Self.json(["status": "ok"])
             response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
             return response

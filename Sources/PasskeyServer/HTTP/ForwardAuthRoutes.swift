@@ -60,7 +60,9 @@ extension Routes {
         // The session cookie only (identity.md): an Authorization header on the original request
         // is the application's business, never read as a session of this server.
         let cookie = SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
-        switch try await forwardAuth.decide(original, session: try await service.signedInUser(token: cookie)) {
+        // A recovery session is no sign-in for the applications behind the proxy.
+        let session = try await service.signedInUser(token: cookie).flatMap { $0.isRecovery ? nil : $0 }
+        switch try await forwardAuth.decide(original, session: session) {
         case .allowed(let user):
             let values = [user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub]
             for (name, value) in zip(Self.remoteHeaders, values) { headers[name] = Self.headerValue(value) }

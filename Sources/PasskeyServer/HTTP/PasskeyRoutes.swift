@@ -12,16 +12,17 @@ extension Routes {
         router.get("/registration_initialize") { request, _ in
             let options = try await service.beginRegistration(
                 CeremonyOptionsRequest(userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request)),
-                session: try await session(request))
+                session: try await session(request, allowingRecovery: true))
             return Self.json(writing: options)
         }
         router.post("/registration_initialize") { request, _ in
             let body = try await Self.initializeBody(request)
-            let options = try await service.beginRegistration(body.options, session: try await session(request))
+            let options = try await service.beginRegistration(body.options, session: try await session(request, allowingRecovery: true))
             return Self.json(writing: options)
         }
         router.post("/registration_finalize") { request, _ in
-            let (result, token) = try await service.finishRegistration(body: try await Self.body(request))
+            // A recovery session's finalize answers its own token, now a normal session.
+            let (result, token) = try await service.finishRegistration(body: try await Self.body(request), presenting: token(request))
             return try signedIn(result, token: token, request: request)
         }
         router.get("/authentication_initialize") { request, _ in
