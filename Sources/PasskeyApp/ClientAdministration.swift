@@ -50,20 +50,6 @@ public enum ClientAdministration {
     }
 
     static func line(_ client: ClientRecord, secret: String?) -> String {
-        var object: [String: JSONValue] = [
-            "client_id": .string(client.id), "public": .bool(client.isPublic),
-            "redirect_uris": .array(client.redirectURIs.map(JSONValue.string)),
-            "post_logout_redirect_uris": .array(client.postLogoutRedirectURIs.map(JSONValue.string)),
-            "scope": .string(client.scopes.joined(separator: " ")), "id_token_alg": .string(client.idTokenAlgorithm),
-            "introspection": .bool(client.introspection), "token_exchange": .bool(client.tokenExchange),
-            "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
-            "require_par": .bool(client.requirePAR), "refresh": .bool(client.refresh || !client.isPublic),
-            "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
-        ]
-        if let name = client.name { object["name"] = .string(name) }
-        if let uri = client.backchannelLogoutURI { object["backchannel_logout_uri"] = .string(uri) }
-        if let acr = client.requiredACR { object["require_acr"] = .string(acr) }
-        if let secret { object["client_secret"] = .string(secret) }
-        return String(decoding: JSONValue.object(object).encoded(), as: UTF8.self)
+        String(decoding: ClientRegistry.json(client, secret: secret).encoded(), as: UTF8.self)
     }
 }

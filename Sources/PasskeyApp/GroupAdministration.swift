@@ -18,7 +18,10 @@ public enum GroupAdministration {
         case show(user: String)
         case delete(user: String)
         case listUsers(query: String?, group: String?)
-        case invite(user: String, ttl: TimeInterval, origin: String)
+        case invite(user: String, ttl: TimeInterval, origin: String, groups: [String])
+        case createAdminToken(name: String)
+        case listAdminTokens
+        case revokeAdminToken(name: String)
     }
 
     public typealias Failure = CommandFailure
@@ -53,9 +56,9 @@ public enum GroupAdministration {
                     // The command line does not call Apple: the token stays valid at Apple until it expires.
                     if deleted.appleRefreshToken != nil { line += "; its Apple ID was unlinked (revoke it at Apple, or delete from the page)" }
                     write(line)
-                case .invite(let user, let ttl, let origin):
+                case .invite(let user, let ttl, let origin, let joining):
                     let link = try await AccountAdministration(store: store).invite(
-                        userName: user, ttl: ttl, origin: origin, by: "command line", now: now)
+                        userName: user, ttl: ttl, origin: origin, groups: joining, by: "command line", now: now)
                     // The link alone on the last line, for scripts.
                     write(link)
                 case .listUsers(let query, let group):
@@ -64,6 +67,21 @@ public enum GroupAdministration {
                     }
                 case .show(let user):
                     write(String(decoding: try await AccountAdministration(store: store).show(userName: user, now: now).encoded(), as: UTF8.self))
+                case .createAdminToken(let name):
+                    let token = try await AccountAdministration(store: store).createAdminToken(name: name, now: now)
+                    write("admin token \(name) created; it is shown only now:")
+                    // The token alone on the last line, for scripts.
+                    write(token)
+                case .listAdminTokens:
+                    for token in try await store.adminTokens() {
+                        let object: JSONValue = .object(["name": .string(token.name), "created_at": .string(PasskeySignIn.timestamp(token.createdAt))])
+                        write(String(decoding: object.encoded(), as: UTF8.self))
+                    }
+                case .revokeAdminToken(let name):
+                    guard try await AccountAdministration(store: store).revokeAdminToken(name: name, now: now) else {
+                        throw Failure(description: "no admin token is named \(name)")
+                    }
+                    write("admin token \(name) revoked")
                 case .list:
                     for group in try await groups.list() {
                         let object: JSONValue = .object(["group": .string(group.name), "members": .integer(Int64(group.members))])

@@ -81,6 +81,15 @@ struct ConfigurationResolver {
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.reauthWindow = TimeInterval(try int(flags.reauthWindow, "REAUTH_WINDOW", range: 30...86_400) ?? Int(c.reauthWindow))
+        if let recovery = try string(flags.recoveryCodes, "RECOVERY_CODES") {
+            guard ["on", "off"].contains(recovery) else { throw ValidationError("--recovery-codes must be on or off, not \(recovery)") }
+            c.recoveryCodes = recovery == "on"
+        }
+        c.rateLimitRecovery = try int(flags.rateLimitRecovery, "RATE_LIMIT_RECOVERY", range: 0...1_000_000) ?? c.rateLimitRecovery
+        if let group = try string(flags.adminGroup, "ADMIN_GROUP") {
+            guard (try? UserName(group)) != nil else { throw ValidationError("--admin-group must be a group name (as user names are), not \(group)") }
+            c.adminGroup = group
+        }
         if let domain = try string(flags.cookieDomain, "COOKIE_DOMAIN")?.lowercased() {
             guard ForwardedRequest.parse(originalURL: "https://" + domain + "/", method: nil)?.host == domain, domain.contains("."),
                   !domain.hasPrefix("[")

@@ -31,6 +31,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "How long the link works: 90s, 10m, 24h, 7d (at most 30 days).") var ttl = "24h"
         @Option(help: "The server's origin for the link. (env: PASSKEY_ORIGIN, its first entry; default http://localhost:8080)")
         var origin: String?
+        @Option(help: ArgumentHelp("A group the new account joins when the link is used; repeatable.", valueName: "GROUP")) var group: [String] = []
         @OptionGroup var options: KeysCommand.DatabaseOptions
         func run() async throws {
             guard let seconds = AccountAdministration.duration(ttl) else {
@@ -39,7 +40,7 @@ struct UsersCommand: AsyncParsableCommand {
             let environment = ProcessInfo.processInfo.environment["PASSKEY_ORIGIN"]?.split(separator: ",").first.map(String.init)
             var base = origin ?? environment ?? "http://localhost:8080"
             while base.hasSuffix("/") { base.removeLast() }
-            try await GroupsCommand.run(options, .invite(user: name, ttl: seconds, origin: base), verb: "users invite")
+            try await GroupsCommand.run(options, .invite(user: name, ttl: seconds, origin: base, groups: group), verb: "users invite")
         }
     }
 
@@ -129,5 +130,31 @@ struct GroupsCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("passkey-server \(verb): \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+struct AdminTokensCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin-tokens", abstract: "Tokens for the admin API (/admin/api/, Authorization: Bearer): create, list, revoke.",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make an admin token; it is printed once, alone on the last line, and only its hash is kept.")
+        @Option(help: "The token's name, unique, to list and revoke it by.") var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .createAdminToken(name: name), verb: "admin-tokens create") }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print each admin token's name and creation time, one JSON object per line (never the token).")
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .listAdminTokens, verb: "admin-tokens list") }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke an admin token by name; it stops working at once, in every instance.")
+        @Argument(help: ArgumentHelp("The token's name.", valueName: "NAME")) var name: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await GroupsCommand.run(options, .revokeAdminToken(name: name), verb: "admin-tokens revoke") }
     }
 }

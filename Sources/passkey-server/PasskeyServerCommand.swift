@@ -13,7 +13,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
         subcommands: [
-            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self,
+            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self, AdminTokensCommand.self,
             KeysCommand.self, ClientsCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self,
         ])
 
@@ -100,6 +100,15 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("reauth-window"), help: "Seconds a user-verified passkey ceremony lets a session add or delete passkeys, link Apple IDs or phones. (env: PASSKEY_REAUTH_WINDOW, default 300)")
     var reauthWindow: Int?
+
+    @Option(name: .customLong("recovery-codes"), help: ArgumentHelp("Whether users may make recovery codes to get back in after losing every passkey; a code is a password in all but name, so turn them off for passkeys only. (env: PASSKEY_RECOVERY_CODES, default on)", valueName: "on|off"))
+    var recoveryCodes: String?
+
+    @Option(name: .customLong("rate-limit-recovery"), help: "Recovery attempts an hour, per user name and per client address, counted before the code is checked; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_RECOVERY, default 5)")
+    var rateLimitRecovery: Int?
+
+    @Option(name: .customLong("admin-group"), help: "The group whose members may use the admin API and page at /admin. (env: PASSKEY_ADMIN_GROUP, default admins)")
+    var adminGroup: String?
 
     @Option(help: "Who may create accounts: open; invite (only through an invitation link); closed (existing users still add passkeys; operators' invitations still work). (env: PASSKEY_REGISTRATION, default open)")
     var registration: String?

@@ -95,17 +95,45 @@ public struct AccountAdministration: Sendable {
     /// (for an existing account: it registers one more passkey and ends the other sessions),
     /// valid for `ttl`; answers the link `<origin>/?invite=<token>`. The token (256 random
     /// bits) is shown once; only its hash is kept.
-    public func invite(userName: String, ttl: TimeInterval, origin: String, by actor: String, now: Date) async throws -> String {
+    public func invite(
+        userName: String, ttl: TimeInterval, origin: String, groups: [String] = [], by actor: String, now: Date
+    ) async throws -> String {
         let name: UserName
         do { name = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
         guard ttl >= 60, ttl <= 30 * 86400 else { throw Failure(description: "--ttl must be between 1 minute and 30 days") }
+        var joining: [InvitationGroup] = []
+        for group in groups {
+            let groupName: UserName
+            do { groupName = try UserName(group) } catch { throw Failure(description: "the group name \(group): \(error.message)") }
+            if !joining.contains(where: { $0.nameKey == groupName.key }) { joining.append(InvitationGroup(name: groupName.value, nameKey: groupName.key)) }
+        }
         let existing = try await store.user(nameKey: name.key)
+        if existing != nil, !joining.isEmpty {
+            throw Failure(description: "\(name.value) has an account already: a reset link takes no --group (use users add-to-group)")
+        }
         let token = SecureRandom.bytes(32)
         let record = InvitationRecord(
             tokenHash: PasskeySignIn.invitationHash(token), userName: existing?.name ?? name.value, nameKey: name.key,
-            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl))
+            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl), groups: joining)
         try await store.insertInvitation(record, event: existing.map { Self.event($0, "reset_link_created", now, ["by": actor]) })
         return origin + "/?invite=" + Base64URL.encode(token)
+    }
+
+    /// `admin-tokens create --name NAME`: a new admin token for `/admin/api/`, shown once.
+    public func createAdminToken(name: String, now: Date) async throws -> String {
+        guard !name.isEmpty, name.count <= 64, name.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) else {
+            throw Failure(description: "--name must be 1 to 64 characters without control characters")
+        }
+        let (token, record) = AdminConsole.newToken(name: name, now: now)
+        let event = AuditEvent(userHandle: [], type: "admin_token_created", at: now, ip: nil, userAgent: nil, details: ["name": name, "by": "command line"])
+        guard try await store.insertAdminToken(record, event: event) else { throw Failure(description: "an admin token is named \(name) already") }
+        return token
+    }
+
+    /// `admin-tokens revoke NAME`; false when there is none of that name.
+    public func revokeAdminToken(name: String, now: Date) async throws -> Bool {
+        let event = AuditEvent(userHandle: [], type: "admin_token_revoked", at: now, ip: nil, userAgent: nil, details: ["name": name, "by": "command line"])
+        return try await store.deleteAdminToken(name: name, event: event)
     }
 
     /// `90s`, `10m`, `24h`, `7d`: a duration as the command line takes it; nil when it is not one.

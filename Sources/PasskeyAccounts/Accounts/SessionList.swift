@@ -40,8 +40,13 @@ extension PasskeySignIn {
     /// `GET /me/sessions`: the account's open sessions, newest first; `current` is the one
     /// asking; `clients` the OpenID clients holding tokens from it.
     public func sessionList(_ signedIn: SignedInUser) async throws -> [SessionView] {
-        let sessions = try await store.sessions(userHandle: signedIn.user.handle, now: now())
-        let grants = try await standingGrants(userHandle: signedIn.user.handle, open: sessions)
+        try await sessionViews(userHandle: signedIn.user.handle, current: signedIn.tokenHash)
+    }
+
+    /// The account's open sessions as `GET /me/sessions` and the admin API list them.
+    func sessionViews(userHandle: [UInt8], current: [UInt8]?) async throws -> [SessionView] {
+        let sessions = try await store.sessions(userHandle: userHandle, now: now())
+        let grants = try await standingGrants(userHandle: userHandle, open: sessions)
         return sessions.map { session in
             var clients: [String] = []
             for grant in grants where grant.sessionHash == session.tokenHash && !clients.contains(grant.clientID) {
@@ -51,7 +56,7 @@ extension PasskeySignIn {
                 id: Self.sessionID(session.tokenHash), createdAt: Self.timestamp(session.createdAt),
                 lastSeenAt: Self.timestamp(session.lastSeenAt ?? session.createdAt), authTime: Self.timestamp(session.authTime ?? session.createdAt),
                 method: Self.method(session), credentialId: session.credentialID.map(Base64URL.encode), ip: session.ip,
-                userAgent: session.userAgent, current: session.tokenHash == signedIn.tokenHash, clients: clients)
+                userAgent: session.userAgent, current: session.tokenHash == current, clients: clients)
         }
     }
 

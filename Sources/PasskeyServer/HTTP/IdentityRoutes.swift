@@ -68,12 +68,7 @@ extension Routes {
         }
         // The device flow's page is the main page, which shows its device view on this path.
         router.get("/device") { _, _ in
-            let path = service.configuration.publicDirectory + "/index.html"
-            guard let page = FileManager.default.contents(atPath: path) else { throw APIError.notFound }
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            headers[.cacheControl] = "no-cache"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: page)))
+            try page("index.html")
         }
         router.post("/device/lookup") { request, _ in
             struct Lookup: Decodable {

@@ -44,6 +44,7 @@ struct Routes: Sendable {
         registerWellKnownRoutes(on: router)
         registerIdentityRoutes(on: router)
         registerForwardAuthRoutes(on: router)
+        registerAdminRoutes(on: router)
     }
 
     /// `Authorization: Bearer …` only (the business's api token; never the session cookie).
@@ -65,9 +66,13 @@ struct Routes: Sendable {
 
     // MARK: Sessions
 
-    /// The session from `Authorization: Bearer …` (native apps) or the session cookie.
-    func session(_ request: Request) async throws -> SignedInUser? {
-        try await service.signedInUser(token: token(request))
+    /// The session from `Authorization: Bearer …` (native apps) or the session cookie. A
+    /// recovery session is refused with 403 `recovery_only` unless `allowingRecovery` (`GET /me`,
+    /// `POST /logout` and the registration endpoints, accounts.md).
+    func session(_ request: Request, allowingRecovery: Bool = false) async throws -> SignedInUser? {
+        let session = try await service.signedInUser(token: token(request))
+        if let session, session.isRecovery, !allowingRecovery { throw APIError.recoveryOnly }
+        return session
     }
 
     func token(_ request: Request) -> String? {
