@@ -63,9 +63,9 @@ let package = Package(
         .target(name: "PasskeyQR", dependencies: ["CPasskeyQRencode"]),
 
         // The store's contract, free of any engine: the protocol, its records, StoreError, where
-        // the database is (DatabaseLocation) and the JSON of stored columns. Foundation and
-        // PasskeyJSON only.
-        .target(name: "PasskeyStorage", dependencies: ["PasskeyJSON"]),
+        // the database is (DatabaseLocation), the JSON of stored columns and the audit chain's
+        // hashing. Foundation, PasskeyJSON and PasskeyCrypto (SHA-256) only.
+        .target(name: "PasskeyStorage", dependencies: ["PasskeyJSON", "PasskeyCrypto"]),
 
         // JSON without a framework: the strict syntax check every input passes, the one value
         // model (association files, JOSE headers and claims, key sets), and string quoting for

@@ -91,4 +91,22 @@ public enum EventExport {
             try c.encode(details, forKey: .details)
         }
     }
+
+    /// `events verify`: walks the audit chain and its checkpoints; writes what it checked and
+    /// the first break; answers whether everything holds.
+    public static func verify(configuration: ServerConfiguration, logger: Logger, write: (String) -> Void) async throws -> Bool {
+        try await CommandDatabase.withExisting(configuration, logger: logger) { store in
+            let report = try await AuditTrail(store: store, signingKeys: SigningKeys(store: store)).verify(now: Date())
+            var line = "\(report.events) events"
+            if report.unchained > 0 { line += " (\(report.unchained) from before the chain)" }
+            line += ", \(report.checkpoints) checkpoints"
+            if let failure = report.failure {
+                write("\(line) checked; the chain breaks at \(failure)")
+                return false
+            }
+            write("\(line): the chain holds")
+            return true
+        }
+    }
+
 }

@@ -122,7 +122,10 @@ public struct PasskeyApplication: Sendable {
             logger: logger)
         return PasskeyApplication(
             service: service, apple: apple, push: push, mfb: mfb, store: store, application: application,
-            sweeper: SweeperService(service: service, interval: configuration.sweepInterval, logger: logger),
+            sweeper: SweeperService(
+                service: service, interval: configuration.sweepInterval, logger: logger,
+                audit: configuration.auditCheckpointInterval > 0 ? AuditTrail(store: store, signingKeys: signingKeys) : nil,
+                checkpointInterval: configuration.auditCheckpointInterval),
             metricsApplication: metricsApplication, metrics: registry, routes: router.routes.map(\.description))
     }
 
@@ -207,15 +210,31 @@ public struct PasskeyApplication: Sendable {
     }
 }
 
-/// Sweeps expired ceremonies and sessions every `interval` until graceful shutdown.
+/// Sweeps expired ceremonies and sessions every `interval` until graceful shutdown, and signs a
+/// checkpoint of the audit chain every `checkpointInterval` (`--audit-checkpoint-interval`).
 struct SweeperService: Service {
     let service: PasskeySignIn
     let interval: TimeInterval
     let logger: Logger
+    var audit: AuditTrail?
+    var checkpointInterval: TimeInterval = 3600
 
     func run() async throws {
+        var lastCheckpoint = Date.distantPast
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             service.reportMetadataStaleness()
+            if let audit, service.now().timeIntervalSince(lastCheckpoint) >= checkpointInterval {
+                do {
+                    if let made = try await audit.checkpoint(now: service.now()) {
+                        logger.info("audit checkpoint signed", metadata: ["event_id": "\(made.eventID)"])
+                    }
+                    lastCheckpoint = service.now()
+                } catch where Task.isCancelled {
+                    break
+                } catch {
+                    logger.error("signing an audit checkpoint failed", metadata: ["error": "\(error)"])
+                }
+            }
             do {
                 let swept = try await service.sweep()
                 if swept.ceremonies + swept.sessions + swept.events > 0 {

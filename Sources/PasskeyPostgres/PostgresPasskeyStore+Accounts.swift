@@ -238,12 +238,23 @@ extension PostgresPasskeyStore {
     // MARK: Audit events
 
     /// Inserts an event in the caller's transaction (nothing for nil).
+    /// The event is linked to the audit chain's head, locked for the rest of the transaction so
+    /// that events chain in the order they commit, from any instance; PostgreSQL's own `sha256`
+    /// computes `SHA-256(prev_hash ‖ canonical JSON)`, as AuditChain.link does.
     static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
         guard let e else { return }
         try await db.query(
             """
-            INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-            VALUES (\(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details))
+            WITH head AS (
+                SELECT head_hash FROM audit_chain WHERE id = 1 FOR UPDATE
+            ), inserted AS (
+                INSERT INTO events (user_handle, type, at, ip, user_agent, details, prev_hash, hash)
+                SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details), head.head_hash,
+                    sha256(head.head_hash || \(e.canonical))
+                FROM head
+                RETURNING id, hash
+            )
+            UPDATE audit_chain SET head_id = inserted.id, head_hash = inserted.hash FROM inserted WHERE audit_chain.id = 1
             """, logger: quiet)
     }
 
@@ -281,8 +292,72 @@ extension PostgresPasskeyStore {
 
     public func deleteEvents(olderThan cutoff: Date) async throws -> Int {
         let cutoff = try cutoff.storeMilliseconds()
-        return try await write { db in
-            try await Self.count(db.query("DELETE FROM events WHERE at < \(cutoff) RETURNING 1", logger: Self.quiet))
+        return try await transaction { db in
+            // A whole prefix, under the chain's lock: the events before the first one that is not
+            // older than the cutoff; the chain then starts at the last deleted one's hash.
+            try await db.query("SELECT 1 FROM audit_chain WHERE id = 1 FOR UPDATE", logger: Self.quiet)
+            guard let last = try await Self.first(
+                db.query(
+                    """
+                    SELECT id, hash FROM events
+                    WHERE id < coalesce((SELECT min(id) FROM events WHERE at >= \(cutoff)), 9223372036854775807)
+                    ORDER BY id DESC LIMIT 1
+                    """, logger: Self.quiet),
+                { row -> (Int64, ByteBuffer?) in (try row[0].decode(Int64.self), try row[1].decode(ByteBuffer?.self)) })
+            else { return 0 }
+            let deleted = try await Self.count(db.query("DELETE FROM events WHERE id <= \(last.0) RETURNING 1", logger: Self.quiet))
+            if let hash = last.1 {
+                try await db.query("UPDATE audit_chain SET start_hash = \(hash) WHERE id = 1", logger: Self.quiet)
+            }
+            return deleted
+        }
+    }
+
+    public func auditChainState() async throws -> AuditChainState {
+        try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT start_hash, head_id, head_hash FROM audit_chain WHERE id = 1", logger: Self.quiet)
+            ) { row in
+                var c = Cursor(row)
+                return AuditChainState(startHash: try c.bytes(), headID: try c.next(), headHash: try c.bytes())
+            } ?? AuditChainState(startHash: AuditChain.genesis, headID: 0, headHash: AuditChain.genesis)
+        }
+    }
+
+    public func chainedEvents(after: Int64, limit: Int) async throws -> [ChainedEvent] {
+        let limit = Int64(max(0, limit))
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT id, user_handle, type, at, ip, user_agent, details, prev_hash, hash FROM events
+                    WHERE id > \(after) ORDER BY id LIMIT \(limit)
+                    """, logger: Self.quiet)
+            ) { row in
+                var c = Cursor(row)
+                return ChainedEvent(
+                    id: try c.next(), userHandle: try c.bytes(), type: try c.next(), atMilliseconds: try c.next(), ip: try c.next(),
+                    userAgent: try c.next(), details: try c.next(), prevHash: try c.optionalBytes(), hash: try c.optionalBytes())
+            }
+        }
+    }
+
+    public func insertCheckpoint(_ checkpoint: AuditCheckpoint) async throws {
+        let hash = ByteBuffer(bytes: checkpoint.hash)
+        let at = try checkpoint.at.storeMilliseconds()
+        try await write { db in
+            try await db.query(
+                "INSERT INTO audit_checkpoints (event_id, hash, at, jws) VALUES (\(checkpoint.eventID), \(hash), \(at), \(checkpoint.jws))",
+                logger: Self.quiet)
+        }
+    }
+
+    public func checkpoints() async throws -> [AuditCheckpoint] {
+        try await withConnection { db in
+            try await Self.all(db.query("SELECT id, event_id, hash, at, jws FROM audit_checkpoints ORDER BY id", logger: Self.quiet)) { row in
+                var c = Cursor(row)
+                return AuditCheckpoint(id: try c.next(), eventID: try c.next(), hash: try c.bytes(), at: try c.date(), jws: try c.next())
+            }
         }
     }
 }

@@ -68,7 +68,9 @@ extension PostgresPasskeyStore {
             // The events stay, under the opaque handle, without the names they carried.
             try await db.query(
                 """
-                UPDATE events SET details = (details::jsonb - 'name')::text
+                UPDATE events
+                SET details = ((details::jsonb - 'name')
+                    || jsonb_build_object('name_sha256', encode(sha256(convert_to(details::jsonb ->> 'name', 'UTF8')), 'hex')))::text
                 WHERE user_handle = \(user) AND details::jsonb ? 'name'
                 """, logger: Self.quiet)
             try await Self.insert(db, eventRow)

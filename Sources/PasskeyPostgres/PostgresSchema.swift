@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,31 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 18: the tamper-evident audit trail (SQLite's migration 19). An older program
+    /// still works; its events are not chained, and `events verify` reports them.
+    static let migration18 = Migration(additive: true, statements: [
+        "ALTER TABLE events ADD COLUMN prev_hash bytea",
+        "ALTER TABLE events ADD COLUMN hash bytea",
+        """
+        CREATE TABLE audit_chain (
+            id         integer NOT NULL PRIMARY KEY CHECK (id = 1),
+            start_hash bytea   NOT NULL,
+            head_id    bigint  NOT NULL,
+            head_hash  bytea   NOT NULL
+        )
+        """,
+        "INSERT INTO audit_chain (id, start_hash, head_id, head_hash) VALUES (1, decode(repeat('00', 32), 'hex'), 0, decode(repeat('00', 32), 'hex'))",
+        """
+        CREATE TABLE audit_checkpoints (
+            id       bigserial NOT NULL PRIMARY KEY,
+            event_id bigint    NOT NULL,
+            hash     bytea     NOT NULL,
+            at       bigint    NOT NULL,
+            jws      text      NOT NULL
+        )
+        """,
+    ])
 
     /// Version 17: recovery codes, admin tokens, and the groups an invitation's account joins
     /// (SQLite's migration 18).

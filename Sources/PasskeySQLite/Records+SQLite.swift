@@ -151,8 +151,21 @@ extension AuditEvent {
             ip: row.optionalText(4), userAgent: row.optionalText(5), details: try EventDetails.decode(row.text(6)))
     }
 
-    /// Everything but the id, which SQLite assigns.
-    func insertArguments() throws -> [SQLiteValue] {
-        [.blob(userHandle), .text(type), try .time(at), .optionalText(ip), .optionalText(userAgent), .text(try EventDetails.encode(details))]
+    /// Everything but the id, which SQLite assigns, and the chain's hashes, which the write
+    /// links; with the canonical JSON they are computed over.
+    func insertArguments() throws -> PendingEvent {
+        let milliseconds = try at.storeMilliseconds()
+        return PendingEvent(
+            arguments: [
+                .blob(userHandle), .text(type), .integer(milliseconds), .optionalText(ip), .optionalText(userAgent), .text(try EventDetails.encode(details)),
+            ],
+            canonical: AuditChain.canonical(
+                userHandle: userHandle, type: type, atMilliseconds: milliseconds, ip: ip, userAgent: userAgent, details: details))
     }
+}
+
+/// An event ready to be linked into the chain and inserted in a write.
+struct PendingEvent: Sendable {
+    let arguments: [SQLiteValue]
+    let canonical: [UInt8]
 }

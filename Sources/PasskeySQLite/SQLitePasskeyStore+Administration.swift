@@ -44,7 +44,14 @@ extension SQLitePasskeyStore {
             // Everything else of the account goes by its foreign keys' cascade.
             try db.execute("DELETE FROM users WHERE handle = ?", user)
             // The events stay, under the opaque handle, without the names they carried.
-            try db.execute("UPDATE events SET details = json_remove(details, '$.name') WHERE user_handle = ? AND json_valid(details)", user)
+            // A name gives way to its SHA-256, which is what the audit chain hashed.
+            let named = try db.rows(
+                "SELECT id, details FROM events WHERE user_handle = ? AND json_valid(details) AND json_extract(details, '$.name') IS NOT NULL", user
+            ) { row in (row.int64(0), row.text(1)) }
+            for (id, text) in named {
+                let details = AuditChain.scrubbed(try EventDetails.decode(text))
+                try db.execute("UPDATE events SET details = ? WHERE id = ?", [.text(try EventDetails.encode(details)), .integer(id)])
+            }
             try Self.insertEvent(db, eventArguments)
             return DeletedAccount(credentialIDs: credentials, appleRefreshToken: appleToken, grants: grants)
         }

@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,32 @@ enum Schema {
             }
         }
     }
+
+    /// Version 19: the tamper-evident audit trail (accounts.md): each event's `prev_hash` and
+    /// `hash`, the chain's head row, and signed checkpoints. Events stored before it stay
+    /// unchained, before the chain's first event. Only adds.
+    static let migration19: [String] = [
+        "ALTER TABLE events ADD COLUMN prev_hash BLOB",
+        "ALTER TABLE events ADD COLUMN hash BLOB",
+        """
+        CREATE TABLE audit_chain (
+            id         INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+            start_hash BLOB    NOT NULL,
+            head_id    INTEGER NOT NULL,
+            head_hash  BLOB    NOT NULL
+        ) STRICT
+        """,
+        "INSERT INTO audit_chain (id, start_hash, head_id, head_hash) VALUES (1, zeroblob(32), 0, zeroblob(32))",
+        """
+        CREATE TABLE audit_checkpoints (
+            id       INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+            event_id INTEGER NOT NULL,
+            hash     BLOB    NOT NULL,
+            at       INTEGER NOT NULL,
+            jws      TEXT    NOT NULL
+        ) STRICT
+        """,
+    ]
 
     /// Version 18: recovery codes (keyed hashes only), admin tokens (hashes only), and the groups
     /// an invitation's account joins (accounts.md). Only adds.

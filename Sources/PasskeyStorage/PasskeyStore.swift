@@ -156,8 +156,22 @@ public protocol PasskeyStore: Sendable {
     /// event `after` (for paging), at most `limit`.
     func events(userHandle: [UInt8]?, since: Date?, after: Int64?, limit: Int) async throws -> [AuditEvent]
 
-    /// Deletes events older than `cutoff` (retention); returns how many.
+    /// Deletes events older than `cutoff` (retention), as a whole prefix of the chain: every
+    /// event before the first one that is not older than `cutoff` (an older event after that one
+    /// waits for a later sweep); the chain then starts at the hash of the last one deleted.
+    /// Returns how many.
     func deleteEvents(olderThan cutoff: Date) async throws -> Int
+
+    // MARK: The audit chain (accounts.md, "A tamper-evident audit trail")
+
+    /// The chain's head row: where it starts, its last event and hash.
+    func auditChainState() async throws -> AuditChainState
+    /// Events with an id above `after`, ascending, at most `limit`, as stored (hashes included).
+    func chainedEvents(after: Int64, limit: Int) async throws -> [ChainedEvent]
+    /// Keeps a signed checkpoint.
+    func insertCheckpoint(_ checkpoint: AuditCheckpoint) async throws
+    /// Every checkpoint, oldest first.
+    func checkpoints() async throws -> [AuditCheckpoint]
 
     // MARK: Recovery codes (accounts.md, "Account recovery")
 

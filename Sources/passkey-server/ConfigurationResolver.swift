@@ -21,6 +21,16 @@ struct ConfigurationResolver {
         c.database = try string(flags.database, "DATABASE") ?? c.database
         c.databasePoolSize = try int(flags.databasePoolSize, "DATABASE_POOL_SIZE", range: 1...1000) ?? c.databasePoolSize
         c.databaseTimeout = TimeInterval(try int(flags.databaseTimeout, "DATABASE_TIMEOUT", range: 1...600) ?? Int(c.databaseTimeout))
+        if let interval = try string(flags.auditCheckpointInterval, "AUDIT_CHECKPOINT_INTERVAL") {
+            if interval == "0" {
+                c.auditCheckpointInterval = 0
+            } else {
+                guard let seconds = AccountAdministration.duration(interval), seconds >= 10 else {
+                    throw ValidationError("--audit-checkpoint-interval must be a duration such as 10m, 1h or 1d (at least 10s), or 0, not \(interval)")
+                }
+                c.auditCheckpointInterval = seconds
+            }
+        }
         if let days = try int(flags.auditRetentionDays, "AUDIT_RETENTION_DAYS", range: 1...36500) {
             c.auditRetention = TimeInterval(days) * 86400
         }

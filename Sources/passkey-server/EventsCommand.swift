@@ -14,24 +14,96 @@ struct EventsCommand: AsyncParsableCommand {
             One object per line: id, type, at (ISO 8601 UTC), user, user_handle (base64url), ip, \
             user_agent, details. The server may keep running. As with serve, \
             opening the database brings an older schema up to date; a missing SQLite file is an \
-            error, never created. Events older than the server's --audit-retention-days are gone.
-            """)
+            error, never created. Events older than the server's --audit-retention-days are gone. \
+            `events verify` walks the tamper-evident chain instead.
+            """,
+        subcommands: [Export.self, VerifyChain.self], defaultSubcommand: Export.self)
 
-    @Option(help: ArgumentHelp("Only this account's events (its user name, any case).", valueName: "NAME"))
-    var user: String?
+    struct VerifyChain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Walk the audit chain and its signed checkpoints; report the first break.",
+            discussion: """
+                Every event must follow from the one before it (SHA-256 over the previous hash and its \
+                canonical JSON), the last must be the chain's recorded head, and every checkpoint's \
+                signature must verify with the signing key it names and match the event it signed. \
+                Exit 0 when all of it holds, 1 at the first break (printed with the event's id), 2 for \
+                a wrong command line. The server may keep running.
+                """)
 
-    @Option(help: ArgumentHelp("Only events at or after this time: 2026-11-01T08:00:00Z (an offset or fractional seconds are fine) or a date, 2026-11-01 (midnight UTC).", valueName: "ISO8601"))
-    var since: String?
+        @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
+        var database: String?
 
-    @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
-    var database: String?
+        func run() async throws {
+            var configuration = ServerConfiguration()
+            configuration.database = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"] ?? configuration.database
+            configuration.databasePoolSize = 1
+            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            var logger = Logger(label: "passkey-server.events")
+            logger.logLevel = .error
+            let output = FileHandle.standardOutput
+            let holds: Bool
+            do {
+                holds = try await EventExport.verify(configuration: configuration, logger: logger, write: { output.write(Data(($0 + "\n").utf8)) })
+            } catch {
+                FileHandle.standardError.write(Data("passkey-server events verify: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            if !holds { throw ExitCode(1) }
+        }
+    }
 
-    @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))
-    var databaseTimeout: Int?
+    /// `passkey-server events [export] [--user] [--since]`: the default.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export", abstract: "Print the audit events as JSON lines, oldest first (what `events` alone does).")
 
-    func validate() throws {
-        if let since, Self.time(since) == nil {
-            throw ValidationError("--since must be an ISO 8601 time such as 2026-11-01T08:00:00Z, or a date such as 2026-11-01, not \(since)")
+        @Option(help: ArgumentHelp("Only this account's events (its user name, any case).", valueName: "NAME"))
+        var user: String?
+
+        @Option(help: ArgumentHelp("Only events at or after this time: 2026-11-01T08:00:00Z (an offset or fractional seconds are fine) or a date, 2026-11-01 (midnight UTC).", valueName: "ISO8601"))
+        var since: String?
+
+        @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
+        var database: String?
+
+        @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))
+        var databaseTimeout: Int?
+
+        func validate() throws {
+            if let since, EventsCommand.time(since) == nil {
+                throw ValidationError("--since must be an ISO 8601 time such as 2026-11-01T08:00:00Z, or a date such as 2026-11-01, not \(since)")
+            }
+        }
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration()
+            configuration.database = database ?? environment["PASSKEY_DATABASE"] ?? configuration.database
+            let timeoutText = databaseTimeout.map(String.init) ?? environment["PASSKEY_DATABASE_TIMEOUT"]
+            if let timeoutText {
+                guard let seconds = Int(timeoutText), (1...600).contains(seconds) else {
+                    throw ValidationError("--database-timeout must be between 1 and 600, not \(timeoutText)")
+                }
+                configuration.databaseTimeout = TimeInterval(seconds)
+            }
+            configuration.databasePoolSize = 1
+            // Standard output carries only the events.
+            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            var logger = Logger(label: "passkey-server.events")
+            logger.logLevel = .error
+            let output = FileHandle.standardOutput
+            do {
+                _ = try await EventExport.run(
+                    configuration: configuration, userName: user, since: since.flatMap(EventsCommand.time), logger: logger,
+                    write: { output.write(Data(($0 + "\n").utf8)) })
+            } catch let failure as EventExport.Failure {
+                FileHandle.standardError.write(Data("passkey-server events: \(failure.description)\n".utf8))
+                throw ExitCode(1)
+            } catch {
+                FileHandle.standardError.write(Data("passkey-server events: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
         }
     }
 
@@ -43,35 +115,5 @@ struct EventsCommand: AsyncParsableCommand {
         let date = ISO8601DateFormatter()
         date.formatOptions = [.withFullDate]
         return ISO8601DateFormatter().date(from: text) ?? withFraction.date(from: text) ?? date.date(from: text)
-    }
-
-    func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        var configuration = ServerConfiguration()
-        configuration.database = database ?? environment["PASSKEY_DATABASE"] ?? configuration.database
-        let timeoutText = databaseTimeout.map(String.init) ?? environment["PASSKEY_DATABASE_TIMEOUT"]
-        if let timeoutText {
-            guard let seconds = Int(timeoutText), (1...600).contains(seconds) else {
-                throw ValidationError("--database-timeout must be between 1 and 600, not \(timeoutText)")
-            }
-            configuration.databaseTimeout = TimeInterval(seconds)
-        }
-        configuration.databasePoolSize = 1
-        // Standard output carries only the events.
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        var logger = Logger(label: "passkey-server.events")
-        logger.logLevel = .error
-        let output = FileHandle.standardOutput
-        do {
-            _ = try await EventExport.run(
-                configuration: configuration, userName: user, since: since.flatMap(Self.time), logger: logger,
-                write: { output.write(Data(($0 + "\n").utf8)) })
-        } catch let failure as EventExport.Failure {
-            FileHandle.standardError.write(Data("passkey-server events: \(failure.description)\n".utf8))
-            throw ExitCode(1)
-        } catch {
-            FileHandle.standardError.write(Data("passkey-server events: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
     }
 }

@@ -67,6 +67,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
     var database: String?
 
+    @Option(name: .customLong("audit-checkpoint-interval"), help: ArgumentHelp("How often the audit chain's last hash is signed with the OpenID signing key and kept as a checkpoint (passkey-server events verify checks them): 90s, 10m, 1h, 1d, or 0 for never. (env: PASSKEY_AUDIT_CHECKPOINT_INTERVAL, default 1h)", valueName: "DURATION"))
+    var auditCheckpointInterval: String?
+
     @Option(name: .customLong("audit-retention-days"), help: ArgumentHelp("Audit events (GET /me/events) older than this are deleted. (env: PASSKEY_AUDIT_RETENTION_DAYS, default 365)", valueName: "DAYS"))
     var auditRetentionDays: Int?
 

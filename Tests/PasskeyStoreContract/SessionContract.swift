@@ -51,7 +51,8 @@ struct SessionContract {
             #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date()) == nil)
             let events = try await store.events(userHandle: ada.handle, before: nil, limit: 10)
             #expect(events.map(\.type) == ["account_deleted", "registration"])
-            #expect(events.last?.details == ["credential": "x"])
+            // The name gives way to its SHA-256, which the audit chain hashed.
+            #expect(events.last?.details == ["credential": "x", "name_sha256": AuditChain.nameDigest("Ada's phone")])
             // Bob is untouched; a second deletion finds nothing; the name is free.
             #expect(try await store.user(handle: bob.handle) == bob)
             #expect(try await store.deleteAccount(handle: ada.handle, event: nil) == nil)

@@ -255,6 +255,11 @@ public struct AdminConsole: Sendable {
         return .object(["events": .array(shown.map(Self.event)), "next_cursor": next.map(JSONValue.string) ?? .null])
     }
 
+    /// `GET events/checkpoints`: the audit chain's signed checkpoints.
+    public func checkpoints() async throws -> JSONValue {
+        try await AuditTrail(store: store, signingKeys: openID.keys).list()
+    }
+
     // MARK: OpenID clients
 
     /// `GET clients`.

@@ -85,6 +85,8 @@ public struct ServerConfiguration: Sendable {
     public var logoutRetryDelays: [TimeInterval] = [2, 10, 60, 300]
     /// How often expired ceremonies and sessions are swept.
     public var sweepInterval: TimeInterval = 60
+    /// How often the audit chain's head is signed (`--audit-checkpoint-interval`); 0: never.
+    public var auditCheckpointInterval: TimeInterval = 3600
 
     // Attestation and trust.
     /// `attestation` in the registration options.

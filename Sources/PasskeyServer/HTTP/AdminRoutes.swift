@@ -62,6 +62,10 @@ extension Routes {
                 user: try Self.query("user", request), type: try Self.query("type", request), since: try Self.query("since", request),
                 cursor: try Self.query("cursor", request), limit: try Self.query("limit", request)))
         }
+        router.get("/admin/api/events/checkpoints") { request, _ in
+            _ = try await adminCaller(request)
+            return jsonValue(try await admin.checkpoints())
+        }
         router.get("/admin/api/groups") { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.groups())

@@ -56,6 +56,7 @@ public enum RoutePaths {
         "/admin/api/users/{sub}/sessions": Policy(methods: [.delete]),
         "/admin/api/users/{sub}/credentials/{id}": Policy(methods: [.delete]),
         "/admin/api/events": Policy(methods: [.get]),
+        "/admin/api/events/checkpoints": Policy(methods: [.get]),
         "/admin/api/groups": Policy(methods: [.get]),
         "/admin/api/clients": Policy(methods: [.get, .post]),
         "/admin/api/clients/{id}": Policy(methods: [.delete]),
