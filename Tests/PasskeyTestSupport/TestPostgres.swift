@@ -32,15 +32,31 @@ public enum TestPostgres {
         public var description: String { "PASSKEY_TEST_POSTGRES_URL is not set (make test starts a cluster and sets it)" }
     }
 
+    public struct CreationFailed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Creates a fresh, empty database and returns its URL.
     public static func createDatabase() async throws -> String {
         guard let url else { throw Unavailable() }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await admin(url) { connection in
-            // The name is ours (hex), never input.
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: quiet)
+        // Many suites start servers at once, each making its database: under that load a
+        // CREATE DATABASE can fail for a moment (it once did in a fresh-clone run, a PSQLError
+        // at start-up). A few tries, then the error as PostgreSQL said it.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try await admin(url) { connection in
+                    // The name is ours (hex), never input.
+                    try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: quiet)
+                }
+                return replacingDatabase(in: url, with: name)
+            } catch let error as PSQLError {
+                if attempt >= 4 { throw CreationFailed(description: "CREATE DATABASE failed \(attempt) times: \(String(reflecting: error))") }
+                try await Task.sleep(for: .milliseconds(200 * attempt))
+            }
         }
-        return replacingDatabase(in: url, with: name)
     }
 
     /// Drops a database made by `createDatabase`, ending its connections.
