@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code",
+    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
 ]
 
 
@@ -421,6 +421,12 @@ def main():
     for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
                        ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
         seeds.add("user-code", name, text)
+    for name, text in [("shown", "ABCD-EFGH-IJKL-MNOP"), ("typed", "abcdefgh ijkl mnop"), ("digits", "0BCD-1FGH-8JKL-2345"),
+                       ("long", "ABCD-EFGH-IJKL-MNOPQ"), ("bytes", "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09")]:
+        seeds.add("recovery-code", name, text)
+    for name, text in [("name", "YWxpY2U"), ("event", "MTIz"), ("control", "AAE"), ("padded", "YWxpY2U="),
+                       ("token", "pka_" + "A" * 43), ("short-token", "pka_AAAA")]:
+        seeds.add("page-cursor", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

@@ -39,6 +39,8 @@ enum FuzzTargets {
         FuzzTarget(name: "redirect-uri", run: RedirectURITarget.run),
         FuzzTarget(name: "forward-auth", run: ForwardAuthTarget.run),
         FuzzTarget(name: "user-code", run: UserCodeTarget.run),
+        FuzzTarget(name: "recovery-code", run: RecoveryCodeTarget.run),
+        FuzzTarget(name: "page-cursor", run: PageCursorTarget.run),
     ]
 }
 

@@ -165,3 +165,43 @@ enum UserCodeTarget {
         expect(code.display.utf8.count == 9, "the display form is not two groups of four")
     }
 }
+
+/// `recovery-code`: what a person types on the recovery form. A code read from any text is 16
+/// characters of the base32 alphabet, reads back from its display form (also in lower case), and
+/// is never read from text longer than the limit; a code made from bytes reads back too.
+enum RecoveryCodeTarget {
+    static func run(_ bytes: [UInt8]) {
+        if bytes.count >= 10 {
+            let made = RecoveryCode(randomBytes: Array(bytes.prefix(10)))
+            expect(RecoveryCode(typed: made.display) == made, "a made code does not read back")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let code = RecoveryCode(typed: text) else { return }
+        expect(text.utf8.count <= RecoveryCode.maximumTypedLength, "a code was read from text over the limit")
+        expect(code.characters.count == RecoveryCode.length && code.characters.allSatisfy(RecoveryCode.alphabet.contains), "a character outside the alphabet")
+        expect(RecoveryCode(typed: code.display) == code, "the display form does not read back")
+        expect(RecoveryCode(typed: code.display.lowercased()) == code, "the lower-case form does not read back")
+        expect(code.display.utf8.count == 19, "the display form is not four groups of four")
+    }
+}
+
+/// `page-cursor`: the admin lists' `cursor` as clients send it back, and admin tokens. A cursor
+/// read from any text holds a short position without control characters and is the text it was
+/// read from; an admin token read from any text is 32 bytes and writes back as that text.
+enum PageCursorTarget {
+    static func run(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let cursor = PageCursor(text: text) {
+            expect(!cursor.position.isEmpty && cursor.position.utf8.count <= PageCursor.maximumLength, "a position out of bounds")
+            expect(cursor.text == text, "a cursor is not the text it was read from")
+            expect(PageCursor(text: cursor.text) == cursor, "a cursor does not read back")
+        }
+        if let position = PageCursor(position: text) {
+            expect(PageCursor(text: position.text) == position, "a position does not survive its cursor")
+        }
+        if let secret = AdminTokenText.secret(text) {
+            expect(secret.count == 32, "an admin token that is not 32 bytes")
+            expect(AdminTokenText.text(secret) == text, "an admin token does not write back as itself")
+        }
+    }
+}

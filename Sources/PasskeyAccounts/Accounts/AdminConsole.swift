@@ -32,22 +32,17 @@ public struct AdminConsole: Sendable {
 
     // MARK: Who may call it
 
-    /// The prefix of every admin token, so that a leaked one is recognisable (and a session
-    /// token is never mistaken for one).
-    public static let tokenPrefix = "pka_"
-
-    /// An admin token's stored hash; nil for text that is not one.
+    /// An admin token's stored hash; nil for text that is not one (AdminTokenText).
     public static func tokenHash(_ token: String) -> [UInt8]? {
-        guard token.hasPrefix(tokenPrefix), let bytes = Base64URL.decodeStrict(String(token.dropFirst(tokenPrefix.count))), bytes.count == 32
-        else { return nil }
-        return Digest.sha256.hash(Array("admin-token:".utf8) + bytes)
+        AdminTokenText.secret(token).map(tokenHash(secret:))
     }
+
+    static func tokenHash(secret: [UInt8]) -> [UInt8] { Digest.sha256.hash(Array("admin-token:".utf8) + secret) }
 
     /// A new admin token (256 random bits) and its record; the token is shown once.
     public static func newToken(name: String, now: Date) -> (token: String, record: AdminTokenRecord) {
         let bytes = SecureRandom.bytes(32)
-        let token = tokenPrefix + Base64URL.encode(bytes)
-        return (token, AdminTokenRecord(name: name, tokenHash: Digest.sha256.hash(Array("admin-token:".utf8) + bytes), createdAt: now))
+        return (AdminTokenText.text(bytes), AdminTokenRecord(name: name, tokenHash: tokenHash(secret: bytes), createdAt: now))
     }
 
     /// Decides who is calling: `bearer` (the `Authorization: Bearer` value) when it is an admin
