@@ -18,7 +18,7 @@ POSTGRES_PACKAGES := postgresql openssl
 IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc nginx caddy
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http trust-anchors clean
+.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http bench-admin trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE)
@@ -36,6 +36,7 @@ unit-tests:
 
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
+	python3 Tests/Browser/admin_test.py --server-binary $(BINARY)
 
 # Real OpenID relying parties against the server: an Authlib application (PyPI, pinned, in
 # .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,
@@ -87,6 +88,12 @@ bench: deps
 # generator's Python packages when missing). Prints one line per goal: met or not met.
 bench-http: deps
 	./scripts/bench-http
+
+# The admin list at a million accounts, on SQLite and on a throwaway PostgreSQL (release build):
+# p50/p99 of GET /admin/api/users searches and cursor pages. BENCH_ADMIN_USERS=N for another size.
+bench-admin: deps postgres-deps
+	$(SWIFT) build -c release --product passkey-server
+	./scripts/with-postgres python3 scripts/bench-admin.py $$($(SWIFT) build -c release --show-bin-path)/passkey-server
 
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:

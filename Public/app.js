@@ -27,6 +27,7 @@ import "./js/prf-note.js";
 import { ServerError, api, authorization, describeError, deviceCode, el, invitation, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
+import "./js/recovery.js";
 
 // ---------------------------------------------------------------- start-up
 

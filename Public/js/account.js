@@ -114,8 +114,50 @@ export function showSignedIn(account) {
     : "";
   el.siwaLink.hidden = !state.apple || Boolean(apple);
   el.siwaUnlink.hidden = !apple;
+  showRecoveryCodesLeft(account.recovery_codes_left);
   el.signedOut.hidden = true;
+  el.recoveryView.hidden = true;
   el.signedIn.hidden = false;
+}
+
+// ------------------------------------------------------------ account recovery
+
+// The count of unspent recovery codes (`recovery_codes_left`; null: the server has none).
+function showRecoveryCodesLeft(left) {
+  const off = left === null || left === undefined;
+  el.recoveryCodes.hidden = off;
+  el.recoveryCodesLeft.dataset.left = off ? "" : String(left);
+  el.recoveryCodesLeft.textContent = off ? ""
+    : left === 0 ? "You have no recovery codes."
+    : left === 1 ? "You have 1 recovery code left."
+    : `You have ${left} recovery codes left.`;
+}
+
+// New codes, shown once (they are in the page until dismissed or signed out, never stored).
+export function showNewRecoveryCodes(codes) {
+  el.recoveryCodesList.replaceChildren(...codes.map((code) => {
+    const li = document.createElement("li");
+    const text = document.createElement("code");
+    text.textContent = code;
+    li.append(text);
+    return li;
+  }));
+  el.recoveryCodesNew.hidden = codes.length === 0;
+}
+
+export function hideNewRecoveryCodes() {
+  el.recoveryCodesList.replaceChildren();
+  el.recoveryCodesNew.hidden = true;
+}
+
+// A recovery session (GET /me answers recovery: true): it can only register a new passkey.
+export function showRecovery(account) {
+  state.account = account;
+  el.recoveryWho.textContent = `Signed in as ${account.user_name} with a recovery code.`;
+  el.recoveryWho.dataset.userName = account.user_name;
+  el.signedOut.hidden = true;
+  el.signedIn.hidden = true;
+  el.recoveryView.hidden = false;
 }
 
 // ----------------------------------------------------------- recent activity
@@ -152,6 +194,12 @@ function describeEvent(event) {
     case "oauth_device_code_reuse": return `A device code of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
     case "account_disabled": return "The account was disabled by an operator";
     case "account_enabled": return "The account was enabled by an operator";
+    case "recovery_codes_created": return `New recovery codes made${d.count ? ` (${d.count})` : ""}; the old ones no longer work`;
+    case "recovery_started": return "A recovery code was used to get back in";
+    case "reset_link_created": return "An operator made a reset link for this account";
+    case "display_name_changed": return `Display name changed${d.display_name ? ` to ${d.display_name}` : ""}`;
+    case "group_joined": case "group_added": return `Joined the group ${d.group ?? "?"}`;
+    case "group_left": case "group_removed": return `Left the group ${d.group ?? "?"}`;
     default: return event.type;
   }
 }
@@ -237,7 +285,7 @@ async function refreshSessions() {
   el.sessions.replaceChildren(...sessions.map(sessionItem));
 }
 
-const sessionMethodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages" };
+const sessionMethodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages", recovery: "recovery code" };
 
 function sessionItem(session) {
   const li = document.createElement("li");
@@ -312,14 +360,25 @@ export function showSignedOut() {
   el.activityMore.hidden = true;
   el.whoami.textContent = "Signed in";
   delete el.whoami.dataset.userName;
+  hideNewRecoveryCodes();
+  el.recoveryWho.textContent = "";
+  delete el.recoveryWho.dataset.userName;
   el.signedIn.hidden = true;
+  el.recoveryView.hidden = true;
   el.signedOut.hidden = false;
 }
 
-// Loads /me; shows the account and returns true, or shows the sign-in view on 401.
+// Loads /me; shows the account (or, for a recovery session, the recovery view) and returns
+// true, or shows the sign-in view on 401.
 export async function refreshAccount() {
   try {
-    showSignedIn(await api("GET", "/me"));
+    const account = await api("GET", "/me");
+    if (account?.recovery) {
+      // Everything else answers 403 recovery_only until a new passkey is registered.
+      showRecovery(account);
+      return true;
+    }
+    showSignedIn(account);
     await refreshSessions();
     await refreshActivity();
     return true;

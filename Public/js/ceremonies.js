@@ -1,8 +1,10 @@
 // Passkey ceremonies: registration, sign-in (named, usernameless, autofill) and signing out.
 
 import { refreshAccount, showSignedOut } from "./account.js";
-import { ServerError, api, autofillEnabled, describeError, el, followReturn, invitation, setBusy, setStatus, state, stepUp } from "./shared.js";
+import { ServerError, api, autofillEnabled, describeError, el, followReturn, invitation, setBusy, setStatus, state } from "./shared.js";
 import { signalAccepted, signalUnknown } from "./signals.js";
+// The step-up (a 401 reauthentication_required runs it, then the request is retried).
+import "./step-up.js";
 import { assertionToJSON, creationOptionsFromJSON, registrationToJSON, requestOptionsFromJSON } from "./webauthn-json.js";
 
 // ---------------------------------------------------------- conditional UI
@@ -94,7 +96,7 @@ async function finishSignIn(credential, publicKey) {
   setStatus("ok", `Signed in as ${result?.user_name ?? state.account?.user_name ?? "you"}`);
 }
 
-async function register(userName) {
+export async function register(userName) {
   // Through an invitation link only while signed out (a signed-in user adds a passkey as usual).
   const invite = invitation && !state.account ? { invite: invitation } : {};
   const { publicKey } = await api("POST", "/registration_initialize", { user_name: userName, prf: true, ...invite });
@@ -130,15 +132,6 @@ async function signIn(userName) {
   const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
   await finishSignIn(credential, publicKey);
 }
-
-// The step-up: confirm with one of the account's own passkeys, user verification required; the
-// server renews this session (no new one, no new cookie), and the refused request is retried.
-stepUp.run = async () => {
-  setStatus("busy", "Confirm it is you with your passkey…");
-  const { publicKey } = await api("POST", "/authentication_initialize", { reauthenticate: true }, true);
-  const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
-  await api("POST", "/authentication_finalize", assertionToJSON(credential), true);
-};
 
 // Runs one modal ceremony from a button: stops autofill first, reports the outcome.
 export async function runCeremony(busyText, ceremony) {

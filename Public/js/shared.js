@@ -102,11 +102,25 @@ export const el = {
   prfDecrypt: document.querySelector("#prf-decrypt"),
   activity: document.querySelector("#activity"),
   activityMore: document.querySelector("#activity-more"),
+  recoveryForm: document.querySelector("#recovery-form"),
+  recoveryName: document.querySelector("#recovery-name"),
+  recoveryCode: document.querySelector("#recovery-code"),
+  recoverySubmit: document.querySelector("#recovery-submit"),
+  recoveryView: document.querySelector("#recovery-view"),
+  recoveryWho: document.querySelector("#recovery-who"),
+  recoveryRegister: document.querySelector("#recovery-register"),
+  recoveryLogout: document.querySelector("#recovery-logout"),
+  recoveryCodes: document.querySelector("#recovery-codes"),
+  recoveryCodesLeft: document.querySelector("#recovery-codes-left"),
+  makeRecoveryCodes: document.querySelector("#make-recovery-codes"),
+  recoveryCodesNew: document.querySelector("#recovery-codes-new"),
+  recoveryCodesList: document.querySelector("#recovery-codes-list"),
+  recoveryCodesDone: document.querySelector("#recovery-codes-done"),
   status: document.querySelector("#status"),
 };
 
 export const state = {
-  account: null,          // the /me body while signed in, else null
+  account: null,          // the /me body while signed in (a recovery session's too), else null
   busy: false,
   conditional: null,      // {controller, done} while an autofill request is pending
   lastCredentialId: null, // credential used by the latest ceremony, highlighted in the list
@@ -126,7 +140,7 @@ export class ServerError extends Error {
   }
 }
 
-// The step-up (accounts.md): set by ceremonies.js to a function that runs the
+// The step-up (accounts.md): set by step-up.js to a function that runs the
 // {"reauthenticate": true} ceremony. A request refused with 401 reauthentication_required runs
 // it, then is sent once more.
 export const stepUp = { run: null };
@@ -208,8 +222,9 @@ export function setStatus(kind, text, error) {
 export function setBusy(busy) {
   state.busy = busy;
   document.body.setAttribute("aria-busy", busy ? "true" : "false");
-  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink, el.pushLogin, el.addPhone]) {
-    button.disabled = busy;
+  for (const button of [el.register, el.login, el.addPasskey, el.logout, el.siwa, el.siwaLink, el.siwaUnlink, el.pushLogin, el.addPhone,
+    el.recoverySubmit, el.recoveryRegister, el.recoveryLogout, el.makeRecoveryCodes]) {
+    if (button) button.disabled = busy;
   }
 }
 
