@@ -80,16 +80,20 @@ extension PostgresPasskeyStore {
 }
 
 extension PostgresPasskeyStore {
-    public func users(nameKeyContaining: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
+    public func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
         let columns = UserRow.selectColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
         let limit = Int64(max(0, limit))
+        let upper = nameKeyPrefix.map { $0 + "\u{10FFFF}" }
         return try await withConnection { db in
-            // strpos, not LIKE: a name's % and _ are letters here, not patterns.
+            // A range of users_by_name_key_c (byte order, whatever the database's collation), not
+            // LIKE: a name's % and _ are letters here, not patterns, and a million accounts are
+            // not scanned.
             try await Self.all(
                 db.query(
                     """
                     SELECT \(unescaped: columns) FROM users AS u
-                    WHERE (\(nameKeyContaining)::text IS NULL OR strpos(u.name_key, \(nameKeyContaining)::text) > 0)
+                    WHERE (\(nameKeyPrefix)::text IS NULL
+                           OR (u.name_key COLLATE "C" >= \(nameKeyPrefix)::text COLLATE "C" AND u.name_key COLLATE "C" < \(upper)::text COLLATE "C"))
                       AND (\(groupKey)::text IS NULL OR EXISTS (
                           SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = \(groupKey)::text))
                       AND (\(afterNameKey)::text IS NULL OR u.name_key COLLATE "C" > \(afterNameKey)::text COLLATE "C")

@@ -79,6 +79,8 @@ enum PostgresSchema {
             created_at bigint NOT NULL
         )
         """,
+        // The admin lists' order and prefix search, in byte order whatever the collation.
+        "CREATE INDEX users_by_name_key_c ON users (name_key COLLATE \"C\")",
         "ALTER TABLE invitations ADD COLUMN group_names text[] NOT NULL DEFAULT '{}'",
         "ALTER TABLE invitations ADD COLUMN group_keys text[] NOT NULL DEFAULT '{}'",
     ])

@@ -59,10 +59,12 @@ extension SQLitePasskeyStore {
 }
 
 extension SQLitePasskeyStore {
-    public func users(nameKeyContaining: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
-        // instr, not LIKE: a name's % and _ are letters here, not patterns.
+    public func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
+        // A range of the name_key index, not LIKE: a name's % and _ are letters here, not
+        // patterns, and a million accounts are not scanned.
+        let upper = nameKeyPrefix.map { $0 + "\u{10FFFF}" }
         let arguments: [SQLiteValue] = [
-            .optionalText(nameKeyContaining), .optionalText(nameKeyContaining), .optionalText(groupKey), .optionalText(groupKey),
+            .optionalText(nameKeyPrefix), .optionalText(nameKeyPrefix), .optionalText(upper), .optionalText(groupKey), .optionalText(groupKey),
             .optionalText(afterNameKey), .optionalText(afterNameKey), .int(max(0, limit)),
         ]
         let columns = UserRecord.selectColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
@@ -70,7 +72,7 @@ extension SQLitePasskeyStore {
             try db.rows(
                 """
                 SELECT \(columns) FROM users AS u
-                WHERE (? IS NULL OR instr(u.name_key, ?) > 0)
+                WHERE (? IS NULL OR (u.name_key >= ? AND u.name_key < ?))
                   AND (? IS NULL OR EXISTS (SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = ?))
                   AND (? IS NULL OR u.name_key > ?)
                 ORDER BY u.name_key LIMIT ?

@@ -76,9 +76,10 @@ public protocol PasskeyStore: Sendable {
     /// The unexpired invitation with this token hash.
     func invitation(tokenHash: [UInt8], now: Date) async throws -> InvitationRecord?
     /// Accounts in the order of their name keys, after `afterNameKey` (a page's cursor), at most
-    /// `limit`: those whose name key contains `nameKeyContaining` (already folded as name keys
-    /// are), members of the group `groupKey` when given.
-    func users(nameKeyContaining: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord]
+    /// `limit`: those whose name key starts with `nameKeyPrefix` (already folded as name keys
+    /// are; compared byte by byte, a range of the name-key index), members of the group
+    /// `groupKey` when given.
+    func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord]
     /// Ends every session of the account and revokes every grant, in one transaction, with
     /// `event`; the token hashes of the sessions it ended.
     func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]]

@@ -18,7 +18,7 @@ struct UsersCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the accounts in the order of their names, one JSON object per line (user_name, display_name, sub, disabled, created_at).")
-        @Option(help: "Only names containing this text (without case).") var query: String?
+        @Option(help: "Only names starting with this text (without case).") var query: String?
         @Option(help: "Only members of this group.") var group: String?
         @OptionGroup var options: KeysCommand.DatabaseOptions
         func run() async throws { try await GroupsCommand.run(options, .listUsers(query: query, group: group), verb: "users list") }

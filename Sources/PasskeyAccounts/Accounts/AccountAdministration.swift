@@ -60,7 +60,7 @@ public struct AccountAdministration: Sendable {
         ])
     }
 
-    /// Accounts whose name contains `query` (compared as names are, without case), members of
+    /// Accounts whose name starts with `query` (compared as names are, without case), members of
     /// `group` when given, in the order of their names: one JSON object each.
     public func list(query: String?, group: String?, limit: Int = 1000) async throws -> [JSONValue] {
         let queryKey: String?
@@ -73,7 +73,7 @@ public struct AccountAdministration: Sendable {
         if let group {
             do { groupKey = try UserName(group).key } catch { throw Failure(description: "the group name: \(error.message)") }
         }
-        return try await store.users(nameKeyContaining: queryKey, groupKey: groupKey, afterNameKey: nil, limit: limit).map { user in
+        return try await store.users(nameKeyPrefix: queryKey, groupKey: groupKey, afterNameKey: nil, limit: limit).map { user in
             .object([
                 "user_name": .string(user.name), "display_name": .string(user.displayName), "sub": .string(Base64URL.encode(user.handle)),
                 "disabled": .bool(user.disabled), "created_at": .string(PasskeySignIn.timestamp(user.createdAt)),

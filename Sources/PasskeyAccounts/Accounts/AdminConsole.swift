@@ -72,7 +72,8 @@ public struct AdminConsole: Sendable {
 
     // MARK: Accounts
 
-    /// `GET users?query=&group=&limit=&cursor=`: accounts in the order of their name keys.
+    /// `GET users?query=&group=&limit=&cursor=`: accounts in the order of their name keys, those
+    /// whose name starts with `query` (without case).
     public func users(query: String?, group: String?, limit rawLimit: String?, cursor rawCursor: String?) async throws -> JSONValue {
         let limit = try Self.limit(rawLimit)
         let queryKey = try query.flatMap { $0.isEmpty ? nil : try Self.name($0, "query").key }
@@ -82,7 +83,7 @@ public struct AdminConsole: Sendable {
             guard let cursor = PageCursor(text: rawCursor) else { throw APIError.invalidRequest("cursor is not one this server gave.") }
             after = cursor.position
         }
-        let found = try await store.users(nameKeyContaining: queryKey, groupKey: groupKey, afterNameKey: after, limit: limit + 1)
+        let found = try await store.users(nameKeyPrefix: queryKey, groupKey: groupKey, afterNameKey: after, limit: limit + 1)
         let page = found.prefix(limit)
         let next = found.count > limit ? page.last.flatMap { PageCursor(position: $0.nameKey)?.text } : nil
         return .object(["users": .array(page.map(Self.summary)), "next_cursor": next.map(JSONValue.string) ?? .null])
