@@ -44,7 +44,7 @@ def start(binary, database, work):
     deadline = time.time() + 60
     while time.time() < deadline:
         line = process.stdout.readline()
-        match = re.search(r"listening on (http://\S+)", line or "")
+        match = re.search(r'listening on (http://[^\s"]+)', line or "")
         if match:
             return process, match.group(1).replace("localhost", "127.0.0.1")
         if process.poll() is not None:

@@ -61,22 +61,27 @@ extension SQLitePasskeyStore {
 extension SQLitePasskeyStore {
     public func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
         // A range of the name_key index, not LIKE: a name's % and _ are letters here, not
-        // patterns, and a million accounts are not scanned.
-        let upper = nameKeyPrefix.map { $0 + "\u{10FFFF}" }
-        let arguments: [SQLiteValue] = [
-            .optionalText(nameKeyPrefix), .optionalText(nameKeyPrefix), .optionalText(upper), .optionalText(groupKey), .optionalText(groupKey),
-            .optionalText(afterNameKey), .optionalText(afterNameKey), .int(max(0, limit)),
-        ]
+        // patterns, and a million accounts are not scanned. Only the conditions in use are
+        // written: SQLite plans `? IS NULL OR …` as a scan.
+        var conditions: [String] = []
+        var arguments: [SQLiteValue] = []
+        if let nameKeyPrefix {
+            conditions += ["u.name_key >= ?", "u.name_key < ?"]
+            arguments += [.text(nameKeyPrefix), .text(nameKeyPrefix + "\u{10FFFF}")]
+        }
+        if let afterNameKey {
+            conditions.append("u.name_key > ?")
+            arguments.append(.text(afterNameKey))
+        }
+        if let groupKey {
+            conditions.append("EXISTS (SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = ?)")
+            arguments.append(.text(groupKey))
+        }
+        arguments.append(.int(max(0, limit)))
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let columns = UserRecord.selectColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
         return try database.read { db in
-            try db.rows(
-                """
-                SELECT \(columns) FROM users AS u
-                WHERE (? IS NULL OR (u.name_key >= ? AND u.name_key < ?))
-                  AND (? IS NULL OR EXISTS (SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = ?))
-                  AND (? IS NULL OR u.name_key > ?)
-                ORDER BY u.name_key LIMIT ?
-                """, arguments, UserRecord.init(row:))
+            try db.rows("SELECT \(columns) FROM users AS u \(filter) ORDER BY u.name_key LIMIT ?", arguments, UserRecord.init(row:))
         }
     }
 }
