@@ -52,6 +52,10 @@ async function start() {
     el.register.hidden = true;
     el.usernameHint.textContent = "To sign in, leave it empty and pick your passkey, or type your name. This server does not create new accounts.";
   }
+  // --recovery-codes off: no recovery form to offer.
+  if (health && health.recovery_codes === false) {
+    document.getElementById("recovery").hidden = true;
+  }
   try {
     await refreshAccount();
   } catch (error) {

@@ -496,10 +496,10 @@ public final class PasskeySignIn: Sendable {
         let apple = configuration.signInWithAppleEnabled
         let registration = configuration.registration.rawValue
         guard let blob = rp.metadata else {
-            return HealthResponse(signInWithApple: apple, registration: registration, metadata: .init(loaded: false))
+            return HealthResponse(signInWithApple: apple, registration: registration, recoveryCodes: configuration.recoveryCodes, metadata: .init(loaded: false))
         }
         return HealthResponse(
-            signInWithApple: apple, registration: registration,
+            signInWithApple: apple, registration: registration, recoveryCodes: configuration.recoveryCodes,
             metadata: .init(loaded: true, number: blob.number, entries: blob.entries.count, nextUpdate: blob.nextUpdateText, stale: stale))
     }
 

@@ -6,7 +6,7 @@
 /// "next_update":"2026-12-01","stale":false}}`, or `"metadata":{"loaded":false}` without a BLOB.
 public struct HealthResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
-        case status, signInWithApple = "sign_in_with_apple", registration, metadata
+        case status, signInWithApple = "sign_in_with_apple", registration, recoveryCodes = "recovery_codes", metadata
     }
 
     public struct Metadata: Codable, Sendable {
@@ -26,6 +26,8 @@ public struct HealthResponse: Codable, Sendable {
     public var signInWithApple = false
     /// `--registration`: whether the page offers to create an account.
     public var registration = "open"
+    /// `--recovery-codes`: whether the page offers the recovery form.
+    public var recoveryCodes = true
     public let metadata: Metadata
 }
 
