@@ -256,3 +256,94 @@ extension PostgresPasskeyStore {
         return AdminTokenRecord(name: try c.next(), tokenHash: try c.bytes(), createdAt: try c.date())
     }
 }
+
+extension PostgresPasskeyStore {
+    static func recoveryRequest(_ row: PostgresRandomAccessRow) throws -> RecoveryRequestRecord {
+        var c = Cursor(row)
+        let idHash = try c.bytes(), publicID: String = try c.next(), userHandle = try c.bytes()
+        let createdAt = try c.date(), readyAt = try c.date()
+        let ip: String? = try c.next(), userAgent: String? = try c.next(), stateText: String = try c.next()
+        guard let state = RecoveryRequestRecord.State(rawValue: stateText) else { throw StoreError.database("recovery_requests.state is not known") }
+        return RecoveryRequestRecord(
+            idHash: idHash, publicID: publicID, userHandle: userHandle, createdAt: createdAt, readyAt: readyAt, ip: ip, userAgent: userAgent,
+            state: state)
+    }
+
+    public func startRecovery(_ request: RecoveryRequestRecord, codeHash: [UInt8], event: AuditEvent?) async throws -> Bool {
+        let r = request
+        let idHash = ByteBuffer(bytes: r.idHash), handle = ByteBuffer(bytes: r.userHandle), code = ByteBuffer(bytes: codeHash)
+        let created = try r.createdAt.storeMilliseconds(), ready = try r.readyAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let spent = try await Self.count(
+                db.query("DELETE FROM recovery_codes WHERE user_handle = \(handle) AND code_hash = \(code) RETURNING 1", logger: Self.quiet))
+            guard spent == 1 else { return false }
+            try await db.query(
+                """
+                INSERT INTO recovery_requests (id_hash, public_id, user_handle, created_at, ready_at, ip, user_agent, state)
+                VALUES (\(idHash), \(r.publicID), \(handle), \(created), \(ready), \(r.ip), \(r.userAgent), \(r.state.rawValue))
+                """, logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func recoveryRequest(idHash: [UInt8]) async throws -> RecoveryRequestRecord? {
+        let hash = ByteBuffer(bytes: idHash)
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT id_hash, public_id, user_handle, created_at, ready_at, ip, user_agent, state FROM recovery_requests
+                    WHERE id_hash = \(hash)
+                    """, logger: Self.quiet), Self.recoveryRequest)
+        }
+    }
+
+    public func waitingRecoveries(userHandle: [UInt8]) async throws -> [RecoveryRequestRecord] {
+        let handle = ByteBuffer(bytes: userHandle)
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT id_hash, public_id, user_handle, created_at, ready_at, ip, user_agent, state FROM recovery_requests
+                    WHERE user_handle = \(handle) AND state = 'waiting' ORDER BY created_at
+                    """, logger: Self.quiet), Self.recoveryRequest)
+        }
+    }
+
+    public func cancelRecovery(publicID: String, userHandle: [UInt8], event: AuditEvent?) async throws -> Bool {
+        let handle = ByteBuffer(bytes: userHandle)
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let cancelled = try await Self.count(
+                db.query(
+                    """
+                    UPDATE recovery_requests SET state = 'cancelled'
+                    WHERE public_id = \(publicID) AND user_handle = \(handle) AND state = 'waiting' RETURNING 1
+                    """, logger: Self.quiet))
+            guard cancelled == 1 else { return false }
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func claimRecovery(idHash: [UInt8], now: Date, session: SessionRecord, event: AuditEvent?) async throws -> Bool {
+        let hash = ByteBuffer(bytes: idHash), handle = ByteBuffer(bytes: session.userHandle)
+        let at = try now.storeMilliseconds()
+        let sessionRow = try SessionRow(session)
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let claimed = try await Self.count(
+                db.query(
+                    """
+                    UPDATE recovery_requests SET state = 'claimed'
+                    WHERE id_hash = \(hash) AND user_handle = \(handle) AND state = 'waiting' AND ready_at <= \(at) RETURNING 1
+                    """, logger: Self.quiet))
+            guard claimed == 1 else { return false }
+            try await Self.insert(db, sessionRow)
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+}

@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,23 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 19: recoveries made to wait (SQLite's migration 20).
+    static let migration19 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE recovery_requests (
+            id_hash     bytea  NOT NULL PRIMARY KEY CHECK (length(id_hash) = 32),
+            public_id   text   NOT NULL UNIQUE,
+            user_handle bytea  NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            created_at  bigint NOT NULL,
+            ready_at    bigint NOT NULL,
+            ip          text,
+            user_agent  text,
+            state       text   NOT NULL CHECK (state IN ('waiting', 'cancelled', 'claimed'))
+        )
+        """,
+        "CREATE INDEX recovery_requests_by_user ON recovery_requests (user_handle, state)",
+    ])
 
     /// Version 18: the tamper-evident audit trail (SQLite's migration 19). An older program
     /// still works; its events are not chained, and `events verify` reports them.

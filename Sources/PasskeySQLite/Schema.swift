@@ -8,7 +8,7 @@ enum Schema {
     /// bump of `user_version`.
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +76,23 @@ enum Schema {
             }
         }
     }
+
+    /// Version 20: recoveries made to wait (`--recovery-delay`). Only adds.
+    static let migration20: [String] = [
+        """
+        CREATE TABLE recovery_requests (
+            id_hash     BLOB    NOT NULL PRIMARY KEY CHECK (length(id_hash) = 32),
+            public_id   TEXT    NOT NULL UNIQUE,
+            user_handle BLOB    NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            created_at  INTEGER NOT NULL,
+            ready_at    INTEGER NOT NULL,
+            ip          TEXT,
+            user_agent  TEXT,
+            state       TEXT    NOT NULL CHECK (state IN ('waiting', 'cancelled', 'claimed'))
+        ) STRICT
+        """,
+        "CREATE INDEX recovery_requests_by_user ON recovery_requests (user_handle, state)",
+    ]
 
     /// Version 19: the tamper-evident audit trail (accounts.md): each event's `prev_hash` and
     /// `hash`, the chain's head row, and signed checkpoints. Events stored before it stay

@@ -23,3 +23,37 @@ extension SessionRecord {
     /// A recovery session: opened by a recovery code, it can only register a new passkey.
     public var isRecovery: Bool { via == Self.recoveryVia }
 }
+
+/// A recovery made to wait (`--recovery-delay`, accounts.md "Account recovery"): a spent recovery
+/// code that opens its recovery session only at `readyAt`, unless a signed-in session of the
+/// account cancels it first. The person recovering holds a token whose SHA-256 is `idHash`; the
+/// account's owner sees and cancels it by `publicID`.
+public struct RecoveryRequestRecord: Sendable, Equatable {
+    public enum State: String, Sendable {
+        case waiting, cancelled, claimed
+    }
+
+    public var idHash: [UInt8]
+    public var publicID: String
+    public var userHandle: [UInt8]
+    public var createdAt: Date
+    public var readyAt: Date
+    /// Who asked: the client address and `User-Agent`, shown to the owner.
+    public var ip: String?
+    public var userAgent: String?
+    public var state: State
+
+    public init(
+        idHash: [UInt8], publicID: String, userHandle: [UInt8], createdAt: Date, readyAt: Date, ip: String?, userAgent: String?,
+        state: State = .waiting
+    ) {
+        self.idHash = idHash
+        self.publicID = publicID
+        self.userHandle = userHandle
+        self.createdAt = createdAt
+        self.readyAt = readyAt
+        self.ip = ip
+        self.userAgent = userAgent
+        self.state = state
+    }
+}

@@ -95,6 +95,12 @@ struct ConfigurationResolver {
             guard ["on", "off"].contains(recovery) else { throw ValidationError("--recovery-codes must be on or off, not \(recovery)") }
             c.recoveryCodes = recovery == "on"
         }
+        if let delay = try string(flags.recoveryDelay, "RECOVERY_DELAY"), delay != "0" {
+            guard let seconds = AccountAdministration.duration(delay), seconds <= 30 * 86400 else {
+                throw ValidationError("--recovery-delay must be 0 or a duration such as 10m, 24h or 7d (at most 30 days), not \(delay)")
+            }
+            c.recoveryDelay = seconds
+        }
         c.rateLimitRecovery = try int(flags.rateLimitRecovery, "RATE_LIMIT_RECOVERY", range: 0...1_000_000) ?? c.rateLimitRecovery
         if let group = try string(flags.adminGroup, "ADMIN_GROUP") {
             guard (try? UserName(group)) != nil else { throw ValidationError("--admin-group must be a group name (as user names are), not \(group)") }

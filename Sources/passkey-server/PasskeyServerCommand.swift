@@ -107,6 +107,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("recovery-codes"), help: ArgumentHelp("Whether users may make recovery codes to get back in after losing every passkey; a code is a password in all but name, so turn them off for passkeys only. (env: PASSKEY_RECOVERY_CODES, default on)", valueName: "on|off"))
     var recoveryCodes: String?
 
+    @Option(name: .customLong("recovery-delay"), help: ArgumentHelp("How long a recovery started with a recovery code waits before its session opens, while every signed-in session of the account can cancel it (\"this wasn't me\"): 0 (at once), or 90s, 10m, 24h, 7d; 24h is a good choice. (env: PASSKEY_RECOVERY_DELAY, default 0)", valueName: "DURATION"))
+    var recoveryDelay: String?
+
     @Option(name: .customLong("rate-limit-recovery"), help: "Recovery attempts an hour, per user name and per client address, counted before the code is checked; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_RECOVERY, default 5)")
     var rateLimitRecovery: Int?
 

@@ -163,4 +163,48 @@ import Testing
             #expect(me.json.keys.contains("recovery_codes_left") && me.json["recovery_codes_left"] is NSNull)
         }
     }
+
+    @Test func withADelayTheRecoveryWaitsAndTheOwnerCanCancelIt() async throws {
+        try await withServer({ $0.recoveryDelay = 3600 }) { server, ceremonies, client in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let codes = try await Self.codes(client, ada.session)
+            let started = try await Self.recover(client, "ada", codes[0])
+            #expect(started.status == 202 && started.setCookie == nil, "\(String(decoding: started.body, as: UTF8.self))")
+            #expect(started.json["status"] as? String == "waiting" && started.json["seconds_left"] as? Int == 3600)
+            let id = try #require(started.json["recovery_id"] as? String)
+            // The code is spent at once; wrong codes still answer as before.
+            #expect(try await Self.recover(client, "ada", codes[0]).error == "invalid_recovery_code")
+            #expect(try await Self.recover(client, "nobody", codes[1]).error == "invalid_recovery_code")
+
+            // The owner sees it and says "this wasn't me".
+            let me = try await client.get("/me", bearer: ada.session)
+            let waiting = try #require((me.json["waiting_recoveries"] as? [[String: Any]])?.first)
+            #expect(waiting["ip"] as? String == "127.0.0.1")
+            server.clock.advance(1800)
+            let status = try await client.get("/recovery/" + id)
+            #expect(status.json["status"] as? String == "waiting" && status.json["seconds_left"] as? Int == 1800 && status.setCookie == nil)
+            let publicID = try #require(waiting["id"] as? String)
+            #expect(try await client.send("DELETE", "/me/recoveries/" + publicID, bearer: ada.session).status == 200)
+            #expect(try await client.send("DELETE", "/me/recoveries/" + publicID, bearer: ada.session).status == 404)
+            server.clock.advance(1800)
+            let cancelled = try await client.get("/recovery/" + id)
+            #expect(cancelled.status == 200 && cancelled.json["status"] as? String == "cancelled" && cancelled.setCookie == nil)
+            #expect((try await client.get("/me", bearer: ada.session).json["waiting_recoveries"] as? [Any])?.isEmpty == true)
+
+            // Not cancelled: once the delay is over, the recovery session opens, once.
+            let second = try #require(try await Self.recover(client, "ada", codes[1]).json["recovery_id"] as? String)
+            #expect(try await client.get("/recovery/" + second).json["status"] as? String == "waiting")
+            server.clock.advance(3600)
+            let opened = try await client.get("/recovery/" + second)
+            #expect(opened.status == 200 && opened.json["recovery"] as? Bool == true && opened.setCookie?.contains("Max-Age=600") == true)
+            let session = try #require(opened.json["session"] as? String)
+            #expect(try await client.get("/me", bearer: session).json["recovery"] as? Bool == true)
+            #expect(try await client.get("/recovery/" + second).status == 404)
+            #expect(try await client.get("/recovery/" + Base64URL.encode([UInt8](repeating: 1, count: 32))).status == 404)
+            #expect(try await client.get("/recovery/short").status == 404)
+            // A recovery session cannot cancel the owner's veto list or anything else.
+            #expect(try await client.send("DELETE", "/me/recoveries/x", bearer: session).error == "recovery_only")
+        }
+    }
+
 }

@@ -10,6 +10,9 @@ struct RecoveryContract {
             try await RecoveryContract().recoveryCodes($0)
         },
         StoreCheck("recovery codes are per account, and go with the account") { try await RecoveryContract().perAccount($0) },
+        StoreCheck("a recovery that waits: started with its code in one write, cancelled or claimed once, only when ready") {
+            try await RecoveryContract().waitingRecovery($0)
+        },
         StoreCheck("admin tokens: unique names, found by hash, listed by name, revoked once, each change with its event") {
             try await RecoveryContract().adminTokens($0)
         },
@@ -123,4 +126,54 @@ struct RecoveryContract {
             #expect(try await store.groups(userHandle: dave.handle).isEmpty == true)
         }
     }
+
+    func waitingRecovery(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let ada = Fixture.user(name: "ada")
+            try await store.registerCredential(Fixture.credential(for: ada), newUser: ada)
+            let codes = (0..<2).map { _ in Fixture.bytes(32) }
+            try await store.replaceRecoveryCodes(userHandle: ada.handle, codeHashes: codes, at: Fixture.date(), event: nil)
+            let first = RecoveryRequestRecord(
+                idHash: Fixture.bytes(32), publicID: "r1", userHandle: ada.handle, createdAt: Fixture.date(), readyAt: Fixture.date(60_000),
+                ip: "192.0.2.1", userAgent: "UA")
+            // A code that is not the account's starts nothing.
+            #expect(try await store.startRecovery(first, codeHash: Fixture.bytes(32), event: Self.event(ada.handle, "recovery_started")) == false)
+            #expect(try await store.recoveryRequest(idHash: first.idHash) == nil)
+            #expect(try await store.startRecovery(first, codeHash: codes[0], event: Self.event(ada.handle, "recovery_started")) == true)
+            #expect(try await store.recoveryCodeCount(userHandle: ada.handle) == 1)
+            #expect(try await store.recoveryRequest(idHash: first.idHash) == first)
+            #expect(try await store.waitingRecoveries(userHandle: ada.handle) == [first])
+
+            // Not ready yet: no claim, no session.
+            var session = Fixture.session(for: ada)
+            session.via = SessionRecord.recoveryVia
+            #expect(try await store.claimRecovery(idHash: first.idHash, now: Fixture.date(59_999), session: session, event: nil) == false)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == nil)
+            // Cancelled by the owner: it can no longer be claimed, and is cancelled once.
+            #expect(try await store.cancelRecovery(publicID: "r1", userHandle: ada.handle, event: Self.event(ada.handle, "recovery_cancelled")) == true)
+            #expect(try await store.cancelRecovery(publicID: "r1", userHandle: ada.handle, event: nil) == false)
+            #expect(try await store.recoveryRequest(idHash: first.idHash)?.state == .cancelled)
+            #expect(try await store.claimRecovery(idHash: first.idHash, now: Fixture.date(60_000), session: session, event: nil) == false)
+            #expect(try await store.waitingRecoveries(userHandle: ada.handle).isEmpty)
+
+            // The second code: claimed once it is ready, with its session, once.
+            let second = RecoveryRequestRecord(
+                idHash: Fixture.bytes(32), publicID: "r2", userHandle: ada.handle, createdAt: Fixture.date(), readyAt: Fixture.date(60_000),
+                ip: nil, userAgent: nil)
+            #expect(try await store.startRecovery(second, codeHash: codes[1], event: nil) == true)
+            let bob = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+            #expect(try await store.cancelRecovery(publicID: "r2", userHandle: bob.handle, event: nil) == false)  // not bob's
+            #expect(try await store.claimRecovery(idHash: second.idHash, now: Fixture.date(60_000), session: session, event: Self.event(ada.handle, "recovery_claimed")) == true)
+            #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date())?.isRecovery == true)
+            var again = Fixture.session(for: ada)
+            again.via = SessionRecord.recoveryVia
+            #expect(try await store.claimRecovery(idHash: second.idHash, now: Fixture.date(70_000), session: again, event: nil) == false)
+            #expect(try await store.recoveryRequest(idHash: second.idHash)?.state == .claimed)
+            #expect(try await store.events(userHandle: ada.handle, before: nil, limit: 10).map(\.type) == [
+                "recovery_claimed", "recovery_cancelled", "recovery_started",
+            ])
+        }
+    }
+
 }

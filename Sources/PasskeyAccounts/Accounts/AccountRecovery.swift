@@ -38,7 +38,7 @@ extension PasskeySignIn {
     /// is looked up (a good code refused with 429 stays unspent). A wrong code, an unknown name,
     /// a disabled account and a malformed code all answer `invalid_recovery_code` after the same
     /// work: a keyed hash and one write that finds nothing to spend.
-    public func recover(userName rawName: String?, code rawCode: String?) async throws -> (RecoveryAnswer, token: String) {
+    public func recover(userName rawName: String?, code rawCode: String?) async throws -> RecoveryStart {
         guard configuration.recoveryCodes else { throw APIError.recoveryCodesOff }
         guard let rawName, let rawCode else { throw APIError.invalidRequest("user_name and code are required.") }
         let name = try? UserName(rawName)
@@ -49,13 +49,73 @@ extension PasskeySignIn {
         let live = user.flatMap { $0.disabled ? nil : $0 }
         let handle = live?.handle ?? SecureRandom.bytes(32)
         let hash = recoveryCodeHash(code ?? RecoveryCode(randomBytes: SecureRandom.bytes(10)), userHandle: handle)
+        let at = now()
+        if configuration.recoveryDelay > 0 {
+            // `--recovery-delay`: the code is spent now; the session opens only once the delay is
+            // over, unless a signed-in session of the account cancels it meanwhile.
+            let token = SecureRandom.bytes(32)
+            let client = RequestClient.current
+            let request = RecoveryRequestRecord(
+                idHash: Self.recoveryRequestHash(token), publicID: Base64URL.encode(SecureRandom.bytes(16)), userHandle: handle, createdAt: at,
+                readyAt: at.addingTimeInterval(configuration.recoveryDelay), ip: client?.address, userAgent: client?.userAgent)
+            let started = try await store.startRecovery(
+                request, codeHash: hash,
+                event: event(handle, "recovery_started", at: at, ["method": "recovery_code", "delay": String(Int(configuration.recoveryDelay))]))
+            guard started, code != nil, live != nil else { throw APIError.invalidRecoveryCode }
+            return .waiting(RecoveryWaiting(recoveryID: Base64URL.encode(token), readyAt: Self.timestamp(request.readyAt), secondsLeft: Int(configuration.recoveryDelay)))
+        }
         var (token, session) = newSession(userHandle: handle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
         session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
         let spent = try await store.redeemRecoveryCode(
             userHandle: handle, codeHash: hash, session: session,
             event: event(handle, "recovery_started", at: session.createdAt, ["method": "recovery_code"]))
         guard spent, code != nil, let live else { throw APIError.invalidRecoveryCode }
-        return (RecoveryAnswer(userName: live.name, session: token), token)
+        return .opened(RecoveryAnswer(userName: live.name, session: token), token: token)
+    }
+
+    /// A waiting recovery's token, as its request is stored.
+    static func recoveryRequestHash(_ token: [UInt8]) -> [UInt8] { Digest.sha256.hash(Array("recovery-request:".utf8) + token) }
+
+    /// `GET /recovery/{id}`: how long a waiting recovery has left; once it is over, its recovery
+    /// session (once). Cancelled by the owner: `status: cancelled`. Unknown or claimed: 404.
+    public func recoveryStatus(id: String) async throws -> RecoveryStart {
+        guard let token = Base64URL.decodeStrict(id), token.count == 32,
+              let request = try await store.recoveryRequest(idHash: Self.recoveryRequestHash(token))
+        else { throw APIError.notFound }
+        let at = now()
+        switch request.state {
+        case .claimed: throw APIError.notFound
+        case .cancelled: return .cancelled
+        case .waiting: break
+        }
+        guard at >= request.readyAt else {
+            return .waiting(RecoveryWaiting(
+                recoveryID: id, readyAt: Self.timestamp(request.readyAt), secondsLeft: Int(request.readyAt.timeIntervalSince(at).rounded(.up))))
+        }
+        guard let user = try await store.user(handle: request.userHandle) else { throw APIError.notFound }
+        if user.disabled { throw APIError.accountDisabled }
+        var (sessionToken, session) = newSession(userHandle: user.handle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
+        session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
+        guard try await store.claimRecovery(
+            idHash: request.idHash, now: at, session: session, event: event(user.handle, "recovery_claimed", at: at, ["recovery": request.publicID]))
+        else { throw APIError.notFound }
+        return .opened(RecoveryAnswer(userName: user.name, session: sessionToken), token: sessionToken)
+    }
+
+    /// The account's waiting recoveries, for `GET /me` (the page's "this wasn't me" banner).
+    public func waitingRecoveries(_ userHandle: [UInt8]) async throws -> [MeResponse.WaitingRecovery] {
+        try await store.waitingRecoveries(userHandle: userHandle).map {
+            MeResponse.WaitingRecovery(id: $0.publicID, createdAt: Self.timestamp($0.createdAt), readyAt: Self.timestamp($0.readyAt), ip: $0.ip, userAgent: $0.userAgent)
+        }
+    }
+
+    /// `DELETE /me/recoveries/{id}`: "this wasn't me": any signed-in session of the account
+    /// cancels a waiting recovery; the code it spent stays spent.
+    public func cancelRecovery(id: String, _ signedIn: SignedInUser) async throws {
+        guard try await store.cancelRecovery(
+            publicID: id, userHandle: signedIn.user.handle,
+            event: event(signedIn.user.handle, "recovery_cancelled", at: now(), ["recovery": id, "session": signedIn.sessionID]))
+        else { throw APIError.notFound }
     }
 
     /// `--rate-limit-recovery`: an hour's attempts per name and per client address.
@@ -71,6 +131,24 @@ extension PasskeySignIn {
     public func recoveryCodesLeft(_ userHandle: [UInt8]) async throws -> Int {
         try await store.recoveryCodeCount(userHandle: userHandle)
     }
+}
+
+/// What a recovery answers: its session, or that it waits (`--recovery-delay`), or that the
+/// account's owner cancelled it.
+public enum RecoveryStart: Sendable {
+    case opened(RecoveryAnswer, token: String)
+    case waiting(RecoveryWaiting)
+    case cancelled
+}
+
+/// A recovery that waits: the token to ask `GET /recovery/{id}` with, and when it is ready.
+public struct RecoveryWaiting: Encodable, Sendable {
+    public var status = "waiting"
+    public let recoveryID: String
+    public let readyAt: String
+    public let secondsLeft: Int
+
+    enum CodingKeys: String, CodingKey { case status, recoveryID = "recovery_id", readyAt = "ready_at", secondsLeft = "seconds_left" }
 }
 
 /// `POST /me/recovery-codes`.

@@ -212,10 +212,22 @@ public struct MeResponse: Codable, Sendable {
     public var recoveryCodesLeft: Int?
     /// The session asking is a recovery session: it can only register a passkey.
     public var recovery = false
+    /// Recoveries of the account that wait out `--recovery-delay`: the page's "this wasn't me".
+    public struct WaitingRecovery: Codable, Sendable {
+        enum CodingKeys: String, CodingKey { case id, createdAt = "created_at", readyAt = "ready_at", ip, userAgent = "user_agent" }
+
+        public let id: String
+        public let createdAt: String
+        public let readyAt: String
+        public let ip: String?
+        public let userAgent: String?
+    }
+    public var waitingRecoveries: [WaitingRecovery] = []
 
     enum CodingKeys: String, CodingKey {
         case userName = "user_name", displayName = "display_name", userId = "user_id", rpId = "rp_id", credentials, apple
         case pushDevices = "push_devices", groups, applications, recoveryCodesLeft = "recovery_codes_left", recovery
+        case waitingRecoveries = "waiting_recoveries"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -231,5 +243,6 @@ public struct MeResponse: Codable, Sendable {
         try c.encode(applications, forKey: .applications)
         try c.encode(recoveryCodesLeft, forKey: .recoveryCodesLeft)
         try c.encode(recovery, forKey: .recovery)
+        try c.encode(waitingRecoveries, forKey: .waitingRecoveries)
     }
 }

@@ -116,6 +116,7 @@ extension PasskeySignIn {
         me.groups = try await store.groups(userHandle: session.user.handle)
         if configuration.recoveryCodes { me.recoveryCodesLeft = try await store.recoveryCodeCount(userHandle: session.user.handle) }
         me.recovery = session.isRecovery
+        if !session.isRecovery { me.waitingRecoveries = try await waitingRecoveries(session.user.handle) }
         return me
     }
 

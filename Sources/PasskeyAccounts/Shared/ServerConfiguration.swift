@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var recoveryCodes: Bool = true
     /// Recovery attempts an hour, per name and per client address (`--rate-limit-recovery`).
     public var rateLimitRecovery: Int = 5
+    /// How long a recovery started with a code waits for the owner's veto (`--recovery-delay`),
+    /// in seconds; 0: it opens at once.
+    public var recoveryDelay: TimeInterval = 0
     /// The group whose members may use the admin API and page (`--admin-group`).
     public var adminGroup: String = "admins"
     /// `residentKey` in the registration options, and the weakest a request may ask for

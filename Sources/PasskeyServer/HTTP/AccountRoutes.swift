@@ -47,10 +47,15 @@ extension Routes {
                 enum CodingKeys: String, CodingKey { case userName = "user_name", code }
             }
             let body = try Self.decode(Recovery.self, try await Self.body(request))
-            let (answer, token) = try await service.recover(userName: body.userName, code: body.code)
-            var response = try Self.json(answer)
-            response.headers[.setCookie] = sessionCookie(token, maxAge: Int(PasskeySignIn.recoverySessionTTL), request: request)
-            return response
+            return try recovery(try await service.recover(userName: body.userName, code: body.code), request: request)
+        }
+        router.get("/recovery/:id") { request, context in
+            try recovery(try await service.recoveryStatus(id: context.parameters.get("id") ?? ""), request: request)
+        }
+        router.delete("/me/recoveries/:id") { request, context in
+            guard let session = try await session(request) else { throw APIError.unauthorized }
+            try await service.cancelRecovery(id: context.parameters.get("id") ?? "", session)
+            return Self.json(["status": "cancelled"])
         }
         router.get("/me/sessions") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
@@ -104,4 +109,22 @@ extension Routes {
             return Self.json(["status": "ok"])
         }
     }
+
+    /// A recovery's answer: its session and cookie (200), that it waits (202), or that the
+    /// account's owner cancelled it (200, `status: cancelled`).
+    func recovery(_ start: RecoveryStart, request: Request) throws -> Response {
+        switch start {
+        case .opened(let answer, let token):
+            var response = try Self.json(answer)
+            response.headers[.setCookie] = sessionCookie(token, maxAge: Int(PasskeySignIn.recoverySessionTTL), request: request)
+            return response
+        case .waiting(let waiting):
+            var response = try Self.json(waiting)
+            response.status = .accepted
+            return response
+        case .cancelled:
+            return Self.json(["status": "cancelled"])
+        }
+    }
+
 }

@@ -49,6 +49,8 @@ public enum RoutePaths {
         "/me/sessions/{id}": Policy(methods: [.delete]),
         "/me/recovery-codes": Policy(methods: [.post]),
         "/recovery": Policy(methods: [.post], ceremony: true),
+        "/recovery/{id}": Policy(methods: [.get], ceremony: true),
+        "/me/recoveries/{id}": Policy(methods: [.delete]),
         "/admin": Policy(methods: [.get]),
         "/admin/api/users": Policy(methods: [.get, .post]),
         "/admin/api/users/{sub}": Policy(methods: [.get, .patch, .delete]),
