@@ -5,12 +5,13 @@ internal import PostgresNIO
 
 /// The OpenID provider's clients.
 extension PostgresPasskeyStore {
-    public func insertClient(_ client: ClientRecord) async throws -> Bool {
+    public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
         let c = client
         let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
         let created = try c.createdAt.storeMilliseconds()
-        return try await write { db in
-            try await Self.count(
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let inserted = try await Self.count(
                 db.query(
                     """
                     INSERT INTO oauth_clients (
@@ -24,6 +25,8 @@ extension PostgresPasskeyStore {
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id
                     """, logger: Self.quiet)) == 1
+            if inserted { try await Self.insert(db, eventRow) }
+            return inserted
         }
     }
 
@@ -52,9 +55,12 @@ extension PostgresPasskeyStore {
         }
     }
 
-    public func deleteClient(id: String) async throws -> Bool {
-        try await write { db in
-            try await Self.count(db.query("DELETE FROM oauth_clients WHERE id = \(id) RETURNING id", logger: Self.quiet)) == 1
+    public func deleteClient(id: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let deleted = try await Self.count(db.query("DELETE FROM oauth_clients WHERE id = \(id) RETURNING id", logger: Self.quiet)) == 1
+            if deleted { try await Self.insert(db, eventRow) }
+            return deleted
         }
     }
 }

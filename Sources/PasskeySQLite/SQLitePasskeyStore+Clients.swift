@@ -8,7 +8,8 @@ extension SQLitePasskeyStore {
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, created_at
         """
 
-    public func insertClient(_ client: ClientRecord) async throws -> Bool {
+    public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
         let arguments: [SQLiteValue] = [
             .text(client.id), .optionalText(client.name), .bool(client.isPublic), .optionalBlob(client.secretHash),
             try ListCoding.encode(strings: client.redirectURIs), try ListCoding.encode(strings: client.postLogoutRedirectURIs),
@@ -21,7 +22,9 @@ extension SQLitePasskeyStore {
             try db.execute(
                 "INSERT OR IGNORE INTO oauth_clients (\(Self.clientColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments)
-            return try db.changes() == 1
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
         }
     }
 
@@ -45,10 +48,13 @@ extension SQLitePasskeyStore {
         }
     }
 
-    public func deleteClient(id: String) async throws -> Bool {
-        try await database.write { db in
+    public func deleteClient(id: String, event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
             try db.execute("DELETE FROM oauth_clients WHERE id = ?", [.text(id)])
-            return try db.changes() == 1
+            guard try db.changes() == 1 else { return false }
+            try Self.insertEvent(db, eventArguments)
+            return true
         }
     }
 

@@ -342,14 +342,14 @@ public protocol PasskeyStore: Sendable {
     // MARK: OpenID provider clients
 
     /// Stores a new client; false (nothing written) when its id is taken.
-    func insertClient(_ client: ClientRecord) async throws -> Bool
+    func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool
     func client(id: String) async throws -> ClientRecord?
     /// Every client, by id.
     func clients() async throws -> [ClientRecord]
     /// Replaces a confidential client's secret hash; false when there is no such confidential client.
     func replaceClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool
     /// Removes a client; false when there was none.
-    func deleteClient(id: String) async throws -> Bool
+    func deleteClient(id: String, event: AuditEvent?) async throws -> Bool
 
     // MARK: OpenID provider authorizations and grants
 
@@ -406,6 +406,10 @@ public protocol PasskeyStore: Sendable {
 
 /// The calls without an audit event, for callers that have none to store.
 extension PasskeyStore {
+    /// A client kept, or removed, without an event (the command line's and the tests' writes).
+    public func insertClient(_ client: ClientRecord) async throws -> Bool { try await insertClient(client, event: nil) }
+    public func deleteClient(id: String) async throws -> Bool { try await deleteClient(id: id, event: nil) }
+
     @discardableResult
     public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]? = nil) async throws -> Bool {
         try await spendCeremony(challenge: challenge, kind: kind, markCloned: credentialID, event: nil)

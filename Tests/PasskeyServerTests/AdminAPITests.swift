@@ -175,6 +175,13 @@ import Testing
             #expect(bad.status == 400)
             #expect(try await Self.send(client, "DELETE", "/admin/api/clients/wiki", token: token).status == 200)
             #expect(try await Self.send(client, "DELETE", "/admin/api/clients/wiki", token: token).status == 404)
+            // Both changes are audit events naming the admin; the refused one is none.
+            let addedEvents = try await client.get("/admin/api/events?type=client_added", bearer: token)
+            let removed = try await client.get("/admin/api/events?type=client_removed", bearer: token)
+            for page in [addedEvents, removed] {
+                let events = page.json["events"] as? [[String: Any]] ?? []
+                #expect(events.count == 1 && (events.first?["details"] as? [String: String]) == ["client_id": "wiki", "by": "token:ci"])
+            }
         }
     }
 }

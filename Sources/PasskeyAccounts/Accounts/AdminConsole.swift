@@ -268,8 +268,7 @@ public struct AdminConsole: Sendable {
     public func addClient(_ body: [String: JSONValue], by admin: Admin) async throws -> JSONValue {
         let registration = try ClientRegistry.registration(json: body)
         do {
-            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: passkeys.now())
-            passkeys.logger.info("client added", metadata: ["client_id": "\(client.id)", "by": "\(admin.name)"])
+            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: passkeys.now(), by: admin.name)
             return ClientRegistry.json(client, secret: secret)
         } catch let failure as ClientRegistry.Failure {
             throw APIError.invalidRequest(failure.description)
@@ -278,8 +277,9 @@ public struct AdminConsole: Sendable {
 
     /// `DELETE clients/{id}`.
     public func removeClient(_ id: String, by admin: Admin) async throws {
-        guard try await store.deleteClient(id: id) else { throw APIError.notFound }
-        passkeys.logger.info("client removed", metadata: ["client_id": "\(id)", "by": "\(admin.name)"])
+        guard try await store.deleteClient(id: id, event: Self.adminEvent([], "client_removed", passkeys.now(), admin, ["client_id": id])) else {
+            throw APIError.notFound
+        }
     }
 
     /// `GET groups`: every group with its member count.

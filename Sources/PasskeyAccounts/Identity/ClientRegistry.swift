@@ -51,7 +51,7 @@ public struct ClientRegistry: Sendable {
 
     /// Registers a client; returns it and, for a confidential client, its secret (shown only
     /// here; the store keeps its SHA-256).
-    public func add(_ registration: Registration, now: Date) async throws -> (client: ClientRecord, secret: String?) {
+    public func add(_ registration: Registration, now: Date, by actor: String = "command line") async throws -> (client: ClientRecord, secret: String?) {
         let checked = try Self.check(registration)
         let secret = checked.isPublic ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
         let client = ClientRecord(
@@ -61,7 +61,8 @@ public struct ClientRegistry: Sendable {
             introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
             requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
             refresh: checked.refresh, createdAt: now)
-        guard try await store.insertClient(client) else {
+        let event = AuditEvent(userHandle: [], type: "client_added", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: ["client_id": checked.id, "by": actor])
+        guard try await store.insertClient(client, event: event) else {
             throw Failure(description: "a client with the id \(checked.id) exists already")
         }
         return (client, secret)
@@ -86,8 +87,9 @@ public struct ClientRegistry: Sendable {
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
-    public func remove(_ id: String) async throws {
-        guard try await store.deleteClient(id: id) else { throw Failure(description: "no client has the id \(id)") }
+    public func remove(_ id: String, now: Date = Date()) async throws {
+        let event = AuditEvent(userHandle: [], type: "client_removed", at: now, ip: nil, userAgent: nil, details: ["client_id": id, "by": "command line"])
+        guard try await store.deleteClient(id: id, event: event) else { throw Failure(description: "no client has the id \(id)") }
     }
 
     /// Whether `secret` is the client's: its SHA-256 compared in constant time.
