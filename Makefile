@@ -37,6 +37,7 @@ unit-tests:
 browser-test:
 	python3 Tests/Browser/browser_test.py --server-binary $(BINARY)
 	python3 Tests/Browser/admin_test.py --server-binary $(BINARY)
+	python3 Tests/Browser/recovery_delay_test.py --server-binary $(BINARY)
 
 # Real OpenID relying parties against the server: an Authlib application (PyPI, pinned, in
 # .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,

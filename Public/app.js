@@ -27,7 +27,7 @@ import "./js/prf-note.js";
 import { ServerError, api, authorization, describeError, deviceCode, el, invitation, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
-import "./js/recovery.js";
+import { resumeRecoveryWait } from "./js/recovery.js";
 
 // ---------------------------------------------------------------- start-up
 
@@ -62,6 +62,8 @@ async function start() {
     showSignedOut();
     setStatus("error", describeError(error), error);
   }
+  // A recovery this tab waits for (--recovery-delay) goes on waiting after a reload.
+  if (!state.account) resumeRecoveryWait();
   // Back from Sign in with Apple's callback: report a refusal, or ask to confirm a link; then
   // clean the address.
   const appleError = pageOptions.get("error");

@@ -115,6 +115,7 @@ export function showSignedIn(account) {
   el.siwaLink.hidden = !state.apple || Boolean(apple);
   el.siwaUnlink.hidden = !apple;
   showRecoveryCodesLeft(account.recovery_codes_left);
+  showWaitingRecoveries(account.waiting_recoveries);
   el.signedOut.hidden = true;
   el.recoveryView.hidden = true;
   el.signedIn.hidden = false;
@@ -131,6 +132,47 @@ function showRecoveryCodesLeft(left) {
     : left === 0 ? "You have no recovery codes."
     : left === 1 ? "You have 1 recovery code left."
     : `You have ${left} recovery codes left.`;
+}
+
+// Recoveries of this account waiting out --recovery-delay (`waiting_recoveries`): a banner at the
+// top of the account view, one line each with "This wasn't me" (DELETE /me/recoveries/{id}).
+function showWaitingRecoveries(recoveries) {
+  const list = Array.isArray(recoveries) ? recoveries : [];
+  el.recoveryBannerList.replaceChildren(...list.map(waitingRecoveryItem));
+  el.recoveryBanner.dataset.count = String(list.length);
+  el.recoveryBanner.hidden = list.length === 0;
+}
+
+function waitingRecoveryItem(recovery, index) {
+  const li = document.createElement("li");
+  li.className = "waiting-recovery";
+  li.dataset.id = recovery.id;
+  const text = document.createElement("span");
+  text.className = "waiting-recovery-text";
+  text.textContent = `Someone started recovering this account on ${formatTime(recovery.created_at) ?? "an unknown date"} ` +
+    `from ${recovery.ip || "an unknown address"} (${describeAgent(recovery.user_agent)}); ` +
+    `it opens at ${formatTime(recovery.ready_at) ?? "an unknown time"}.`;
+  const cancel = document.createElement("button");
+  cancel.type = "button";
+  cancel.id = `recovery-cancel-${index}`;
+  cancel.className = "danger recovery-cancel";
+  cancel.dataset.id = recovery.id;
+  cancel.textContent = "This wasn't me";
+  cancel.addEventListener("click", () => {
+    runCeremony("Stopping the recovery…", async () => {
+      await api("DELETE", `/me/recoveries/${encodeURIComponent(recovery.id)}`);
+      await refreshAccount();
+      setStatus("ok", "Recovery stopped. Someone has one of your recovery codes: make new ones.");
+    });
+  });
+  li.append(text, cancel);
+  return li;
+}
+
+function hideWaitingRecoveries() {
+  el.recoveryBannerList.replaceChildren();
+  delete el.recoveryBanner.dataset.count;
+  el.recoveryBanner.hidden = true;
 }
 
 // New codes, shown once (they are in the page until dismissed or signed out, never stored).
@@ -155,6 +197,7 @@ export function showRecovery(account) {
   state.account = account;
   el.recoveryWho.textContent = `Signed in as ${account.user_name} with a recovery code.`;
   el.recoveryWho.dataset.userName = account.user_name;
+  hideWaitingRecoveries();
   el.signedOut.hidden = true;
   el.signedIn.hidden = true;
   el.recoveryView.hidden = false;
@@ -195,7 +238,11 @@ function describeEvent(event) {
     case "account_disabled": return "The account was disabled by an operator";
     case "account_enabled": return "The account was enabled by an operator";
     case "recovery_codes_created": return `New recovery codes made${d.count ? ` (${d.count})` : ""}; the old ones no longer work`;
-    case "recovery_started": return "A recovery code was used to get back in";
+    case "recovery_started": return d.delay
+      ? "A recovery code was used to start a recovery that waits"
+      : "A recovery code was used to get back in";
+    case "recovery_claimed": return "A waiting recovery was opened with its recovery code";
+    case "recovery_cancelled": return "A waiting recovery was stopped (“This wasn't me”)";
     case "reset_link_created": return "An operator made a reset link for this account";
     case "display_name_changed": return `Display name changed${d.display_name ? ` to ${d.display_name}` : ""}`;
     case "group_joined": case "group_added": return `Joined the group ${d.group ?? "?"}`;
@@ -361,6 +408,7 @@ export function showSignedOut() {
   el.whoami.textContent = "Signed in";
   delete el.whoami.dataset.userName;
   hideNewRecoveryCodes();
+  hideWaitingRecoveries();
   el.recoveryWho.textContent = "";
   delete el.recoveryWho.dataset.userName;
   el.signedIn.hidden = true;

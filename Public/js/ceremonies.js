@@ -62,7 +62,7 @@ async function conditionalCeremony(signal, renewAfter) {
   }
 }
 
-async function stopConditional() {
+export async function stopConditional() {
   const pending = state.conditional;
   if (!pending) return;
   state.conditional = null;

@@ -102,6 +102,7 @@ export const el = {
   prfDecrypt: document.querySelector("#prf-decrypt"),
   activity: document.querySelector("#activity"),
   activityMore: document.querySelector("#activity-more"),
+  recovery: document.querySelector("#recovery"),
   recoveryForm: document.querySelector("#recovery-form"),
   recoveryName: document.querySelector("#recovery-name"),
   recoveryCode: document.querySelector("#recovery-code"),
@@ -116,6 +117,14 @@ export const el = {
   recoveryCodesNew: document.querySelector("#recovery-codes-new"),
   recoveryCodesList: document.querySelector("#recovery-codes-list"),
   recoveryCodesDone: document.querySelector("#recovery-codes-done"),
+  recoveryWaiting: document.querySelector("#recovery-waiting"),
+  recoveryWaitingText: document.querySelector("#recovery-waiting-text"),
+  recoveryCountdown: document.querySelector("#recovery-countdown"),
+  recoveryCheck: document.querySelector("#recovery-check"),
+  recoveryWaitingNow: document.querySelector("#recovery-waiting-now"),
+  recoveryEnded: document.querySelector("#recovery-ended"),
+  recoveryBanner: document.querySelector("#recovery-banner"),
+  recoveryBannerList: document.querySelector("#recovery-banner-list"),
   status: document.querySelector("#status"),
 };
 

@@ -47,10 +47,10 @@ extension Routes {
                 enum CodingKeys: String, CodingKey { case userName = "user_name", code }
             }
             let body = try Self.decode(Recovery.self, try await Self.body(request))
-            return try recovery(try await service.recover(userName: body.userName, code: body.code), request: request)
+            return try recovery(try await service.recover(userName: body.userName, code: body.code), started: true, request: request)
         }
         router.get("/recovery/:id") { request, context in
-            try recovery(try await service.recoveryStatus(id: context.parameters.get("id") ?? ""), request: request)
+            try recovery(try await service.recoveryStatus(id: context.parameters.get("id") ?? ""), started: false, request: request)
         }
         router.delete("/me/recoveries/:id") { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
@@ -110,9 +110,9 @@ extension Routes {
         }
     }
 
-    /// A recovery's answer: its session and cookie (200), that it waits (202), or that the
-    /// account's owner cancelled it (200, `status: cancelled`).
-    func recovery(_ start: RecoveryStart, request: Request) throws -> Response {
+    /// A recovery's answer: its session and cookie (200), that it waits (202 when `started` now,
+    /// 200 when asked again), or that the account's owner cancelled it (200, `status: cancelled`).
+    func recovery(_ start: RecoveryStart, started: Bool, request: Request) throws -> Response {
         switch start {
         case .opened(let answer, let token):
             var response = try Self.json(answer)
@@ -120,7 +120,7 @@ extension Routes {
             return response
         case .waiting(let waiting):
             var response = try Self.json(waiting)
-            response.status = .accepted
+            if started { response.status = .accepted }
             return response
         case .cancelled:
             return Self.json(["status": "cancelled"])
