@@ -134,6 +134,7 @@ public struct PasskeyApplication: Sendable {
     public func run() async throws {
         var application = application
         application.addServices(sweeper)
+        application.addServices(AuditSealerService(store: store, logger: sweeper.logger))
         if let metricsApplication { application.addServices(metricsApplication) }
         do {
             try await application.runService()
@@ -248,6 +249,26 @@ struct SweeperService: Service {
                 logger.error("sweeping expired rows failed", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
+        }
+    }
+}
+
+/// Seals new audit events into the chain every second (PostgreSQL links them after their
+/// commit, so that no commit waits for another's; on SQLite there is never anything to seal).
+struct AuditSealerService: Service {
+    let store: any PasskeyStore
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                try await store.sealAuditChain()
+            } catch where Task.isCancelled {
+                break
+            } catch {
+                logger.error("sealing audit events into the chain failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
         }
     }
 }

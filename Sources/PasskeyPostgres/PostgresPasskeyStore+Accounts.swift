@@ -238,23 +238,16 @@ extension PostgresPasskeyStore {
     // MARK: Audit events
 
     /// Inserts an event in the caller's transaction (nothing for nil).
-    /// The event is linked to the audit chain's head, locked for the rest of the transaction so
-    /// that events chain in the order they commit, from any instance; PostgreSQL's own `sha256`
-    /// computes `SHA-256(prev_hash ‖ canonical JSON)`, as AuditChain.link does.
+    /// Inserts an event in the caller's transaction (nothing for nil). It joins the audit chain
+    /// when `sealAuditChain` next runs (within a second, from any instance): linking it here
+    /// would lock the chain's head until this transaction's commit, and every commit of every
+    /// instance would wait for the one before it.
     static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
         guard let e else { return }
         try await db.query(
             """
-            WITH head AS (
-                SELECT head_hash FROM audit_chain WHERE id = 1 FOR UPDATE
-            ), inserted AS (
-                INSERT INTO events (user_handle, type, at, ip, user_agent, details, prev_hash, hash)
-                SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details), head.head_hash,
-                    sha256(head.head_hash || \(e.canonical))
-                FROM head
-                RETURNING id, hash
-            )
-            UPDATE audit_chain SET head_id = inserted.id, head_hash = inserted.hash FROM inserted WHERE audit_chain.id = 1
+            INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+            VALUES (\(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details))
             """, logger: quiet)
     }
 
@@ -292,26 +285,94 @@ extension PostgresPasskeyStore {
 
     public func deleteEvents(olderThan cutoff: Date) async throws -> Int {
         let cutoff = try cutoff.storeMilliseconds()
+        // What is written by now joins the chain first, so that retention sees all of it.
+        try await sealAuditChain()
         return try await transaction { db in
-            // A whole prefix, under the chain's lock: the events before the first one that is not
-            // older than the cutoff; the chain then starts at the last deleted one's hash.
+            // A whole prefix of the chain, under its lock: the sealed events before the first
+            // sealed one that is not older than the cutoff; the chain then starts at the last
+            // deleted one's hash. Events not sealed yet wait for a later sweep.
             try await db.query("SELECT 1 FROM audit_chain WHERE id = 1 FOR UPDATE", logger: Self.quiet)
             guard let last = try await Self.first(
                 db.query(
                     """
-                    SELECT id, hash FROM events
-                    WHERE id < coalesce((SELECT min(id) FROM events WHERE at >= \(cutoff)), 9223372036854775807)
-                    ORDER BY id DESC LIMIT 1
+                    SELECT chain_seq, hash FROM events
+                    WHERE chain_seq < coalesce(
+                        (SELECT min(chain_seq) FROM events WHERE at >= \(cutoff) AND chain_seq IS NOT NULL), 9223372036854775807)
+                    ORDER BY chain_seq DESC LIMIT 1
                     """, logger: Self.quiet),
                 { row -> (Int64, ByteBuffer?) in (try row[0].decode(Int64.self), try row[1].decode(ByteBuffer?.self)) })
             else { return 0 }
-            let deleted = try await Self.count(db.query("DELETE FROM events WHERE id <= \(last.0) RETURNING 1", logger: Self.quiet))
+            let deleted = try await Self.count(db.query("DELETE FROM events WHERE chain_seq <= \(last.0) RETURNING 1", logger: Self.quiet))
             if let hash = last.1 {
                 try await db.query("UPDATE audit_chain SET start_hash = \(hash) WHERE id = 1", logger: Self.quiet)
             }
             return deleted
         }
     }
+
+    /// Links the events not in the audit chain yet, in the order of their ids, after the
+    /// chain's head: each gets its place (`chain_seq`), `prev_hash` and `hash`, and the head
+    /// moves, in one transaction under the head's lock (so instances seal one after another).
+    /// An event that commits later with a smaller id simply takes a later place. Answers how
+    /// many were sealed.
+    @discardableResult
+    public func sealAuditChain() async throws -> Int {
+        var total = 0
+        while true {
+            let sealed = try await transaction { db -> Int in
+                guard let head = try await Self.first(
+                    db.query("SELECT head_hash, head_seq FROM audit_chain WHERE id = 1 FOR UPDATE", logger: Self.quiet),
+                    { row -> ([UInt8], Int64) in
+                        var c = Cursor(row)
+                        return (try c.bytes(), try c.next())
+                    })
+                else { return 0 }
+                let pending = try await Self.all(
+                    db.query(
+                        """
+                        SELECT id, user_handle, type, at, ip, user_agent, details FROM events
+                        WHERE chain_seq IS NULL ORDER BY id LIMIT \(Self.sealBatch)
+                        """, logger: Self.quiet)
+                ) { row -> ChainedEvent in
+                    var c = Cursor(row)
+                    return ChainedEvent(
+                        id: try c.next(), userHandle: try c.bytes(), type: try c.next(), atMilliseconds: try c.next(), ip: try c.next(),
+                        userAgent: try c.next(), details: try c.next(), prevHash: nil, hash: nil)
+                }
+                guard !pending.isEmpty else { return 0 }
+                var previous = head.0
+                var ids: [Int64] = [], prevs: [ByteBuffer] = [], hashes: [ByteBuffer] = [], seqs: [Int64] = []
+                for (offset, event) in pending.enumerated() {
+                    let details = (try? EventDetails.decode(event.details)) ?? ["unreadable_details": event.details]
+                    let hash = AuditChain.link(
+                        previous: previous,
+                        canonical: AuditChain.canonical(
+                            userHandle: event.userHandle, type: event.type, atMilliseconds: event.atMilliseconds, ip: event.ip,
+                            userAgent: event.userAgent, details: details))
+                    ids.append(event.id)
+                    prevs.append(ByteBuffer(bytes: previous))
+                    hashes.append(ByteBuffer(bytes: hash))
+                    seqs.append(head.1 + Int64(offset) + 1)
+                    previous = hash
+                }
+                try await db.query(
+                    """
+                    UPDATE events AS e SET prev_hash = v.prev_hash, hash = v.hash, chain_seq = v.chain_seq
+                    FROM unnest(\(ids)::bigint[], \(prevs)::bytea[], \(hashes)::bytea[], \(seqs)::bigint[]) AS v(id, prev_hash, hash, chain_seq)
+                    WHERE e.id = v.id
+                    """, logger: Self.quiet)
+                let lastHash = ByteBuffer(bytes: previous)
+                try await db.query(
+                    "UPDATE audit_chain SET head_id = \(ids[ids.count - 1]), head_hash = \(lastHash), head_seq = \(seqs[seqs.count - 1]) WHERE id = 1",
+                    logger: Self.quiet)
+                return pending.count
+            }
+            total += sealed
+            if sealed < Self.sealBatch { return total }
+        }
+    }
+
+    static let sealBatch = 2000
 
     public func auditChainState() async throws -> AuditChainState {
         try await withConnection { db in
@@ -330,14 +391,16 @@ extension PostgresPasskeyStore {
             try await Self.all(
                 db.query(
                     """
-                    SELECT id, user_handle, type, at, ip, user_agent, details, prev_hash, hash FROM events
-                    WHERE id > \(after) ORDER BY id LIMIT \(limit)
+                    SELECT id, user_handle, type, at, ip, user_agent, details, prev_hash, hash, chain_seq FROM events
+                    WHERE chain_seq > \(after) ORDER BY chain_seq LIMIT \(limit)
                     """, logger: Self.quiet)
             ) { row in
                 var c = Cursor(row)
-                return ChainedEvent(
+                var event = ChainedEvent(
                     id: try c.next(), userHandle: try c.bytes(), type: try c.next(), atMilliseconds: try c.next(), ip: try c.next(),
                     userAgent: try c.next(), details: try c.next(), prevHash: try c.optionalBytes(), hash: try c.optionalBytes())
+                event.position = try c.next()
+                return event
             }
         }
     }

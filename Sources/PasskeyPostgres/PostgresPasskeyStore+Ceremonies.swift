@@ -143,31 +143,14 @@ extension PostgresPasskeyStore {
                     UPDATE sessions SET auth_time = \(s.authTime), user_verified = \(s.userVerified)
                     WHERE \(renewing) AND token_hash = \(s.tokenHash) AND user_handle = \(s.userHandle) AND expires_at > \(at)
                       AND EXISTS (SELECT 1 FROM applied)
-                ), head AS (
-                    -- The audit chain's head, locked until commit (see insert(_:_:)); taken only
-                    -- when an event is written.
-                    SELECT head_hash FROM audit_chain
-                    WHERE id = 1 AND ((\(signedInRow != nil) AND EXISTS (SELECT 1 FROM applied))
-                        OR (\(regressionRow != nil) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)))
-                    FOR UPDATE
                 ), signed_in AS (
-                    INSERT INTO events (user_handle, type, at, ip, user_agent, details, prev_hash, hash)
-                    SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details), head.head_hash,
-                        sha256(head.head_hash || \(e.canonical))
-                    FROM head
+                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                    SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details)
                     WHERE \(signedInRow != nil) AND EXISTS (SELECT 1 FROM applied)
-                    RETURNING id, hash
                 ), regressed AS (
-                    INSERT INTO events (user_handle, type, at, ip, user_agent, details, prev_hash, hash)
-                    SELECT \(r.userHandle), \(r.type), \(r.at), \(r.ip), \(r.userAgent), \(r.details), head.head_hash,
-                        sha256(head.head_hash || \(r.canonical))
-                    FROM head
+                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                    SELECT \(r.userHandle), \(r.type), \(r.at), \(r.ip), \(r.userAgent), \(r.details)
                     WHERE \(regressionRow != nil) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
-                    RETURNING id, hash
-                ), chained AS (
-                    UPDATE audit_chain SET head_id = linked.id, head_hash = linked.hash
-                    FROM (SELECT id, hash FROM signed_in UNION ALL SELECT id, hash FROM regressed) AS linked
-                    WHERE audit_chain.id = 1
                 )
                 SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied)
                 """, logger: Self.quiet)

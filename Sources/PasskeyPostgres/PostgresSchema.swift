@@ -18,7 +18,7 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
-        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19,
+        migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +35,18 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 20: the audit chain is sealed after the commit instead of in it (so that no
+    /// commit waits for another's): each event's place in the chain, and the head's.
+    static let migration20 = Migration(additive: true, statements: [
+        "ALTER TABLE events ADD COLUMN chain_seq bigint",
+        "CREATE UNIQUE INDEX events_by_chain_seq ON events (chain_seq)",
+        "CREATE INDEX events_to_seal ON events (id) WHERE chain_seq IS NULL",
+        "ALTER TABLE audit_chain ADD COLUMN head_seq bigint NOT NULL DEFAULT 0",
+        // Events linked in their own write by version 18 are linked again by the sealer.
+        "UPDATE events SET prev_hash = NULL, hash = NULL",
+        "UPDATE audit_chain SET head_id = 0, head_hash = start_hash",
+    ])
 
     /// Version 19: recoveries made to wait (SQLite's migration 20).
     static let migration19 = Migration(additive: true, statements: [

@@ -112,6 +112,9 @@ public enum AuditChain {
 /// One event row as the chain sees it: its columns as stored.
 public struct ChainedEvent: Sendable, Equatable {
     public var id: Int64
+    /// Its place in the chain, the order of the walk (SQLite: the id; PostgreSQL: the place the
+    /// sealer gave it).
+    public var position: Int64
     public var userHandle: [UInt8]
     public var type: String
     public var atMilliseconds: Int64
@@ -127,6 +130,7 @@ public struct ChainedEvent: Sendable, Equatable {
         hash: [UInt8]?
     ) {
         self.id = id
+        self.position = id
         self.userHandle = userHandle
         self.type = type
         self.atMilliseconds = atMilliseconds

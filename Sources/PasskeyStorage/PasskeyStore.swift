@@ -167,8 +167,14 @@ public protocol PasskeyStore: Sendable {
 
     /// The chain's head row: where it starts, its last event and hash.
     func auditChainState() async throws -> AuditChainState
-    /// Events with an id above `after`, ascending, at most `limit`, as stored (hashes included).
+    /// Events in the chain after the place `after`, in the chain's order, at most `limit`, as
+    /// stored (hashes included). On PostgreSQL, events not sealed yet are not listed.
     func chainedEvents(after: Int64, limit: Int) async throws -> [ChainedEvent]
+    /// Links the events that are not in the chain yet and answers how many: PostgreSQL seals
+    /// after the commit (the server does it every second); SQLite links in the write, and has
+    /// none to seal.
+    @discardableResult
+    func sealAuditChain() async throws -> Int
     /// Keeps a signed checkpoint.
     func insertCheckpoint(_ checkpoint: AuditCheckpoint) async throws
     /// Every checkpoint, oldest first.

@@ -21,7 +21,8 @@ struct AuditChainTests {
     }
 
     static func walk(_ store: any PasskeyStore) async throws -> ChainBreak? {
-        AuditChain.verify(try await store.chainedEvents(after: 0, limit: 10_000), state: try await store.auditChainState())
+        try await store.sealAuditChain()
+        return AuditChain.verify(try await store.chainedEvents(after: 0, limit: 10_000), state: try await store.auditChainState())
     }
 
     /// Ten events of two accounts, through the store's methods; answers their ids.
@@ -35,6 +36,7 @@ struct AuditChainTests {
                 userHandle: user.handle, type: "sign_in", at: Fixture.date(Int64(index) * 1000), ip: "192.0.2.\(index)", userAgent: "UA/\(index)",
                 details: ["name": "Passkey \(index)", "method": "passkey"]))
         }
+        try await store.sealAuditChain()
         let ids = try await store.chainedEvents(after: 0, limit: 100).map(\.id)
         #expect(ids.count == 10)
         return (ids, ada)
@@ -162,6 +164,7 @@ struct AuditChainTests {
                     signedIn: AuditEvent(userHandle: ada.handle, type: "sign_in", at: Fixture.date(1), ip: nil, userAgent: nil),
                     regression: AuditEvent(userHandle: ada.handle, type: "counter_regression", at: Fixture.date(1), ip: nil, userAgent: nil))
             }
+            try await store.sealAuditChain()
             let events = try await store.chainedEvents(after: 0, limit: 10)
             #expect(events.map(\.type) == ["sign_in", "sign_in", "counter_regression"])
             #expect(try await Self.walk(store) == nil)

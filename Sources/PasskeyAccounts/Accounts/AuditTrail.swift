@@ -25,6 +25,7 @@ public struct AuditTrail: Sendable {
     /// nil when there was nothing new.
     @discardableResult
     public func checkpoint(now: Date) async throws -> AuditCheckpoint? {
+        try await store.sealAuditChain()
         let state = try await store.auditChainState()
         guard state.headID > 0 else { return nil }
         if let last = try await store.checkpoints().last, last.eventID == state.headID { return nil }
@@ -52,24 +53,25 @@ public struct AuditTrail: Sendable {
     /// (with the signing key it names), and that the event it names, when retention kept it,
     /// still has the hash it signed.
     public func verify(now: Date) async throws -> Report {
+        try await store.sealAuditChain()
         let state = try await store.auditChainState()
         var walker = AuditChain.Walker(state: state)
         var report = Report()
         var hashes: [Int64: [UInt8]] = [:]
         let checkpoints = try await store.checkpoints()
         let wanted = Set(checkpoints.map(\.eventID))
-        var firstKept: Int64?
+        var firstKeptAt: Date?
         var after: Int64 = 0
         walk: while true {
             let page = try await store.chainedEvents(after: after, limit: Self.pageSize)
             for event in page {
-                if firstKept == nil { firstKept = event.id }
+                if firstKeptAt == nil { firstKeptAt = Date(timeIntervalSince1970: Double(event.atMilliseconds) / 1000) }
                 if let found = walker.feed(event) {
                     report.failure = found.description
                     break walk
                 }
                 if wanted.contains(event.id) { hashes[event.id] = event.hash }
-                after = event.id
+                after = event.position
             }
             if page.count < Self.pageSize {
                 if let found = walker.finish() { report.failure = found.description }
@@ -82,7 +84,7 @@ public struct AuditTrail: Sendable {
         let keys = try await signingKeys.keys(now: now)
         for checkpoint in checkpoints {
             report.checkpoints += 1
-            if let failure = check(checkpoint, keys: keys, stored: hashes[checkpoint.eventID], retainedFrom: firstKept ?? Int64.max) {
+            if let failure = check(checkpoint, keys: keys, stored: hashes[checkpoint.eventID], retainedBefore: firstKeptAt ?? .distantFuture) {
                 report.failure = "checkpoint \(checkpoint.id) (event \(checkpoint.eventID)): \(failure)"
                 return report
             }
@@ -90,7 +92,9 @@ public struct AuditTrail: Sendable {
         return report
     }
 
-    func check(_ checkpoint: AuditCheckpoint, keys: [SigningKeys.Key], stored: [UInt8]?, retainedFrom: Int64) -> String? {
+    /// `stored`: the hash the signed event has now, nil when it is not in the chain; that is
+    /// right only for a checkpoint older than every event kept (retention removed its event).
+    func check(_ checkpoint: AuditCheckpoint, keys: [SigningKeys.Key], stored: [UInt8]?, retainedBefore: Date) -> String? {
         guard let jws = try? JWS(compact: checkpoint.jws), case .string(let kid)? = jws.header["kid"],
               let key = keys.first(where: { $0.record.keyID == kid })
         else { return "its signature names no signing key this server has" }
@@ -100,10 +104,8 @@ public struct AuditTrail: Sendable {
         guard case .object(let claims)? = try? JSONValue(parsing: jws.payload),
               claims["event_id"] == .integer(checkpoint.eventID), claims["hash"] == .string(Base64URL.encode(checkpoint.hash))
         else { return "its row differs from what was signed" }
-        if checkpoint.eventID >= retainedFrom {
-            guard let stored else { return "the event it signed is gone" }
-            guard stored == checkpoint.hash else { return "the event it signed has another hash now" }
-        }
+        guard let stored else { return checkpoint.at < retainedBefore ? nil : "the event it signed is gone" }
+        guard stored == checkpoint.hash else { return "the event it signed has another hash now" }
         return nil
     }
 
