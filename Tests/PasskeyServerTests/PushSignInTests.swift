@@ -125,6 +125,26 @@ final class PushGatewayStandIn: Sendable {
         await gateway.stop()
     }
 
+    /// accounts.md: a recovery that waits is told to every enrolled phone of the account.
+    @Test func aWaitingRecoveryIsToldToTheAccountsPhones() async throws {
+        try await Self.withPush({ $0.recoveryDelay = 86400 }) { push in
+            let (session, deviceID) = try await push.enrolled("rita")
+            let codes = try await RecoveryTests.codes(push.client, session)
+            let started = try await RecoveryTests.recover(push.client, "rita", codes[0])
+            #expect(started.status == 202)
+            let sent = try await push.gateway.push(1)
+            #expect(sent["deviceId"] as? String == deviceID)
+            let data = try #require(sent["data"] as? [String: String])
+            #expect(data["notificationScenario"] == "ACCOUNT_RECOVERY")
+            let waiting = try #require((try await push.client.get("/me", bearer: session).json["waiting_recoveries"] as? [[String: Any]])?.first)
+            #expect(data["recoveryId"] == waiting["id"] as? String && data["readyAt"] == waiting["ready_at"] as? String)
+            // A wrong code tells no one.
+            #expect(try await RecoveryTests.recover(push.client, "rita", "AAAA-AAAA-AAAA-AAAA").status == 400)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(push.gateway.pushes.count == 1)
+        }
+    }
+
     @Test func enrolPushApproveAndTheBrowserIsSignedIn() async throws {
         try await Self.withPush { push in
             let (passkeySession, deviceID) = try await push.enrolled("tess")

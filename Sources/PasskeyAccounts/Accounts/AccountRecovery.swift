@@ -62,6 +62,7 @@ extension PasskeySignIn {
                 request, codeHash: hash,
                 event: event(handle, "recovery_started", at: at, ["method": "recovery_code", "delay": String(Int(configuration.recoveryDelay))]))
             guard started, code != nil, live != nil else { throw APIError.invalidRecoveryCode }
+            recoveryStarts.publish(request)
             return .waiting(RecoveryWaiting(recoveryID: Base64URL.encode(token), readyAt: Self.timestamp(request.readyAt), secondsLeft: Int(configuration.recoveryDelay)))
         }
         var (token, session) = newSession(userHandle: handle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)

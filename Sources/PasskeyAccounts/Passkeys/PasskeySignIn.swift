@@ -29,6 +29,8 @@ public final class PasskeySignIn: Sendable {
     let metrics: PasskeyMetrics
     /// Told of every session that ends by the account's own hand.
     let sessionEnds = SessionEndFeed()
+    /// Told of every recovery that starts to wait.
+    let recoveryStarts = RecoveryStartFeed()
     /// Sessions whose `last_seen_at` is being written now (at most one write each at a time).
     let sessionsBeingTouched = Mutex<Set<[UInt8]>>([])
 

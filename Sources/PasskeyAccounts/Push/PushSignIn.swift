@@ -26,6 +26,36 @@ public final class PushSignIn: Sendable {
             throw ServerStartupError(message: "--push-number-challenge must be off, seed or type-in")
         }
         self.mode = mode
+        passkeys.recoveryStarts.add { [weak self] request in self?.alertRecovery(request) }
+    }
+
+    /// A recovery of the account started to wait (`--recovery-delay`): every enabled phone of
+    /// the account is told, `notificationScenario: "ACCOUNT_RECOVERY"`, with the recovery's id
+    /// and when it opens, so that its owner can stop it from a signed-in session.
+    func alertRecovery(_ request: RecoveryRequestRecord) {
+        let provider = provider, store = store, metrics = passkeys.metrics, logger = logger, rp = passkeys.rp
+        Task.detached {
+            let devices: [PushDeviceRecord]
+            do { devices = try await store.pushDevices(userHandle: request.userHandle).filter { !$0.disabled } } catch {
+                logger.warning("could not read the phones to tell of a recovery", metadata: ["error": "\(error)"])
+                return
+            }
+            for device in devices {
+                let message = PushMessage(
+                    deviceID: device.id, deviceToken: device.deviceToken,
+                    data: [
+                        "tenantDomain": rp.id, "deviceId": device.id, "applicationName": rp.name, "notificationScenario": "ACCOUNT_RECOVERY",
+                        "recoveryId": request.publicID, "readyAt": PasskeySignIn.timestamp(request.readyAt),
+                    ],
+                    alertTitle: "Account recovery started",
+                    alertBody: "Someone started recovering your \(rp.name) account. If it was not you, stop it from a signed-in browser.")
+                let result = await provider.send(message)
+                metrics.pushDelivered(provider: provider.name, result: result.label)
+                if case .failed(let reason) = result {
+                    logger.warning("recovery alert delivery failed", metadata: ["device": "\(device.id)", "reason": "\(LogText.escaped(reason))"])
+                }
+            }
+        }
     }
 
     // MARK: Enrolment
