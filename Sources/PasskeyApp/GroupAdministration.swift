@@ -11,16 +11,16 @@ public enum GroupAdministration {
     public enum Action: Sendable {
         case add(user: String, group: String)
         case remove(user: String, group: String)
-        case list
+        case list(json: Bool)
         case disable(user: String)
         case enable(user: String)
         case revokeSessions(user: String)
         case show(user: String)
         case delete(user: String)
-        case listUsers(query: String?, group: String?)
+        case listUsers(query: String?, group: String?, json: Bool)
         case invite(user: String, ttl: TimeInterval, origin: String, groups: [String])
         case createAdminToken(name: String)
-        case listAdminTokens
+        case listAdminTokens(json: Bool)
         case revokeAdminToken(name: String)
     }
 
@@ -61,9 +61,14 @@ public enum GroupAdministration {
                         userName: user, ttl: ttl, origin: origin, groups: joining, by: "command line", now: now)
                     // The link alone on the last line, for scripts.
                     write(link)
-                case .listUsers(let query, let group):
+                case .listUsers(let query, let group, let json):
                     for user in try await AccountAdministration(store: store).list(query: query, group: group) {
-                        write(String(decoding: user.encoded(), as: UTF8.self))
+                        guard !json else {
+                            write(String(decoding: user.encoded(), as: UTF8.self))
+                            continue
+                        }
+                        guard case .object(let o) = user, case .string(let name)? = o["user_name"], case .string(let sub)? = o["sub"] else { continue }
+                        write("\(name)\t\(sub)" + (o["disabled"] == .bool(true) ? "\tdisabled" : ""))
                     }
                 case .show(let user):
                     write(String(decoding: try await AccountAdministration(store: store).show(userName: user, now: now).encoded(), as: UTF8.self))
@@ -72,20 +77,21 @@ public enum GroupAdministration {
                     write("admin token \(name) created; it is shown only now:")
                     // The token alone on the last line, for scripts.
                     write(token)
-                case .listAdminTokens:
+                case .listAdminTokens(let json):
                     for token in try await store.adminTokens() {
-                        let object: JSONValue = .object(["name": .string(token.name), "created_at": .string(PasskeySignIn.timestamp(token.createdAt))])
-                        write(String(decoding: object.encoded(), as: UTF8.self))
+                        let created = PasskeySignIn.timestamp(token.createdAt)
+                        let object: JSONValue = .object(["name": .string(token.name), "created_at": .string(created)])
+                        write(json ? String(decoding: object.encoded(), as: UTF8.self) : "\(token.name)\tcreated \(created)")
                     }
                 case .revokeAdminToken(let name):
                     guard try await AccountAdministration(store: store).revokeAdminToken(name: name, now: now) else {
                         throw Failure(description: "no admin token is named \(name)")
                     }
                     write("admin token \(name) revoked")
-                case .list:
+                case .list(let json):
                     for group in try await groups.list() {
                         let object: JSONValue = .object(["group": .string(group.name), "members": .integer(Int64(group.members))])
-                        write(String(decoding: object.encoded(), as: UTF8.self))
+                        write(json ? String(decoding: object.encoded(), as: UTF8.self) : "\(group.name)\t\(group.members) member\(group.members == 1 ? "" : "s")")
                     }
                 }
             } catch let failure as GroupMembership.Failure {

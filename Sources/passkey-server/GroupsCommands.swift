@@ -17,11 +17,13 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the accounts in the order of their names, one JSON object per line (user_name, display_name, sub, disabled, created_at).")
+            abstract: "Print the accounts in the order of their names, a line each: name, sub and whether disabled (--json: one JSON object per line).")
         @Option(help: "Only names starting with this text (without case).") var query: String?
         @Option(help: "Only members of this group.") var group: String?
         @OptionGroup var options: KeysCommand.DatabaseOptions
-        func run() async throws { try await GroupsCommand.run(options, .listUsers(query: query, group: group), verb: "users list") }
+        @Flag(help: "One JSON object per line (user_name, display_name, sub, disabled, created_at) instead of name, sub and whether disabled.")
+        var json = false
+        func run() async throws { try await GroupsCommand.run(options, .listUsers(query: query, group: group, json: json), verb: "users list") }
     }
 
     struct Invite: AsyncParsableCommand {
@@ -111,9 +113,10 @@ struct GroupsCommand: AsyncParsableCommand {
         commandName: "groups", abstract: "List the groups that have members.", subcommands: [List.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print each group with its number of members, one JSON object per line.")
+        static let configuration = CommandConfiguration(abstract: "Print each group with its number of members, a line each (--json: one JSON object per line).")
         @OptionGroup var options: KeysCommand.DatabaseOptions
-        func run() async throws { try await GroupsCommand.run(options, .list, verb: "groups list") }
+        @Flag(help: "One JSON object per line (group, members).") var json = false
+        func run() async throws { try await GroupsCommand.run(options, .list(json: json), verb: "groups list") }
     }
 
     static func run(_ options: KeysCommand.DatabaseOptions, _ action: GroupAdministration.Action, verb: String) async throws {
@@ -146,9 +149,10 @@ struct AdminTokensCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print each admin token's name and creation time, one JSON object per line (never the token).")
+        static let configuration = CommandConfiguration(abstract: "Print each admin token's name and creation time, a line each (--json: one JSON object per line); never the token.")
         @OptionGroup var options: KeysCommand.DatabaseOptions
-        func run() async throws { try await GroupsCommand.run(options, .listAdminTokens, verb: "admin-tokens list") }
+        @Flag(help: "One JSON object per line (name, created_at).") var json = false
+        func run() async throws { try await GroupsCommand.run(options, .listAdminTokens(json: json), verb: "admin-tokens list") }
     }
 
     struct Revoke: AsyncParsableCommand {

@@ -24,8 +24,9 @@ import Testing
             #expect(try await run(["users", "add-to-group", "ada", "admins"]).status == 0)
             #expect(try await client.get("/me", bearer: session).json["groups"] as? [String] == ["admins", "Staff"])
 
-            let listed = try await run(["groups", "list"])
+            let listed = try await run(["groups", "list", "--json"])
             #expect(listed.output == #"{"group":"admins","members":1}"# + "\n" + #"{"group":"Staff","members":1}"# + "\n")
+            #expect(try await run(["groups", "list"]).output == "admins\t1 member\nStaff\t1 member\n")
 
             #expect(try await run(["users", "remove-from-group", "ada", "STAFF"]).status == 0)
             let notMember = try await run(["users", "remove-from-group", "ada", "staff"])

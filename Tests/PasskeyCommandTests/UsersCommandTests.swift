@@ -65,14 +65,17 @@ import Testing
                     return object?["user_name"] as? String ?? "?"
                 }
             }
-            #expect(try names(try await run(["users", "list"])) == ["ada", "Adam", "bo%b", "Zoe"])
-            #expect(try names(try await run(["users", "list", "--query", "AD"])) == ["ada", "Adam"])
+            #expect(try names(try await run(["users", "list", "--json"])) == ["ada", "Adam", "bo%b", "Zoe"])
+            // Without --json: a line of name and sub each, tab-separated.
+            let plain = try await run(["users", "list"]).output.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
+            #expect(plain == ["ada", "Adam", "bo%b", "Zoe"])
+            #expect(try names(try await run(["users", "list", "--json", "--query", "AD"])) == ["ada", "Adam"])
             // A query is a prefix, and its % is a letter, not a pattern.
-            #expect(try names(try await run(["users", "list", "--query", "bo%"])) == ["bo%b"])
-            #expect(try await run(["users", "list", "--query", "%"]).output.isEmpty)
-            #expect(try await run(["users", "list", "--query", "dam"]).output.isEmpty)
-            #expect(try names(try await run(["users", "list", "--group", "staff"])) == ["Zoe"])
-            #expect(try await run(["users", "list", "--query", "nobody"]).output.isEmpty)
+            #expect(try names(try await run(["users", "list", "--json", "--query", "bo%"])) == ["bo%b"])
+            #expect(try await run(["users", "list", "--json", "--query", "%"]).output.isEmpty)
+            #expect(try await run(["users", "list", "--json", "--query", "dam"]).output.isEmpty)
+            #expect(try names(try await run(["users", "list", "--json", "--group", "staff"])) == ["Zoe"])
+            #expect(try await run(["users", "list", "--json", "--query", "nobody"]).output.isEmpty)
 
             let (registered, _, _) = try await ceremonies.register("eve")
             let session = try #require(registered.json["session"] as? String)
