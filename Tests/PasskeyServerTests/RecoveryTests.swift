@@ -168,6 +168,8 @@ import Testing
         try await withServer({ $0.recoveryDelay = 3600 }) { server, ceremonies, client in
             let ada = try await TestRelyingParty.signedIn(ceremonies)
             let codes = try await Self.codes(client, ada.session)
+            // Time moves only when the test moves it: the seconds left are exact.
+            server.clock.freeze()
             let started = try await Self.recover(client, "ada", codes[0])
             #expect(started.status == 202 && started.setCookie == nil, "\(String(decoding: started.body, as: UTF8.self))")
             #expect(started.json["status"] as? String == "waiting" && started.json["seconds_left"] as? Int == 3600)

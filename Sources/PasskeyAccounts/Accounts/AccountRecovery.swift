@@ -49,7 +49,8 @@ extension PasskeySignIn {
         let live = user.flatMap { $0.disabled ? nil : $0 }
         let handle = live?.handle ?? SecureRandom.bytes(32)
         let hash = recoveryCodeHash(code ?? RecoveryCode(randomBytes: SecureRandom.bytes(10)), userHandle: handle)
-        let at = now()
+        // In the store's precision, so that the time left and "ready" are judged on what is kept.
+        let at = Date(storeMilliseconds: try now().storeMilliseconds())
         if configuration.recoveryDelay > 0 {
             // `--recovery-delay`: the code is spent now; the session opens only once the delay is
             // over, unless a signed-in session of the account cancels it meanwhile.
@@ -83,7 +84,9 @@ extension PasskeySignIn {
         guard let token = Base64URL.decodeStrict(id), token.count == 32,
               let request = try await store.recoveryRequest(idHash: Self.recoveryRequestHash(token))
         else { throw APIError.notFound }
-        let at = now()
+        // Compared in the store's precision (milliseconds): a clock read between two stored
+        // milliseconds is neither early nor late against a stored time.
+        let at = Date(storeMilliseconds: try now().storeMilliseconds())
         switch request.state {
         case .claimed: throw APIError.notFound
         case .cancelled: return .cancelled
