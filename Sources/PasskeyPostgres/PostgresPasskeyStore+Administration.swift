@@ -201,13 +201,17 @@ extension PostgresPasskeyStore {
         let sessionRow = try SessionRow(session)
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
-            let spent = try await Self.count(
-                db.query("DELETE FROM recovery_codes WHERE user_handle = \(handle) AND code_hash = \(code) RETURNING 1", logger: Self.quiet))
-            guard spent == 1 else { return false }
+            guard try await Self.spendRecoveryCode(db, userHandle: handle, codeHash: code) else { return false }
             try await Self.insert(db, sessionRow)
             try await Self.insert(db, eventRow)
             return true
         }
+    }
+
+    /// Spends one recovery code in the caller's transaction; false when the account has no such code.
+    static func spendRecoveryCode(_ db: PostgresConnection, userHandle: ByteBuffer, codeHash: ByteBuffer) async throws -> Bool {
+        try await count(
+            db.query("DELETE FROM recovery_codes WHERE user_handle = \(userHandle) AND code_hash = \(codeHash) RETURNING 1", logger: quiet)) == 1
     }
 
     public func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool {
@@ -275,9 +279,7 @@ extension PostgresPasskeyStore {
         let created = try r.createdAt.storeMilliseconds(), ready = try r.readyAt.storeMilliseconds()
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
-            let spent = try await Self.count(
-                db.query("DELETE FROM recovery_codes WHERE user_handle = \(handle) AND code_hash = \(code) RETURNING 1", logger: Self.quiet))
-            guard spent == 1 else { return false }
+            guard try await Self.spendRecoveryCode(db, userHandle: handle, codeHash: code) else { return false }
             try await db.query(
                 """
                 INSERT INTO recovery_requests (id_hash, public_id, user_handle, created_at, ready_at, ip, user_agent, state)

@@ -245,8 +245,6 @@ struct EventRow {
     let ip: String?
     let userAgent: String?
     let details: String
-    /// The canonical JSON the audit chain hashes (AuditChain.canonical).
-    let canonical: ByteBuffer
 
     /// Stands in for an absent event in a statement that inserts it only when present.
     static func placeholder() throws -> EventRow {
@@ -260,8 +258,6 @@ struct EventRow {
         ip = e.ip
         userAgent = e.userAgent
         details = try EventDetails.encode(e.details)
-        canonical = ByteBuffer(bytes: AuditChain.canonical(
-            userHandle: e.userHandle, type: e.type, atMilliseconds: at, ip: e.ip, userAgent: e.userAgent, details: e.details))
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> AuditEvent {

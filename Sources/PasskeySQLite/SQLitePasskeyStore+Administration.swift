@@ -163,12 +163,17 @@ extension SQLitePasskeyStore {
         let sessionArguments = try session.arguments()
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in
-            try db.execute("DELETE FROM recovery_codes WHERE user_handle = ? AND code_hash = ?", [.blob(userHandle), .blob(codeHash)])
-            guard try db.changes() == 1 else { return false }
+            guard try Self.spendRecoveryCode(db, userHandle: userHandle, codeHash: codeHash) else { return false }
             try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)
             return true
         }
+    }
+
+    /// Spends one recovery code in the caller's write; false when the account has no such code.
+    static func spendRecoveryCode(_ db: SQLiteConnection, userHandle: [UInt8], codeHash: [UInt8]) throws -> Bool {
+        try db.execute("DELETE FROM recovery_codes WHERE user_handle = ? AND code_hash = ?", [.blob(userHandle), .blob(codeHash)])
+        return try db.changes() == 1
     }
 
     public func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool {
@@ -227,8 +232,7 @@ extension SQLitePasskeyStore {
         ]
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in
-            try db.execute("DELETE FROM recovery_codes WHERE user_handle = ? AND code_hash = ?", [.blob(r.userHandle), .blob(codeHash)])
-            guard try db.changes() == 1 else { return false }
+            guard try Self.spendRecoveryCode(db, userHandle: r.userHandle, codeHash: codeHash) else { return false }
             try db.execute("INSERT INTO recovery_requests (\(Self.recoveryColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", arguments)
             try Self.insertEvent(db, eventArguments)
             return true

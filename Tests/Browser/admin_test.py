@@ -12,15 +12,11 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 "N passed, N failed"; exits 1 if any check failed.
 """
 
-import argparse
 import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
@@ -28,11 +24,10 @@ sys.dont_write_bytecode = True  # importing browser_test.py leaves no __pycache_
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from browser_test import (  # noqa: E402  (after the sys.path insert)
-    PAGE_FETCH_JS, REGISTER_OUTSIDE_JS, REPO, SECOND_SESSION_JS, STATUS_LOG_JS, CheckFailed, OutOfTime, Page, Results,
-    Server, WebDriver, expect, free_port, http, same_id, stop_browser, stop_server,
+    PAGE_FETCH_JS, REGISTER_OUTSIDE_JS, REPO, SECOND_SESSION_JS, STATUS_LOG_JS, CheckFailed, Page, Server, WebDriver,
+    expect, free_port, http, main_for, same_id,
 )
 
-OVERALL_BUDGET = 170.0     # seconds for the whole run (setup included)
 STATE_TIMEOUT = 15.0       # seconds to wait for the page to settle
 REAUTH_WINDOW = 30         # --reauth-window: the shortest the server takes; the admin step-up waits it out once
 SCREENSHOT = "/tmp/passkey-admin.png"
@@ -637,37 +632,7 @@ def run(results, args, workdir, live):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--server-port", type=int, default=0,
-                        help="port passed to `serve --port` (default 0: the server picks one)")
-    args = parser.parse_args()
-
-    results = Results()
-    started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="passkey-admin-")
-    live = {}
-
-    def out_of_time(signum, frame):
-        raise OutOfTime(f"the run took longer than {OVERALL_BUDGET:.0f} s")
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.alarm(int(OVERALL_BUDGET))
-
-    try:
-        run(results, args, workdir, live)
-    except (Exception, OutOfTime) as error:
-        results.record("run finished without an unexpected error", error)
-    finally:
-        signal.alarm(0)
-        stop_browser(live)
-        stop_server(results, live)
-        shutil.rmtree(workdir, ignore_errors=True)
-        print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
-
-    print(f"{results.passed} passed, {results.failed} failed")
-    return 1 if results.failed else 0
-
+    return main_for(run, __doc__, "passkey-admin-")
 
 if __name__ == "__main__":
     sys.exit(main())

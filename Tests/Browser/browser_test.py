@@ -1904,8 +1904,11 @@ def run(results, args, workdir, live):
                 "mfb": {**MFB, "redirect": apple.base + "/mfb/callback"}})
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main_for(run, description, workdir_prefix, cleanup=lambda live: None):
+    """The main of a Chromium test (this one, the admin page's, the waiting recovery's): its
+    command line, `run(results, args, workdir, live)` bounded by OVERALL_BUDGET, then the browser,
+    `cleanup(live)` and the server stopped whatever happened; the last line counts the checks."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
     parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--server-port", type=int, default=0,
@@ -1914,7 +1917,7 @@ def main():
 
     results = Results()
     started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="passkey-browser-")
+    workdir = tempfile.mkdtemp(prefix=workdir_prefix)
     live = {}
 
     # Bound the whole run: a hang anywhere ends in cleanup, not in a stuck job.
@@ -1930,14 +1933,20 @@ def main():
     finally:
         signal.alarm(0)
         stop_browser(live)
-        if live.get("apple") is not None:
-            live["apple"].stop()
+        cleanup(live)
         stop_server(results, live)
         shutil.rmtree(workdir, ignore_errors=True)
         print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
 
     print(f"{results.passed} passed, {results.failed} failed")
     return 1 if results.failed else 0
+
+
+def main():
+    def stop_apple(live):
+        if live.get("apple") is not None:
+            live["apple"].stop()
+    return main_for(run, __doc__, "passkey-browser-", stop_apple)
 
 
 def stop_browser(live):

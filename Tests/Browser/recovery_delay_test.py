@@ -14,27 +14,21 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with
 "N passed, N failed"; exits 1 if any check failed.
 """
 
-import argparse
 import datetime
 import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True  # importing browser_test.py leaves no __pycache__ behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from browser_test import (  # noqa: E402  (after the sys.path insert)
-    PAGE_FETCH_JS, REPO, SECOND_SESSION_JS, CheckFailed, OutOfTime, Page, Results, Server, WebDriver, expect,
-    free_port, http, stop_browser, stop_server,
+    PAGE_FETCH_JS, REPO, SECOND_SESSION_JS, CheckFailed, Page, Server, WebDriver, expect, free_port, http, main_for,
 )
 
-OVERALL_BUDGET = 170.0     # seconds for the whole run (setup included)
 DELAY = 20                 # --recovery-delay, in seconds
 READY_TIMEOUT = 40.0       # seconds to wait for the page's polling to find the recovery open
 STATE_TIMEOUT = 15.0
@@ -433,37 +427,7 @@ def run(results, args, workdir, live):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server-binary", default=os.path.join(REPO, ".build", "debug", "passkey-server"))
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--server-port", type=int, default=0,
-                        help="port passed to `serve --port` (default 0: the server picks one)")
-    args = parser.parse_args()
-
-    results = Results()
-    started = time.monotonic()
-    workdir = tempfile.mkdtemp(prefix="passkey-recovery-delay-")
-    live = {}
-
-    def out_of_time(signum, frame):
-        raise OutOfTime(f"the run took longer than {OVERALL_BUDGET:.0f} s")
-    signal.signal(signal.SIGALRM, out_of_time)
-    signal.alarm(int(OVERALL_BUDGET))
-
-    try:
-        run(results, args, workdir, live)
-    except (Exception, OutOfTime) as error:
-        results.record("run finished without an unexpected error", error)
-    finally:
-        signal.alarm(0)
-        stop_browser(live)
-        stop_server(results, live)
-        shutil.rmtree(workdir, ignore_errors=True)
-        print(f"# took {time.monotonic() - started:.1f} s", file=sys.stderr)
-
-    print(f"{results.passed} passed, {results.failed} failed")
-    return 1 if results.failed else 0
-
+    return main_for(run, __doc__, "passkey-recovery-delay-")
 
 if __name__ == "__main__":
     sys.exit(main())

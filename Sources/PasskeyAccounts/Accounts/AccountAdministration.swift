@@ -45,9 +45,8 @@ public struct AccountAdministration: Sendable {
         let passkeys = try await store.credentials(userHandle: user.handle)
         let sessions = try await store.sessions(userHandle: user.handle, now: now)
         let groups = try await store.groups(userHandle: user.handle)
-        return .object([
-            "user_name": .string(user.name), "display_name": .string(user.displayName), "sub": .string(Base64URL.encode(user.handle)),
-            "disabled": .bool(user.disabled), "created_at": .string(PasskeySignIn.timestamp(user.createdAt)),
+        var object = AdminConsole.summaryMembers(user)
+        object.merge([
             "passkeys": .array(passkeys.map { credential in
                 .object([
                     "id": .string(Base64URL.encode(credential.id)), "name": .string(credential.name),
@@ -57,7 +56,8 @@ public struct AccountAdministration: Sendable {
             }),
             "sessions": .integer(Int64(sessions.count)),
             "groups": .array(groups.map(JSONValue.string)),
-        ])
+        ]) { _, added in added }
+        return .object(object)
     }
 
     /// Accounts whose name starts with `query` (compared as names are, without case), members of
@@ -73,12 +73,7 @@ public struct AccountAdministration: Sendable {
         if let group {
             do { groupKey = try UserName(group).key } catch { throw Failure(description: "the group name: \(error.message)") }
         }
-        return try await store.users(nameKeyPrefix: queryKey, groupKey: groupKey, afterNameKey: nil, limit: limit).map { user in
-            .object([
-                "user_name": .string(user.name), "display_name": .string(user.displayName), "sub": .string(Base64URL.encode(user.handle)),
-                "disabled": .bool(user.disabled), "created_at": .string(PasskeySignIn.timestamp(user.createdAt)),
-            ])
-        }
+        return try await store.users(nameKeyPrefix: queryKey, groupKey: groupKey, afterNameKey: nil, limit: limit).map(AdminConsole.summary)
     }
 
     /// Deletes the account and everything of it, as `DELETE /me` does (the events stay, without
@@ -111,12 +106,25 @@ public struct AccountAdministration: Sendable {
         if existing != nil, !joining.isEmpty {
             throw Failure(description: "\(name.value) has an account already: a reset link takes no --group (use users add-to-group)")
         }
+        let (token, _) = try await Self.keepLink(
+            store: store, for: existing, name: name.value, nameKey: name.key, groups: joining, ttl: ttl, by: actor, now: now,
+            event: existing.map { Self.event($0, "reset_link_created", now, ["by": actor]) })
+        return origin + "/?invite=" + token
+    }
+
+    /// Makes and keeps a one-time link: a reset of `existing`, or an invitation to the new
+    /// `name` that joins `groups` when used. The token (256 random bits, base64url) is shown
+    /// once; only its hash is kept. Shared by the command line and the admin API.
+    static func keepLink(
+        store: any PasskeyStore, for existing: UserRecord?, name: String, nameKey: String, groups: [InvitationGroup], ttl: TimeInterval, by actor: String,
+        now: Date, event: AuditEvent?
+    ) async throws -> (token: String, record: InvitationRecord) {
         let token = SecureRandom.bytes(32)
         let record = InvitationRecord(
-            tokenHash: PasskeySignIn.invitationHash(token), userName: existing?.name ?? name.value, nameKey: name.key,
-            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl), groups: joining)
-        try await store.insertInvitation(record, event: existing.map { Self.event($0, "reset_link_created", now, ["by": actor]) })
-        return origin + "/?invite=" + Base64URL.encode(token)
+            tokenHash: PasskeySignIn.invitationHash(token), userName: existing?.name ?? name, nameKey: existing?.nameKey ?? nameKey,
+            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl), groups: groups)
+        try await store.insertInvitation(record, event: event)
+        return (Base64URL.encode(token), record)
     }
 
     /// `admin-tokens create --name NAME`: a new admin token for `/admin/api/`, shown once.

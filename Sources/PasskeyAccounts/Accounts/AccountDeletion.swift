@@ -26,12 +26,20 @@ public struct AccountDeletion: Sendable {
             throw APIError.invalidRequest("To delete the account, send {\"confirm\": \"<your user name>\"}.")
         }
         let at = passkeys.now()
-        guard let deleted = try await passkeys.store.deleteAccount(
-            handle: session.user.handle, event: passkeys.event(session.user.handle, "account_deleted", at: at, ["sub": Base64URL.encode(session.user.handle)]))
+        guard let deleted = try await erase(
+            session.user.handle, event: passkeys.event(session.user.handle, "account_deleted", at: at, ["sub": Base64URL.encode(session.user.handle)]))
         else { throw APIError.unauthorized }
-        if let token = deleted.appleRefreshToken { apple?.revokeInBackground(token) }
-        await openID?.accountDeleted(userHandle: session.user.handle, grants: deleted.grants)
-        passkeys.logger.info("account deleted", metadata: ["sub": "\(Base64URL.encode(session.user.handle))"])
         return deleted.credentialIDs.map(Base64URL.encode)
+    }
+
+    /// The deletion itself, for the account's own `DELETE /me` and for an admin's: one
+    /// transaction, then the Apple token revoked and the applications told, in the background.
+    /// Nil when there is no such account.
+    func erase(_ userHandle: [UInt8], event: AuditEvent) async throws -> DeletedAccount? {
+        guard let deleted = try await passkeys.store.deleteAccount(handle: userHandle, event: event) else { return nil }
+        if let token = deleted.appleRefreshToken { apple?.revokeInBackground(token) }
+        await openID?.accountDeleted(userHandle: userHandle, grants: deleted.grants)
+        passkeys.logger.info("account deleted", metadata: ["sub": "\(Base64URL.encode(userHandle))", "by": "\(event.details["by"] ?? "account")"])
+        return deleted
     }
 }

@@ -66,13 +66,19 @@ extension PasskeySignIn {
             recoveryStarts.publish(request)
             return .waiting(RecoveryWaiting(recoveryID: Base64URL.encode(token), readyAt: Self.timestamp(request.readyAt), secondsLeft: Int(configuration.recoveryDelay)))
         }
-        var (token, session) = newSession(userHandle: handle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
-        session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
+        let (token, session) = newRecoverySession(userHandle: handle)
         let spent = try await store.redeemRecoveryCode(
             userHandle: handle, codeHash: hash, session: session,
             event: event(handle, "recovery_started", at: session.createdAt, ["method": "recovery_code"]))
         guard spent, code != nil, let live else { throw APIError.invalidRecoveryCode }
         return .opened(RecoveryAnswer(userName: live.name, session: token), token: token)
+    }
+
+    /// A recovery session: it can only register a passkey, for `recoverySessionTTL`.
+    func newRecoverySession(userHandle: [UInt8]) -> (token: String, record: SessionRecord) {
+        var (token, session) = newSession(userHandle: userHandle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
+        session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
+        return (token, session)
     }
 
     /// A waiting recovery's token, as its request is stored.
@@ -98,8 +104,7 @@ extension PasskeySignIn {
         }
         guard let user = try await store.user(handle: request.userHandle) else { throw APIError.notFound }
         if user.disabled { throw APIError.accountDisabled }
-        var (sessionToken, session) = newSession(userHandle: user.handle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
-        session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
+        let (sessionToken, session) = newRecoverySession(userHandle: user.handle)
         guard try await store.claimRecovery(
             idHash: request.idHash, now: at, session: session, event: event(user.handle, "recovery_claimed", at: at, ["recovery": request.publicID]))
         else { throw APIError.notFound }

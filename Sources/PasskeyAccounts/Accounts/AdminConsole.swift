@@ -93,7 +93,7 @@ public struct AdminConsole: Sendable {
     /// devices, recovery codes left and recent events.
     public func user(sub: String) async throws -> JSONValue {
         let user = try await resolve(sub)
-        guard case .object(var object) = Self.summary(user) else { return .null }
+        var object = Self.summaryMembers(user)
         let credentials = try await store.credentials(userHandle: user.handle)
         object["credentials"] = .array(credentials.map { c in
             .object([
@@ -138,14 +138,15 @@ public struct AdminConsole: Sendable {
                 event: Self.adminEvent(user.handle, "display_name_changed", at, admin, ["display_name": displayName]))
         }
         if let groups {
-            let current = try await store.groups(userHandle: user.handle)
-            let currentKeys = Set(current.compactMap { try? UserName($0).key })
+            // The memberships as (name, key): a stored name is keyed as it was when added.
+            let current = try await store.groups(userHandle: user.handle).map { (name: $0, key: (try? UserName($0).key) ?? $0) }
             let wanted = Set(groups.map(\.key))
-            for name in current where !wanted.contains((try? UserName(name).key) ?? name) {
-                let key = (try? UserName(name).key) ?? name
+            for membership in current where !wanted.contains(membership.key) {
                 _ = try await store.removeFromGroup(
-                    userHandle: user.handle, nameKey: key, event: Self.adminEvent(user.handle, "group_left", at, admin, ["group": name]))
+                    userHandle: user.handle, nameKey: membership.key,
+                    event: Self.adminEvent(user.handle, "group_left", at, admin, ["group": membership.name]))
             }
+            let currentKeys = Set(current.map(\.key))
             for group in groups where !currentKeys.contains(group.key) {
                 _ = try await store.addToGroup(
                     userHandle: user.handle, name: group.value, nameKey: group.key,
@@ -163,12 +164,10 @@ public struct AdminConsole: Sendable {
     /// `DELETE users/{sub}`: as `DELETE /me` (its Apple token revoked, its applications told).
     public func delete(sub: String, by admin: Admin) async throws {
         let user = try await resolve(sub)
-        let at = passkeys.now()
-        guard let deleted = try await store.deleteAccount(
-            handle: user.handle, event: Self.adminEvent(user.handle, "account_deleted", at, admin, ["sub": sub]))
+        guard try await AccountDeletion(passkeys: passkeys, openID: openID, apple: apple).erase(
+            user.handle, event: Self.adminEvent(user.handle, "account_deleted", passkeys.now(), admin, ["sub": sub]))
+            != nil
         else { throw APIError.notFound }
-        if let token = deleted.appleRefreshToken { apple?.revokeInBackground(token) }
-        await openID.accountDeleted(userHandle: user.handle, grants: deleted.grants)
     }
 
     /// `DELETE users/{sub}/sessions`: ends every session and revokes its OpenID grants.
@@ -193,32 +192,26 @@ public struct AdminConsole: Sendable {
     /// a new name, joining `groups` when used. Both answer `{"url", "expires_at"}`.
     public func invite(sub: String?, userName: String?, groups: JSONValue?, ttl: TimeInterval = 86400, by admin: Admin) async throws -> JSONValue {
         let at = passkeys.now()
-        let token = SecureRandom.bytes(32)
-        let expires = at.addingTimeInterval(ttl)
-        let record: InvitationRecord
-        var event: AuditEvent?
+        let link: (token: String, record: InvitationRecord)
         if let sub {
             let user = try await resolve(sub)
             guard groups == nil else { throw APIError.invalidRequest("A reset link takes no groups; PATCH the account instead.") }
-            record = InvitationRecord(
-                tokenHash: PasskeySignIn.invitationHash(token), userName: user.name, nameKey: user.nameKey, userHandle: user.handle,
-                createdBy: admin.name, createdAt: at, expiresAt: expires)
-            event = Self.adminEvent(user.handle, "reset_link_created", at, admin, [:])
+            link = try await AccountAdministration.keepLink(
+                store: store, for: user, name: user.name, nameKey: user.nameKey, groups: [], ttl: ttl, by: admin.name, now: at,
+                event: Self.adminEvent(user.handle, "reset_link_created", at, admin, [:]))
         } else {
             guard let userName else { throw APIError.invalidRequest("user_name is required.") }
             let name = try UserName(userName)
             let joining = try groups.map(Self.groupNames) ?? []
             guard try await store.user(nameKey: name.key) == nil else { throw APIError.userExists }
-            record = InvitationRecord(
-                tokenHash: PasskeySignIn.invitationHash(token), userName: name.value, nameKey: name.key, userHandle: nil,
-                createdBy: admin.name, createdAt: at, expiresAt: expires,
-                groups: joining.map { InvitationGroup(name: $0.value, nameKey: $0.key) })
+            link = try await AccountAdministration.keepLink(
+                store: store, for: nil, name: name.value, nameKey: name.key, groups: joining.map { InvitationGroup(name: $0.value, nameKey: $0.key) }, ttl: ttl,
+                by: admin.name, now: at, event: nil)
         }
-        try await store.insertInvitation(record, event: event)
         let origin = passkeys.rp.primaryOrigin ?? ""
         return .object([
-            "url": .string(origin + "/?invite=" + Base64URL.encode(token)), "user_name": .string(record.userName),
-            "reset": .bool(sub != nil), "expires_at": .string(PasskeySignIn.timestamp(expires)),
+            "url": .string(origin + "/?invite=" + link.token), "user_name": .string(link.record.userName),
+            "reset": .bool(sub != nil), "expires_at": .string(PasskeySignIn.timestamp(link.record.expiresAt)),
         ])
     }
 
@@ -322,11 +315,15 @@ public struct AdminConsole: Sendable {
         return names
     }
 
-    static func summary(_ user: UserRecord) -> JSONValue {
-        .object([
+    /// An account as the lists show it (the admin API, `users list`), and the start of one
+    /// account's whole picture.
+    static func summary(_ user: UserRecord) -> JSONValue { .object(summaryMembers(user)) }
+
+    static func summaryMembers(_ user: UserRecord) -> [String: JSONValue] {
+        [
             "sub": .string(Base64URL.encode(user.handle)), "user_name": .string(user.name), "display_name": .string(user.displayName),
             "created_at": .string(PasskeySignIn.timestamp(user.createdAt)), "disabled": .bool(user.disabled),
-        ])
+        ]
     }
 
     static func event(_ e: AuditEvent) -> JSONValue {

@@ -28,9 +28,9 @@ public final class PasskeySignIn: Sendable {
     let keys = PublicKeyCache(capacity: 10_000)
     let metrics: PasskeyMetrics
     /// Told of every session that ends by the account's own hand.
-    let sessionEnds = SessionEndFeed()
+    let sessionEnds = Feed<EndedSessions>(skipping: { $0.tokenHashes.isEmpty })
     /// Told of every recovery that starts to wait.
-    let recoveryStarts = RecoveryStartFeed()
+    let recoveryStarts = Feed<RecoveryRequestRecord>()
     /// Sessions whose `last_seen_at` is being written now (at most one write each at a time).
     let sessionsBeingTouched = Mutex<Set<[UInt8]>>([])
 

@@ -1,14 +1,13 @@
 public import Foundation
 internal import Synchronization
 
-/// Token buckets per key (a client address or a user name): `perMinute` tokens refill evenly
-/// over a minute and a bucket holds at most `perMinute`, so a burst of up to a minute's worth
-/// is allowed and then one request every 60/perMinute seconds. `perMinute` 0 turns it off.
+/// Token buckets per key (a client address or a user name): a bucket holds at most `maximum`
+/// tokens and regains them evenly over its period (a minute, or an hour), so a burst of up to a
+/// period's worth is allowed and then one request every period/maximum. 0 turns it off.
 ///
 /// Memory is bounded: at most `capacity` buckets; when full, buckets that have refilled
 /// completely (they carry no state) are dropped first, else the least recently used half.
 public final class RateLimiter: Sendable {
-    public let perMinute: Int
     /// Tokens a bucket holds at most, and tokens it regains a second.
     let maximum: Double
     let rate: Double
@@ -20,20 +19,19 @@ public final class RateLimiter: Sendable {
         var updated: Date
     }
 
-    public init(perMinute: Int, capacity: Int = 100_000) {
-        self.perMinute = perMinute
-        self.maximum = Double(perMinute)
-        self.rate = Double(perMinute) / 60
-        self.capacity = max(capacity, 1)
-        self.buckets = Mutex([:])
+    /// `perMinute` tokens a minute (`--rate-limit-ip`, `--rate-limit-user`, …).
+    public convenience init(perMinute: Int, capacity: Int = 100_000) {
+        self.init(count: perMinute, per: 60, capacity: capacity)
     }
 
-    /// `count` tokens an hour (`--rate-limit-recovery`): a bucket holds `count`, refilled evenly
-    /// over the hour. 0 turns it off.
-    public init(perHour count: Int, capacity: Int = 100_000) {
-        self.perMinute = count > 0 ? max(1, count / 60) : 0
-        self.maximum = Double(count)
-        self.rate = Double(count) / 3600
+    /// `count` tokens an hour (`--rate-limit-recovery`).
+    public convenience init(perHour count: Int, capacity: Int = 100_000) {
+        self.init(count: count, per: 3600, capacity: capacity)
+    }
+
+    init(count: Int, per seconds: Double, capacity: Int) {
+        self.maximum = Double(max(0, count))
+        self.rate = Double(max(0, count)) / seconds
         self.capacity = max(capacity, 1)
         self.buckets = Mutex([:])
     }

@@ -9,31 +9,24 @@ public struct EndedSessions: Sendable {
     public let tokenHashes: [[UInt8]]
 }
 
-/// Who hears of ended sessions. Observers run on the caller's task and must not block it:
-/// they start their own work.
-final class SessionEndFeed: Sendable {
-    private let observers = Mutex<[@Sendable (EndedSessions) -> Void]>([])
+/// Who hears of something that happened: ended sessions (the OpenID provider ends their grants),
+/// a recovery that started to wait (the push sign-in tells the account's phones). Observers run
+/// on the caller's task and must not block it: they start their own work.
+final class Feed<Item: Sendable>: Sendable {
+    private let observers = Mutex<[@Sendable (Item) -> Void]>([])
+    /// Items nobody is told of (sessions that ended none).
+    private let skipping: @Sendable (Item) -> Bool
 
-    func add(_ observer: @escaping @Sendable (EndedSessions) -> Void) {
+    init(skipping: @escaping @Sendable (Item) -> Bool = { _ in false }) {
+        self.skipping = skipping
+    }
+
+    func add(_ observer: @escaping @Sendable (Item) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
-    func publish(_ ended: EndedSessions) {
-        guard !ended.tokenHashes.isEmpty else { return }
-        for observer in observers.withLock({ $0 }) { observer(ended) }
-    }
-}
-
-/// Who hears of a recovery that started to wait (`--recovery-delay`): the push sign-in tells the
-/// account's phones. Observers run on the caller's task and must not block it.
-final class RecoveryStartFeed: Sendable {
-    private let observers = Mutex<[@Sendable (RecoveryRequestRecord) -> Void]>([])
-
-    func add(_ observer: @escaping @Sendable (RecoveryRequestRecord) -> Void) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    func publish(_ request: RecoveryRequestRecord) {
-        for observer in observers.withLock({ $0 }) { observer(request) }
+    func publish(_ item: Item) {
+        guard !skipping(item) else { return }
+        for observer in observers.withLock({ $0 }) { observer(item) }
     }
 }
