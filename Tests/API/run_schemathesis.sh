@@ -38,7 +38,10 @@ set -euo pipefail
 
 SCHEMATHESIS_VERSION=4.32.5
 MAX_EXAMPLES=${SCHEMATHESIS_MAX_EXAMPLES:-100}
-PASS_TIMEOUT=100       # seconds for one Schemathesis pass
+# A pass's time limit grows with the document: it is there to stop a server that hangs, and a
+# fixed figure made every new operation eat into it until a busy machine ran past it.
+PASS_SECONDS_BASE=40            # seconds for one pass, plus
+PASS_SECONDS_PER_OPERATION=2    # this for each operation in the document (about 0.9 s used)
 START_TIMEOUT=30       # seconds for the server to print its `listening on` line
 
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
@@ -76,6 +79,17 @@ if ! install_schemathesis; then
     echo "schemathesis: 0 passed, 1 failed"
     exit 1
 fi
+
+operations=$("$VENV/bin/python" - "$SCHEMA" <<'EOF'
+import sys
+import yaml
+methods = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+paths = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))["paths"]
+print(sum(1 for item in paths.values() for method in item if method in methods))
+EOF
+)
+PASS_TIMEOUT=$((PASS_SECONDS_BASE + PASS_SECONDS_PER_OPERATION * operations))
+echo "$operations operations in ${SCHEMA#"$ROOT"/}; each pass may take ${PASS_TIMEOUT}s"
 
 # --- The server ----------------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/passkey-schemathesis.XXXXXX")
