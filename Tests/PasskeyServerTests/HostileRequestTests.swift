@@ -98,6 +98,24 @@ import Testing
         }
     }
 
+    /// An id with `..` or broken percent-encoding is the route's to answer: the page's file lookup
+    /// (which refuses such paths with a bare 400) is not asked (Schemathesis found
+    /// `GET /recovery/0..0` answered 400, which the operation does not document).
+    @Test func aPathThatCannotNameAFileGetsTheRoutesAnswer() async throws {
+        try await withServer { server, _, client in
+            // A file of the page, in the test server's public directory.
+            try Data("ok".utf8).write(to: server.directory.appendingPathComponent("page.txt"))
+            for path in ["/recovery/0..0", "/recovery/..", "/recovery/a%zz", "/nothing/../here", "/js/..%2Fadmin.js"] {
+                let result = try await client.get(path)
+                #expect(result.status == 404, "\(path): \(String(decoding: result.body, as: UTF8.self))")
+                #expect(result.error == "not_found", "\(path)")
+            }
+            // Files are still served; one reached through `..` is not.
+            #expect(try await client.get("/page.txt").status == 200)
+            #expect(try await client.get("/js/..%2Fpage.txt").status == 404)
+        }
+    }
+
     @Test func plusInAQueryStringIsASpace() async throws {
         try await withServer { server, _, client in
             let options = try await client.get("/registration_initialize?user_name=Jane+Doe&display_name=Jane%20D.+Doe")

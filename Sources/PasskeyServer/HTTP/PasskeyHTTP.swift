@@ -1,3 +1,4 @@
+internal import Foundation
 public import PasskeyAccounts
 public import Hummingbird
 public import Logging
@@ -26,7 +27,7 @@ public enum PasskeyHTTP {
             service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
-        router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+        router.add(middleware: PublicFilesMiddleware(files: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger)))
         Routes(
             service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
             relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys,
@@ -39,5 +40,20 @@ public enum PasskeyHTTP {
         let metricsRouter = Router()
         metricsRouter.get("/metrics") { _, _ in registry.response() }
         return (router, metricsRouter)
+    }
+}
+
+/// The page's files (`Public/`), looked up when no route answered (404). A path that cannot name
+/// a file — `..` in it, or percent-encoding that does not decode — is left to the routes' own
+/// answer: the file lookup would turn a route's 404 (`GET /recovery/0..0`, an unknown id) into
+/// a bare 400 that no operation documents.
+struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
+    let files: FileMiddleware<Context, LocalFileSystem>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let path = request.uri.path.removingPercentEncoding, !path.contains("..") else {
+            return try await next(request, context)
+        }
+        return try await files.handle(request, context: context, next: next)
     }
 }
