@@ -32,7 +32,8 @@ extension PasskeyApplication {
                 throw StartupError(message: "--apns-key-file \(file) is not a readable PEM private key (the .p8 file): \(error)")
             }
             do {
-                return try APNsPushProvider(privateKey: key, keyID: keyID, teamID: teamID, topic: topic, baseURL: configuration.apnsURL)
+                return try APNsPushProvider(privateKey: key, keyID: keyID, teamID: teamID, topic: topic, baseURL: configuration.apnsURL,
+                    sandboxURL: configuration.apnsSandboxURL)
             } catch {
                 throw StartupError(message: "--apns-key-file: \(error)")
             }

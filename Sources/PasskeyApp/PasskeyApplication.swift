@@ -90,6 +90,7 @@ public struct PasskeyApplication: Sendable {
 
         let conformance = configuration.fidoConformance ? FIDOConformance(passkeys: service) : nil
         let signingKeys = SigningKeys(store: store)
+        for warning in Self.shortLifetimeWarnings(configuration) { logger.warning("\(warning)") }
         if conformance != nil {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
@@ -147,6 +148,20 @@ public struct PasskeyApplication: Sendable {
 
     /// 4096, or fewer when the process may open fewer files: its soft RLIMIT_NOFILE less 64
     /// (the database, the metrics listener, outbound calls).
+    /// Lifetimes below their defaults are allowed down to one second, for tests that watch a
+    /// request expire; a production server that has one is told at start-up.
+    static func shortLifetimeWarnings(_ configuration: ServerConfiguration) -> [String] {
+        let defaults = ServerConfiguration()
+        var warnings: [String] = []
+        if configuration.pushTTL < defaults.pushTTL {
+            warnings.append("--push-ttl \(Int(configuration.pushTTL)) is below the default \(Int(defaults.pushTTL)): a person may not reach the phone in time; for tests only")
+        }
+        if configuration.messagesForBusinessEnabled, configuration.mfbRequestTTL < defaults.mfbRequestTTL {
+            warnings.append("--mfb-request-ttl \(Int(configuration.mfbRequestTTL)) is below the default \(Int(defaults.mfbRequestTTL)): a customer may not answer in time; for tests only")
+        }
+        return warnings
+    }
+
     static func defaultMaxConnections() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 4096 }

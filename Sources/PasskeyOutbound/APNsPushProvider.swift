@@ -13,8 +13,11 @@ internal import NIOHTTP1
 /// `alert` push at priority 10, and a JSON payload whose `aps` dictionary carries the alert; the
 /// seed's data keys ride beside it at the top level.
 ///
-/// Answers: 200 delivered; 410 (`Unregistered`) and 400 `BadDeviceToken` mean the device is
-/// gone; 403 `ExpiredProviderToken`/`InvalidProviderToken` make a new provider token and the
+/// Each push goes to the host of the device's environment (`baseURL` for production,
+/// `sandboxURL` for the sandbox), so a development build's token is never sent to production.
+///
+/// Answers: 200 delivered; 410 (`Unregistered`) and 400 `BadDeviceToken` from the device's own
+/// environment mean the device is gone; 403 `ExpiredProviderToken`/`InvalidProviderToken` make a new provider token and the
 /// push is tried once more; anything else failed.
 ///
 /// With `httpClient: nil` the provider makes its own client (HTTP/2 negotiated by ALPN, system
@@ -28,6 +31,7 @@ public final class APNsPushProvider: PushProvider, Sendable {
     private let teamID: String
     private let topic: String
     private let baseURL: String
+    private let sandboxURL: String
     private let expiration: TimeInterval
     private let timeout: TimeInterval
     private let httpClient: HTTPClient
@@ -42,7 +46,7 @@ public final class APNsPushProvider: PushProvider, Sendable {
     ///   - timeout: the deadline of one request.
     public init(
         privateKey: PrivateKey, keyID: String, teamID: String, topic: String, baseURL: String = "https://api.push.apple.com",
-        expiration: TimeInterval = 120, timeout: TimeInterval = 10, httpClient: HTTPClient? = nil,
+        sandboxURL: String = "https://api.sandbox.push.apple.com", expiration: TimeInterval = 120, timeout: TimeInterval = 10, httpClient: HTTPClient? = nil,
         now: @escaping @Sendable () -> Date = Date.init
     ) throws {
         guard privateKey.publicKey.kind == .ec(.p256) else {
@@ -53,6 +57,9 @@ public final class APNsPushProvider: PushProvider, Sendable {
         }
         guard let base = PushHTTP.baseURL(baseURL) else {
             throw PushProviderError("the APNs URL must be an http or https URL, not \(baseURL)")
+        }
+        guard let sandbox = PushHTTP.baseURL(sandboxURL) else {
+            throw PushProviderError("the APNs sandbox URL must be an http or https URL, not \(sandboxURL)")
         }
         guard expiration.isFinite, expiration >= 0, expiration <= 30 * 24 * 3600 else {
             throw PushProviderError("the APNs expiration must be 0…30 days, not \(expiration)")
@@ -65,6 +72,7 @@ public final class APNsPushProvider: PushProvider, Sendable {
         self.teamID = teamID
         self.topic = topic
         self.baseURL = base
+        self.sandboxURL = sandbox
         self.expiration = expiration
         self.timeout = timeout
         self.now = now
@@ -93,8 +101,8 @@ public final class APNsPushProvider: PushProvider, Sendable {
     }
 
     public func send(_ message: PushMessage) async -> DeliveryResult {
-        guard Self.isDeviceToken(message.deviceToken) else {
-            return .failed("the device token is not an APNs token (hexadecimal)")
+        guard DeviceToken.isAPNs(message.deviceToken) else {
+            return .failed("the device token is not an APNs token (hex, 32 to 100 bytes)")
         }
         let payload: [UInt8]
         do {
@@ -107,13 +115,13 @@ public final class APNsPushProvider: PushProvider, Sendable {
         }
         do {
             let token = try await tokens.token(now: now())
-            switch try await post(payload, to: message.deviceToken, providerToken: token) {
+            switch try await post(payload, to: message, providerToken: token) {
             case .answered(let result):
                 return result
             case .providerTokenRefused:
                 await tokens.discard(token)
                 let fresh = try await tokens.token(now: now())
-                switch try await post(payload, to: message.deviceToken, providerToken: fresh) {
+                switch try await post(payload, to: message, providerToken: fresh) {
                 case .answered(let result): return result
                 case .providerTokenRefused(let reason): return .failed("status 403 \(reason) (after a new provider token)")
                 }
@@ -134,8 +142,9 @@ public final class APNsPushProvider: PushProvider, Sendable {
         case providerTokenRefused(String)
     }
 
-    private func post(_ payload: [UInt8], to deviceToken: String, providerToken: String) async throws -> Outcome {
-        var request = HTTPClientRequest(url: baseURL + "/3/device/" + deviceToken)
+    private func post(_ payload: [UInt8], to message: PushMessage, providerToken: String) async throws -> Outcome {
+        let host = message.apnsEnvironment == .sandbox ? sandboxURL : baseURL
+        var request = HTTPClientRequest(url: host + "/3/device/" + message.deviceToken)
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + providerToken)
         request.headers.add(name: "apns-topic", value: topic)
@@ -172,20 +181,8 @@ public final class APNsPushProvider: PushProvider, Sendable {
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
-    /// A device token goes into the request path: hexadecimal only (APNs tokens are hex
-    /// strings, 64 characters today; up to 200 allowed).
-    static func isDeviceToken(_ token: String) -> Bool {
-        (1...200).contains(token.utf8.count) && token.utf8.allSatisfy { $0.isHexDigit }
-    }
-
     /// A value that can go into a header unchanged: printable ASCII, no spaces at the ends.
     private static func isHeaderValue(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= 200 && value.utf8.allSatisfy { (0x21...0x7e).contains($0) }
-    }
-}
-
-extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

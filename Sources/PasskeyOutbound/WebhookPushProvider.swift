@@ -5,7 +5,8 @@ internal import NIOCore
 internal import NIOHTTP1
 
 /// `--push-provider webhook`: each push is POSTed as JSON to a URL (an own gateway, and tests).
-/// Body `{"deviceId", "deviceToken", "data": {…}}`; any 2xx is delivered, 410 means the device is
+/// Body `{"deviceId", "deviceToken", "apnsEnvironment", "data": {…}}` (the environment tells a
+/// gateway that forwards to APNs which host the token belongs to); any 2xx is delivered, 410 means the device is
 /// gone, anything else (or no answer) failed.
 public struct WebhookPushProvider: PushProvider {
     private let url: String
@@ -40,11 +41,13 @@ public struct WebhookPushProvider: PushProvider {
     private struct Body: Encodable {
         let deviceId: String
         let deviceToken: String
+        let apnsEnvironment: String
         let data: [String: String]
 
         init(_ message: PushMessage) {
             deviceId = message.deviceID
             deviceToken = message.deviceToken
+            apnsEnvironment = message.apnsEnvironment.rawValue
             data = message.data
         }
     }

@@ -61,7 +61,7 @@ extension PostgresPasskeyStore {
                 """
                 INSERT INTO push_devices (\(unescaped: PushDeviceRow.columns)) VALUES (
                 \(row.id), \(row.userHandle), \(row.name), \(row.model), \(row.deviceToken), \(row.publicKey), \(row.createdAt),
-                \(row.lastUsedAt), \(row.disabled))
+                \(row.lastUsedAt), \(row.disabled), \(row.apnsEnvironment))
                 """, logger: Self.quiet)
             try await Self.insert(db, eventRow)
             return .registered
@@ -112,7 +112,7 @@ extension PostgresPasskeyStore {
         try await transaction { db in
             if let handle = r.userHandle {
                 try await db.query(
-                    "UPDATE push_requests SET status = 'expired' WHERE user_handle = \(handle) AND status = 'pending'", logger: Self.quiet)
+                    "UPDATE push_requests SET status = 'replaced' WHERE user_handle = \(handle) AND status = 'pending'", logger: Self.quiet)
             }
             try await db.query(
                 """

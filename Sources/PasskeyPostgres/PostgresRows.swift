@@ -316,7 +316,7 @@ struct CachedDocumentRow {
 }
 
 struct PushDeviceRow {
-    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled"
+    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled, apns_environment"
 
     let id: String
     let userHandle: ByteBuffer
@@ -327,6 +327,7 @@ struct PushDeviceRow {
     let createdAt: Int64
     let lastUsedAt: Int64?
     let disabled: Bool
+    let apnsEnvironment: String?
 
     init(_ d: PushDeviceRecord) throws {
         id = d.id
@@ -338,6 +339,7 @@ struct PushDeviceRow {
         createdAt = try d.createdAt.storeMilliseconds()
         lastUsedAt = try d.lastUsedAt?.storeMilliseconds()
         disabled = d.disabled
+        apnsEnvironment = d.apnsEnvironment
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> PushDeviceRecord {
@@ -345,7 +347,7 @@ struct PushDeviceRow {
         return PushDeviceRecord(
             id: try c.next(), userHandle: try c.bytes(), name: try c.next(), model: try c.next(), deviceToken: try c.next(),
             publicKey: try c.bytes(), createdAt: try c.date(), lastUsedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)),
-            disabled: try c.next())
+            disabled: try c.next(), apnsEnvironment: try c.next(String?.self))
     }
 }
 

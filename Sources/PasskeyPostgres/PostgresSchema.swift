@@ -19,6 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
+        migration21,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -35,6 +36,11 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 21: each push device's APNs environment (SQLite's migration 21).
+    static let migration21 = Migration(additive: true, statements: [
+        "ALTER TABLE push_devices ADD COLUMN apns_environment text CHECK (apns_environment IN ('production', 'sandbox'))",
+    ])
 
     /// Version 20: the audit chain is sealed after the commit instead of in it (so that no
     /// commit waits for another's): each event's place in the chain, and the head's.

@@ -156,6 +156,9 @@ public enum AnswerToken {
 public enum PushRequestStatus: String, Sendable, CaseIterable {
     case pending, approved, denied, expired
     case numberMismatch = "number_mismatch"
+    /// A newer request for the same account took its place: an answer to it is
+    /// `unknown_challenge`, and its browser sees it `expired`.
+    case replaced
 }
 
 /// What a verified answer does to its pending request.

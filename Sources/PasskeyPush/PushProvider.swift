@@ -9,13 +9,19 @@ public struct PushMessage: Sendable, Equatable {
     public let data: [String: String]
     public let alertTitle: String
     public let alertBody: String
+    /// The APNs environment the device's app was built for: which host a push to it goes to.
+    public let apnsEnvironment: APNsEnvironment
 
-    public init(deviceID: String, deviceToken: String, data: [String: String], alertTitle: String, alertBody: String) {
+    public init(
+        deviceID: String, deviceToken: String, data: [String: String], alertTitle: String, alertBody: String,
+        apnsEnvironment: APNsEnvironment = .production
+    ) {
         self.deviceID = deviceID
         self.deviceToken = deviceToken
         self.data = data
         self.alertTitle = alertTitle
         self.alertBody = alertBody
+        self.apnsEnvironment = apnsEnvironment
     }
 }
 

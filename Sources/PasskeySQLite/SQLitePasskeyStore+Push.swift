@@ -33,7 +33,7 @@ extension SQLitePasskeyStore {
             }
             try db.execute("DELETE FROM push_discoveries WHERE device_id = ? AND user_handle = ? AND expires_at > ?", spend)
             guard try db.changes() == 1 else { return .discoveryGone }
-            try db.execute("INSERT INTO push_devices (\(PushDeviceRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", deviceArguments)
+            try db.execute("INSERT INTO push_devices (\(PushDeviceRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", deviceArguments)
             try Self.insertEvent(db, eventArguments)
             return .registered
         }
@@ -74,7 +74,7 @@ extension SQLitePasskeyStore {
         let arguments = try r.arguments()
         try await database.write { db in
             if let handle = r.userHandle {
-                try db.execute("UPDATE push_requests SET status = 'expired' WHERE user_handle = ? AND status = 'pending'", [.blob(handle)])
+                try db.execute("UPDATE push_requests SET status = 'replaced' WHERE user_handle = ? AND status = 'pending'", [.blob(handle)])
             }
             try db.execute("INSERT INTO push_requests (\(PushRequestRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
         }
@@ -130,19 +130,20 @@ extension SQLitePasskeyStore {
 }
 
 extension PushDeviceRecord {
-    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled"
+    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled, apns_environment"
 
     init(row: SQLiteRow) {
         self.init(
             id: row.text(0), userHandle: row.blob(1), name: row.text(2), model: row.text(3), deviceToken: row.text(4),
             publicKey: row.blob(5), createdAt: Date(storeMilliseconds: row.int64(6)),
-            lastUsedAt: row.optionalInt64(7).map(Date.init(storeMilliseconds:)), disabled: row.bool(8))
+            lastUsedAt: row.optionalInt64(7).map(Date.init(storeMilliseconds:)), disabled: row.bool(8),
+            apnsEnvironment: row.optionalText(9))
     }
 
     func arguments() throws -> [SQLiteValue] {
         [
             .text(id), .blob(userHandle), .text(name), .text(model), .text(deviceToken), .blob(publicKey), try .time(createdAt),
-            try .optionalTime(lastUsedAt), .bool(disabled),
+            try .optionalTime(lastUsedAt), .bool(disabled), apnsEnvironment.map { .text($0) } ?? .null,
         ]
     }
 }

@@ -9,6 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
+        migration21,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -76,6 +77,13 @@ enum Schema {
             }
         }
     }
+
+    /// Version 21: each push device's APNs environment (push.md), and a push request replaced by
+    /// a newer one told apart from one that expired. Only adds; a device without an environment
+    /// has the server's `--apns-environment`.
+    static let migration21: [String] = [
+        "ALTER TABLE push_devices ADD COLUMN apns_environment TEXT CHECK (apns_environment IN ('production', 'sandbox'))",
+    ]
 
     /// Version 20: recoveries made to wait (`--recovery-delay`). Only adds.
     static let migration20: [String] = [

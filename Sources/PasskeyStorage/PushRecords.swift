@@ -16,10 +16,13 @@ public struct PushDeviceRecord: Sendable, Equatable {
     public var lastUsedAt: Date?
     /// Set when the provider reported the device gone; no pushes are sent to it then.
     public var disabled: Bool
+    /// `production` or `sandbox`: the APNs environment its app was built for; nil for a device
+    /// enrolled before devices had one (the server's `--apns-environment` then).
+    public var apnsEnvironment: String?
 
     public init(
         id: String, userHandle: [UInt8], name: String, model: String, deviceToken: String, publicKey: [UInt8], createdAt: Date,
-        lastUsedAt: Date? = nil, disabled: Bool = false
+        lastUsedAt: Date? = nil, disabled: Bool = false, apnsEnvironment: String? = nil
     ) {
         self.id = id
         self.userHandle = userHandle
@@ -30,6 +33,7 @@ public struct PushDeviceRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.disabled = disabled
+        self.apnsEnvironment = apnsEnvironment
     }
 }
 

@@ -194,6 +194,13 @@ struct ConfigurationResolver {
         c.apnsTeamID = try string(flags.apnsTeamID, "APNS_TEAM_ID")
         c.apnsTopic = try string(flags.apnsTopic, "APNS_TOPIC")
         c.apnsURL = try url(flags.apnsURL, "APNS_URL") ?? c.apnsURL
+        c.apnsSandboxURL = try url(flags.apnsSandboxURL, "APNS_SANDBOX_URL") ?? c.apnsSandboxURL
+        if let environment = try string(flags.apnsEnvironment, "APNS_ENVIRONMENT") {
+            guard ["production", "sandbox"].contains(environment) else {
+                throw ValidationError("--apns-environment must be production or sandbox, not \(environment)")
+            }
+            c.apnsEnvironment = environment
+        }
         c.fcmServiceAccount = try string(flags.fcmServiceAccount, "FCM_SERVICE_ACCOUNT")
         c.fcmURL = try url(flags.fcmURL, "FCM_URL") ?? c.fcmURL
         if let mode = try string(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE") {
@@ -202,7 +209,7 @@ struct ConfigurationResolver {
             }
             c.pushNumberChallenge = mode
         }
-        c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 10...3600) ?? Int(c.pushTTL))
+        c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 1...3600) ?? Int(c.pushTTL))
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
         c.mfbClientID = try string(flags.mfbClientID, "MFB_CLIENT_ID")
         c.mfbClientSecret = try string(flags.mfbClientSecret, "MFB_CLIENT_SECRET")
@@ -215,7 +222,7 @@ struct ConfigurationResolver {
             return uri
         }
         c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
-        c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 60...86400) ?? Int(c.mfbRequestTTL))
+        c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 1...86400) ?? Int(c.mfbRequestTTL))
         let mfbSettings = [c.mfbClientSecret, c.mfbAPIToken].compactMap { $0 }.count + (c.mfbRedirectURIs.isEmpty ? 0 : 1)
         if c.mfbClientID != nil, mfbSettings != 3 {
             throw ValidationError("--mfb-client-id needs --mfb-client-secret, --mfb-api-token and at least one --mfb-redirect-uri")

@@ -257,8 +257,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("apns-topic"), help: ArgumentHelp("apns: the app's bundle ID. (env: PASSKEY_APNS_TOPIC)", valueName: "BUNDLE_ID"))
     var apnsTopic: String?
 
-    @Option(name: .customLong("apns-url"), help: ArgumentHelp("apns: the provider API. (env: PASSKEY_APNS_URL, default https://api.push.apple.com; the sandbox is https://api.sandbox.push.apple.com)", valueName: "URL"))
+    @Option(name: .customLong("apns-url"), help: ArgumentHelp("apns: the production provider API. (env: PASSKEY_APNS_URL, default https://api.push.apple.com)", valueName: "URL"))
     var apnsURL: String?
+
+    @Option(name: .customLong("apns-sandbox-url"), help: ArgumentHelp("apns: the sandbox provider API, for devices enrolled with apnsEnvironment sandbox (Xcode debug builds). (env: PASSKEY_APNS_SANDBOX_URL, default https://api.sandbox.push.apple.com)", valueName: "URL"))
+    var apnsSandboxURL: String?
+
+    @Option(name: .customLong("apns-environment"), help: ArgumentHelp("The APNs environment of a device that enrols without saying (TestFlight and App Store builds: production; Xcode debug builds: sandbox). (env: PASSKEY_APNS_ENVIRONMENT, default production)", valueName: "production|sandbox"))
+    var apnsEnvironment: String?
 
     @Option(name: .customLong("fcm-service-account"), help: ArgumentHelp("fcm: the Google service account JSON file (project_id, client_email, private_key, token_uri). (env: PASSKEY_FCM_SERVICE_ACCOUNT)", valueName: "FILE"))
     var fcmServiceAccount: String?
@@ -269,7 +275,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("push-number-challenge"), help: ArgumentHelp("off; seed: the number is in the push and on the page; type-in: only on the page, typed on the phone. (env: PASSKEY_PUSH_NUMBER_CHALLENGE, default seed)", valueName: "off|seed|type-in"))
     var pushNumberChallenge: String?
 
-    @Option(name: .customLong("push-ttl"), help: ArgumentHelp("Seconds a push sign-in request waits for the phone. (env: PASSKEY_PUSH_TTL, default 120)", valueName: "SECONDS"))
+    @Option(name: .customLong("push-ttl"), help: ArgumentHelp("Seconds a push sign-in request waits for the phone, 1 to 3600; below the default for tests only. (env: PASSKEY_PUSH_TTL, default 120)", valueName: "SECONDS"))
     var pushTTL: Int?
 
     @Option(name: .customLong("push-max-devices"), help: ArgumentHelp("Push devices an account may enrol. (env: PASSKEY_PUSH_MAX_DEVICES, default 5)", valueName: "N"))
@@ -287,7 +293,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-api-token"), help: ArgumentHelp("Bearer token of the business's calls (/mfb/requests, /mfb/responses). (env: PASSKEY_MFB_API_TOKEN)", valueName: "TOKEN"))
     var mfbAPIToken: String?
 
-    @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
+    @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives, 1 to 86400; below the default for tests only. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
     var mfbRequestTTL: Int?
 
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error; the listening line goes to standard output, as JSON too with json. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))

@@ -51,7 +51,8 @@ final class APNsStandIn: Sendable {
         let key = try PrivateKey.generateEC(.p256)
         let state = Recorder(State())
         let router = Router(context: StandInContext.self)
-        router.post("/3/device/:token") { request, context -> Response in
+        // Production at the root, the sandbox under /sandbox (`sandboxURL`), one recorder.
+        let handler: @Sendable (Hummingbird.Request, StandInContext) async throws -> Response = { request, context in
             let bearer = request.headers[.authorization] ?? ""
             let providerToken = bearer.hasPrefix("bearer ") ? String(bearer.dropFirst(7)) : ""
             let jwt = DecodedJWT(providerToken)
@@ -72,6 +73,8 @@ final class APNsStandIn: Sendable {
             guard let answer else { return Response(status: .ok) }
             return StandInHTTP.json(answer.body, status: answer.status)
         }
+        router.post("/3/device/:token", use: handler)
+        router.post("/sandbox/3/device/:token", use: handler)
         let certificate = try OpenSSLFixtures.certificateFor127()
         let server = try await StandInServer.startHTTP2(router: router, certificate: certificate)
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -85,8 +88,8 @@ final class APNsStandIn: Sendable {
 
     func provider(clock: TestClock) throws -> APNsPushProvider {
         try APNsPushProvider(
-            privateKey: key, keyID: Self.keyID, teamID: Self.teamID, topic: Self.topic, baseURL: server.base, httpClient: client,
-            now: { clock.now() })
+            privateKey: key, keyID: Self.keyID, teamID: Self.teamID, topic: Self.topic, baseURL: server.base,
+            sandboxURL: server.base + "/sandbox", httpClient: client, now: { clock.now() })
     }
 
     func script(_ answers: (status: HTTPResponse.Status, body: String)...) {
@@ -145,6 +148,24 @@ final class APNsStandIn: Sendable {
                 #expect(payload[key] as? String == value, "data key \(key) at the top level")
             }
             #expect(payload.count == samplePush.data.count + 1)
+        }
+    }
+
+    /// push.md: a push goes to the host of its device's environment, so that a development
+    /// build's token never meets production (where it is a BadDeviceToken).
+    @Test func eachPushGoesToItsDevicesEnvironment() async throws {
+        try await APNsStandIn.with { apns in
+            let provider = try apns.provider(clock: TestClock())
+            let sandbox = PushMessage(
+                deviceID: samplePush.deviceID, deviceToken: samplePush.deviceToken, data: samplePush.data, alertTitle: "t", alertBody: "b",
+                apnsEnvironment: .sandbox)
+            #expect(await provider.send(sandbox) == .delivered)
+            #expect(await provider.send(samplePush) == .delivered)
+            #expect(apns.requests.map(\.path) == ["/sandbox/3/device/" + samplePush.deviceToken, "/3/device/" + samplePush.deviceToken])
+            // A BadDeviceToken from the sandbox is about the sandbox device.
+            apns.script((.badRequest, #"{"reason":"BadDeviceToken"}"#))
+            #expect(await provider.send(sandbox) == .deviceGone)
+            #expect(apns.requests.last?.path.hasPrefix("/sandbox/") == true)
         }
     }
 

@@ -274,3 +274,38 @@ struct TestDevice: Sendable {
         #expect { try decide(device.answer(challenge: "c2")) } throws: { ($0 as? PushError)?.code == "unknown_challenge" }
     }
 }
+
+/// push.md: the `deviceToken` forms each provider can address.
+@Suite struct DeviceTokenTests {
+    static let apns = String(repeating: "0123456789abcdef", count: 4)  // 32 bytes, as iOS gives today
+    static let fcm = "dQw4w9WgXcQ:APA91bH-" + String(repeating: "x_Y-z", count: 30)
+
+    @Test func anAPNsTokenIsHexOf32To100Bytes() throws {
+        for token in [Self.apns, Self.apns.uppercased(), String(repeating: "ab", count: 100)] {
+            #expect(DeviceToken.isAPNs(token), "\(token)")
+            try DeviceToken.check(token, provider: "apns")
+        }
+        for token in ["", String(Self.apns.dropLast()), String(repeating: "ab", count: 31), String(repeating: "ab", count: 101),
+                      Self.apns.replacingOccurrences(of: "a", with: "g"), "<" + Self.apns.dropFirst(2) + ">", Self.apns + " ",
+                      String(Self.apns.prefix(32)) + " " + String(Self.apns.suffix(31)), Self.fcm] {
+            #expect(!DeviceToken.isAPNs(token), "\(token)")
+            #expect { try DeviceToken.check(token, provider: "apns") } throws: { ($0 as? PushError)?.code == "invalid_request" }
+        }
+    }
+
+    @Test func anFCMTokenIsItsOwnOpaqueForm() throws {
+        try DeviceToken.check(Self.fcm, provider: "fcm")
+        try DeviceToken.check(Self.apns, provider: "fcm")  // hex is within FCM's alphabet
+        for token in ["", "a b", "tok/../x", "tok?x=1", "tok\u{0}", "é", String(repeating: "a", count: 4097)] {
+            #expect { try DeviceToken.check(token, provider: "fcm") } throws: { ($0 as? PushError)?.code == "invalid_request" }
+        }
+    }
+
+    @Test func anOwnGatewayTakesEitherForm() throws {
+        for provider in ["log", "webhook"] {
+            try DeviceToken.check(Self.apns, provider: provider)
+            try DeviceToken.check(Self.fcm, provider: provider)
+            #expect { try DeviceToken.check("not a token", provider: provider) } throws: { ($0 as? PushError)?.code == "invalid_request" }
+        }
+    }
+}

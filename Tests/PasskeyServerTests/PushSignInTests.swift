@@ -6,10 +6,11 @@ import NIOCore
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyPush
-import PasskeyApp
+@testable import PasskeyApp
 @testable import PasskeyAccounts
 import PasskeyServer
 import PasskeyStorage
+@testable import PasskeyOutbound
 import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Synchronization
@@ -245,7 +246,115 @@ final class PushGatewayStandIn: Sendable {
             let old = try await push.gateway.push(1)
             _ = try await push.initialize("vic")
             #expect(try await push.status(first["watch"] as? String ?? "").json["status"] as? String == "expired")
-            #expect(try await push.answer(old).error == "already_answered")
+            // Nobody answered the replaced request: it is no longer one the phone can answer.
+            #expect(try await push.answer(old).error == "unknown_challenge")
+            // The new one is answered as usual.
+            #expect(try await push.answer(try await push.gateway.push(2)).status == 202)
+        }
+    }
+
+    /// push.md: only the devices enrolled when the request was made can answer it.
+    @Test func aDeviceEnrolledAfterTheRequestCannotAnswerIt() async throws {
+        try await Self.withPush { push in
+            let (session, _) = try await push.enrolled("amy")
+            let started = try await push.initialize("amy")
+            let sent = try await push.gateway.push(1)
+            push.server.clock.advance(1)
+            // A second phone, enrolled after the request went out, answers it with the data it
+            // would have had to be sent.
+            let key = try PrivateKey.generateEC(.p256)
+            let discovery = try await push.client.send("POST", "/push/devices/discovery", bearer: session)
+            let (_, body) = try DeviceSimulator.registration(discovery: Array(discovery.body), key: key, name: "Later", deviceToken: "tok-later")
+            let later = try #require(try await push.client.post("/push/devices", bytes: body).json["deviceId"] as? String)
+            var forged = sent
+            forged["deviceId"] = later
+            var data = try #require(sent["data"] as? [String: String])
+            data["deviceId"] = later
+            forged["data"] = data
+            #expect(try await push.answer(forged, key: key).error == "unknown_challenge")
+            #expect(try await push.status(try #require(started["watch"] as? String)).json["status"] as? String == "pending")
+            // The phone that was asked still can.
+            #expect(try await push.answer(sent).status == 202)
+        }
+    }
+
+    /// push.md: the enrolment's `apnsEnvironment`, defaulting to `--apns-environment`, goes
+    /// with every push to that device; a value that is neither is refused, and so is a device
+    /// token of neither form.
+    @Test func eachDeviceKeepsItsAPNsEnvironment() async throws {
+        try await Self.withPush({ $0.apnsEnvironment = "sandbox" }) { push in
+            let (registered, _, _) = try await push.ceremonies.register("bea")
+            let session = try #require(registered.json["session"] as? String)
+            func enrol(_ change: (inout [String: Any]) -> Void) async throws -> HTTPResult {
+                let discovery = try await push.client.send("POST", "/push/devices/discovery", bearer: session)
+                let token = String(repeating: "ab", count: 32)
+                let (_, body) = try DeviceSimulator.registration(discovery: Array(discovery.body), key: Self.deviceKey, name: "Phone", deviceToken: token)
+                var object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+                change(&object)
+                return try await push.client.post("/push/devices", json: object)
+            }
+            #expect(try await enrol { $0["apnsEnvironment"] = "staging" }.error == "invalid_request")
+            #expect(try await enrol { $0["apnsEnvironment"] = 1 }.error == "invalid_request")
+            #expect(try await enrol { $0["deviceToken"] = "ab cd" }.error == "invalid_request")
+            #expect(try await enrol { $0["deviceToken"] = "tok/../../3/device" }.error == "invalid_request")
+            let defaulted = try #require(try await enrol { _ in }.json["deviceId"] as? String)
+            let production = try #require(try await enrol { $0["apnsEnvironment"] = "production" }.json["deviceId"] as? String)
+            #expect(try await push.server.app.store.pushDevice(id: defaulted)?.apnsEnvironment == "sandbox")
+            #expect(try await push.server.app.store.pushDevice(id: production)?.apnsEnvironment == "production")
+            _ = try await push.initialize("bea")
+            _ = try await push.gateway.push(2)
+            let environments = Dictionary(uniqueKeysWithValues: push.gateway.pushes.compactMap { sent -> (String, String)? in
+                guard let id = sent["deviceId"] as? String, let environment = sent["apnsEnvironment"] as? String else { return nil }
+                return (id, environment)
+            })
+            #expect(environments == [defaulted: "sandbox", production: "production"])
+        }
+    }
+
+    /// Lifetimes below the defaults start, with a warning each.
+    @Test func shortLifetimesAreWarnedOf() {
+        var configuration = ServerConfiguration()
+        #expect(PasskeyApplication.shortLifetimeWarnings(configuration).isEmpty)
+        configuration.pushTTL = 1
+        configuration.mfbClientID = "client"
+        configuration.mfbRequestTTL = 1
+        let warnings = PasskeyApplication.shortLifetimeWarnings(configuration)
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.hasPrefix("--push-ttl 1 ") == true && warnings.last?.hasPrefix("--mfb-request-ttl 1 ") == true)
+    }
+
+    /// A provider with only a name, to build the push data as each provider would send it.
+    struct NamedProvider: PushProvider {
+        let name: String
+        func send(_ message: PushMessage) async -> DeliveryResult { .delivered }
+    }
+
+    /// The seed's keys ride on APNs and FCM as on an own gateway, and with the longest user name
+    /// and RP name the APNs payload stays within its 4 KB.
+    @Test func thePushDataIsTheSeedsOnEveryProviderWithinAPNsLimit() async throws {
+        try await withServer({ $0.rpName = String(repeating: "\u{1F511}", count: 5000) }) { server, _, _ in
+            let longest = String(repeating: "\u{10FFFF}", count: 64)
+            let user = UserRecord(handle: Array(repeating: 1, count: 32), name: longest, nameKey: longest, displayName: longest, createdAt: Date())
+            let device = PushDeviceRecord(
+                id: UUID().uuidString.lowercased(), userHandle: user.handle, name: "P", model: "M", deviceToken: "ab", publicKey: [], createdAt: Date())
+            let request = PushRequestRecord(
+                id: UUID().uuidString.lowercased(), userHandle: user.handle, watchHash: Array(repeating: 0, count: 32),
+                challenge: UUID().uuidString.lowercased(), number: 100, createdAt: Date(), expiresAt: Date())
+            let client = RequestClient(address: "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255", userAgent: String(repeating: "Mozilla/5.0 (iPhone) ", count: 500))
+            for name in ["apns", "fcm", "webhook", "log"] {
+                let signIn = try PushSignIn(passkeys: server.app.service, provider: NamedProvider(name: name))
+                let data = signIn.pushData(request, device: device, user: user, client: client)
+                #expect(Set(data.keys) == [
+                    "username", "tenantDomain", "deviceId", "applicationName", "notificationScenario", "pushId", "challenge",
+                    "numberChallenge", "ipAddress", "deviceOS", "browser",
+                ], "\(name)")
+                #expect(data["username"] == longest && data["ipAddress"] == client.address && data["deviceOS"] == "iOS", "\(name)")
+                let message = PushMessage(
+                    deviceID: device.id, deviceToken: device.deviceToken, data: data, alertTitle: "Sign-in request",
+                    alertBody: "Approve the sign-in to \(signIn.applicationName) on this phone.")
+                let size = try APNsPushProvider.payload(message).count
+                #expect(size <= APNsPushProvider.maximumPayload, "\(name): \(size) bytes")
+            }
         }
     }
 

@@ -5,15 +5,15 @@ import Testing
 /// The store contract: Push authenticator.
 struct PushContract {
     static let checks: [StoreCheck] = [
-        StoreCheck("enrolment spends the discovery once, stores the device with its event, and keeps to the limit") { try await PushContract().enrolment($0) },
-        StoreCheck("a request is answered once, by a device of its account; a new request expires the pending one") { try await PushContract().answering($0) },
+        StoreCheck("enrolment spends the discovery once, stores the device (its APNs environment too) with its event, and keeps to the limit") { try await PushContract().enrolment($0) },
+        StoreCheck("a request is answered once, by a device of its account; a new request replaces the pending one") { try await PushContract().answering($0) },
         StoreCheck("concurrent answers: exactly one changes the request") { try await PushContract().concurrentAnswers($0) },
     ]
 
     static func device(_ user: UserRecord, id: String = UUID().uuidString, at offset: Int64 = 0) -> PushDeviceRecord {
         PushDeviceRecord(
             id: id, userHandle: user.handle, name: "Phone", model: "iPhone15,2", deviceToken: "token-\(id)", publicKey: Fixture.bytes(294),
-            createdAt: Fixture.date(offset))
+            createdAt: Fixture.date(offset), apnsEnvironment: "sandbox")
     }
 
     static func request(_ user: UserRecord?, id: String = UUID().uuidString, expiresIn: Int64 = 120_000) -> PushRequestRecord {
@@ -41,6 +41,7 @@ struct PushContract {
             #expect(outcome == .registered)
             #expect(try await store.pushDevice(id: device.id) == device)
             #expect(try await store.pushDevices(userHandle: user.handle) == [device])
+            #expect(try await store.pushDevice(id: device.id)?.apnsEnvironment == "sandbox")
             #expect(try await store.pushDiscovery(deviceID: device.id, now: Fixture.date(2)) == nil)
             // The same discovery again.
             var again = device
@@ -72,7 +73,7 @@ struct PushContract {
             try await store.insertPushRequest(first)
             let second = Self.request(user)
             try await store.insertPushRequest(second)
-            #expect(try await store.pushRequest(id: first.id)?.status == "expired")
+            #expect(try await store.pushRequest(id: first.id)?.status == "replaced")
             #expect(try await store.pushRequest(watchHash: second.watchHash) == second)
 
             // Another account's device cannot answer.

@@ -4,7 +4,7 @@ import PasskeyPush
 import PasskeyQR
 
 /// `push-answer`: what a phone sends — the answer JWT (read unverified for its deviceId, then
-/// verified with a fixed device key), the enrolment's public key and signature.
+/// verified with a fixed device key), the enrolment's public key, signature and device token.
 ///
 /// An input is taken whole as the answer token and as the public key text; split at the first
 /// NUL it is also `signature NUL deviceToken` for the enrolment check.
@@ -39,6 +39,13 @@ enum PushAnswerTarget {
                 let token = String(decoding: bytes[(separator + 1)...], as: UTF8.self)
                 _ = attempt("enrolment signature") { try Enrolment.checkSignature(signature, challenge: "c", deviceToken: token, key: key) }
             }
+        }
+        for provider in ["apns", "fcm", "webhook"] {
+            guard attempt("device token", { try DeviceToken.check(text, provider: provider) }) != nil else { continue }
+            // Whatever passes goes into a request path or a provider's field as it is.
+            expect(!text.isEmpty && text.utf8.count <= DeviceToken.maximumFCMLength, "a device token of \(text.utf8.count) bytes passed")
+            expect(text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x2f && $0 != 0x3f && $0 != 0x25 && $0 > 0x20 }, "a device token with a path character passed")
+            if provider == "apns" { expect(text.utf8.count % 2 == 0, "an APNs token of odd length passed") }
         }
         do {
             let key = try DeviceKey.parse(text)

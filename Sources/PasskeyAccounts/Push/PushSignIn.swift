@@ -15,6 +15,8 @@ public final class PushSignIn: Sendable {
     let passkeys: PasskeySignIn
     public let provider: any PushProvider
     let mode: NumberChallenge.Mode
+    /// `--apns-environment`: the environment of a device that did not give one.
+    let defaultEnvironment: APNsEnvironment
     var configuration: ServerConfiguration { passkeys.configuration }
     var store: any PasskeyStore { passkeys.store }
     var logger: Logger { passkeys.logger }
@@ -26,6 +28,10 @@ public final class PushSignIn: Sendable {
             throw ServerStartupError(message: "--push-number-challenge must be off, seed or type-in")
         }
         self.mode = mode
+        guard let environment = APNsEnvironment(rawValue: passkeys.configuration.apnsEnvironment) else {
+            throw ServerStartupError(message: "--apns-environment must be production or sandbox")
+        }
+        defaultEnvironment = environment
         passkeys.recoveryStarts.add { [weak self] request in self?.alertRecovery(request) }
     }
 
@@ -34,6 +40,7 @@ public final class PushSignIn: Sendable {
     /// and when it opens, so that its owner can stop it from a signed-in session.
     func alertRecovery(_ request: RecoveryRequestRecord) {
         let provider = provider, store = store, metrics = passkeys.metrics, logger = logger, rp = passkeys.rp
+        let applicationName = applicationName, fallback = defaultEnvironment
         Task.detached {
             let devices: [PushDeviceRecord]
             do { devices = try await store.pushDevices(userHandle: request.userHandle).filter { !$0.disabled } } catch {
@@ -44,11 +51,12 @@ public final class PushSignIn: Sendable {
                 let message = PushMessage(
                     deviceID: device.id, deviceToken: device.deviceToken,
                     data: [
-                        "tenantDomain": rp.id, "deviceId": device.id, "applicationName": rp.name, "notificationScenario": "ACCOUNT_RECOVERY",
+                        "tenantDomain": rp.id, "deviceId": device.id, "applicationName": applicationName, "notificationScenario": "ACCOUNT_RECOVERY",
                         "recoveryId": request.publicID, "readyAt": PasskeySignIn.timestamp(request.readyAt),
                     ],
                     alertTitle: "Account recovery started",
-                    alertBody: "Someone started recovering your \(rp.name) account. If it was not you, stop it from a signed-in browser.")
+                    alertBody: "Someone started recovering your \(applicationName) account. If it was not you, stop it from a signed-in browser.",
+                    apnsEnvironment: Self.environment(of: device, fallback: fallback))
                 let result = await provider.send(message)
                 metrics.pushDelivered(provider: provider.name, result: result.label)
                 if case .failed(let reason) = result {
@@ -56,6 +64,15 @@ public final class PushSignIn: Sendable {
                 }
             }
         }
+    }
+
+    /// The RP's name as pushes carry it: clipped to 100 characters, so that a long name cannot
+    /// push an APNs payload past its 4 KB.
+    var applicationName: String { String(String.UnicodeScalarView(passkeys.rp.name.unicodeScalars.prefix(100))) }
+
+    /// Where pushes to `device` go: the environment it enrolled with, else `--apns-environment`.
+    static func environment(of device: PushDeviceRecord, fallback: APNsEnvironment) -> APNsEnvironment {
+        device.apnsEnvironment.flatMap(APNsEnvironment.init(rawValue:)) ?? fallback
     }
 
     // MARK: Enrolment
@@ -91,6 +108,7 @@ public final class PushSignIn: Sendable {
         let deviceToken: String
         let publicKey: String
         let signature: String
+        let apnsEnvironment: String?
     }
 
     /// `POST /push/devices`: the phone registers its key; the QR data is the capability. Checks
@@ -101,6 +119,13 @@ public final class PushSignIn: Sendable {
         try Self.checkText(registration.name, "name", limit: 64)
         try Self.checkText(registration.model, "model", limit: 64)
         try Self.checkText(registration.deviceToken, "deviceToken", limit: 4096)
+        do { try DeviceToken.check(registration.deviceToken, provider: provider.name) } catch { throw APIError(error) }
+        let environment = try registration.apnsEnvironment.map { text in
+            guard let environment = APNsEnvironment(rawValue: text) else {
+                throw APIError.invalidRequest("apnsEnvironment must be production or sandbox.")
+            }
+            return environment
+        } ?? defaultEnvironment
         guard registration.deviceId.utf8.count <= 64 else { throw APIError.invalidRequest("deviceId is too long.") }
         let now = passkeys.now()
         guard let discovery = try await store.pushDiscovery(deviceID: registration.deviceId, now: now) else {
@@ -115,7 +140,8 @@ public final class PushSignIn: Sendable {
         }
         let device = PushDeviceRecord(
             id: discovery.deviceID, userHandle: discovery.userHandle, name: registration.name, model: registration.model,
-            deviceToken: registration.deviceToken, publicKey: key.subjectPublicKeyInfo, createdAt: now)
+            deviceToken: registration.deviceToken, publicKey: key.subjectPublicKeyInfo, createdAt: now,
+            apnsEnvironment: environment.rawValue)
         let event = passkeys.event(discovery.userHandle, "push_device_enrolled", at: now, ["device": device.id, "name": device.name])
         switch try await store.registerPushDevice(device, now: now, maxDevices: configuration.pushMaxDevices, event: event) {
         case .registered:
@@ -192,7 +218,8 @@ public final class PushSignIn: Sendable {
             PushMessage(
                 deviceID: device.id, deviceToken: device.deviceToken,
                 data: pushData(request, device: device, user: user, client: client),
-                alertTitle: "Sign-in request", alertBody: "Approve the sign-in to \(passkeys.rp.name) on this phone.")
+                alertTitle: "Sign-in request", alertBody: "Approve the sign-in to \(applicationName) on this phone.",
+                apnsEnvironment: Self.environment(of: device, fallback: defaultEnvironment))
         }
         let provider = provider
         let store = store
@@ -221,21 +248,19 @@ public final class PushSignIn: Sendable {
         }
     }
 
-    /// The seed's push data, every value a string. Pushes through Apple or Google carry neither
-    /// the user name nor the client's address: those stay between this server and its own
-    /// gateway (`log`, `webhook`).
+    /// The seed's push data, every value a string, the same on every provider: the phone shows
+    /// whose sign-in it is and where it comes from (`username`, `ipAddress`, `deviceOS`,
+    /// `browser`) so that its owner can tell a sign-in of their own from someone else's. Every
+    /// value is bounded (names 256 bytes, the RP's name 100 characters), so the APNs payload
+    /// stays under 4 KB.
     func pushData(_ request: PushRequestRecord, device: PushDeviceRecord, user: UserRecord, client: RequestClient?) -> [String: String] {
         let userAgent = client?.userAgent ?? ""
         var data = [
-            "tenantDomain": passkeys.rp.id, "deviceId": device.id, "applicationName": passkeys.rp.name,
+            "username": user.name, "tenantDomain": passkeys.rp.id, "deviceId": device.id, "applicationName": applicationName,
             "notificationScenario": "AUTHENTICATION", "pushId": request.id, "challenge": request.challenge,
-            "deviceOS": Self.operatingSystem(userAgent), "browser": Self.browser(userAgent),
+            "ipAddress": client?.address ?? "", "deviceOS": Self.operatingSystem(userAgent), "browser": Self.browser(userAgent),
         ]
         if mode == .seed, let number = request.number { data["numberChallenge"] = String(number) }
-        if !["apns", "fcm"].contains(provider.name) {
-            data["username"] = user.name
-            data["ipAddress"] = client?.address ?? ""
-        }
         return data
     }
 
@@ -293,8 +318,10 @@ public final class PushSignIn: Sendable {
             throw APIError(error)
         }
         guard let request = try await store.pushRequest(id: answer.pushAuthID), request.userHandle == device.userHandle else {
-            throw APIError(code: "unknown_challenge", message: "No request with that pushAuthId is waiting for this device.")
+            throw Self.unknownRequest
         }
+        try Self.checkEnrolledBefore(device, request)
+        try Self.checkNotReplaced(request)
         guard request.status == PushRequestStatus.pending.rawValue, now < request.expiresAt else {
             throw Self.alreadyAnswered
         }
@@ -318,6 +345,20 @@ public final class PushSignIn: Sendable {
         return status
     }
 
+    static let unknownRequest = APIError(code: "unknown_challenge", message: "No request with that pushAuthId is waiting for this device.")
+
+    /// Only a device enrolled when the request was made can answer it (push.md): a phone
+    /// enrolled afterwards was not asked, so its answer is for a request it never received.
+    static func checkEnrolledBefore(_ device: PushDeviceRecord, _ request: PushRequestRecord) throws {
+        guard device.createdAt <= request.createdAt else { throw unknownRequest }
+    }
+
+    /// A request a newer one replaced is no longer the account's: an answer to it is
+    /// `unknown_challenge`, not `already_answered` (nobody answered it).
+    static func checkNotReplaced(_ request: PushRequestRecord) throws {
+        guard request.status != PushRequestStatus.replaced.rawValue else { throw unknownRequest }
+    }
+
     static let alreadyAnswered = APIError(code: "already_answered", message: "The request was answered already, or expired.")
 
     /// `GET /push/authentication_status?watch=`: the request's state; the first call that sees
@@ -332,6 +373,8 @@ public final class PushSignIn: Sendable {
         if status == PushRequestStatus.pending.rawValue, passkeys.now() >= request.expiresAt {
             status = PushRequestStatus.expired.rawValue
         }
+        // Its browser was not answered: for it the request is over, as one that expired.
+        if status == PushRequestStatus.replaced.rawValue { status = PushRequestStatus.expired.rawValue }
         guard status == PushRequestStatus.approved.rawValue, !request.sessionIssued, let handle = request.userHandle else {
             return (PushStatusResponse(status: status), nil)
         }

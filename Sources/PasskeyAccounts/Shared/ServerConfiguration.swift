@@ -147,6 +147,10 @@ public struct ServerConfiguration: Sendable {
     public var apnsTeamID: String?
     public var apnsTopic: String?
     public var apnsURL = "https://api.push.apple.com"
+    /// Where pushes to sandbox devices go.
+    public var apnsSandboxURL = "https://api.sandbox.push.apple.com"
+    /// `production` or `sandbox`: the environment of a device that enrolled without one.
+    public var apnsEnvironment = "production"
     public var fcmServiceAccount: String?
     public var fcmURL = "https://fcm.googleapis.com"
     /// `off`, `seed` or `type-in`.
