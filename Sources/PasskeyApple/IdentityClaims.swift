@@ -16,10 +16,12 @@ public struct IdentityClaims: Sendable, Equatable {
     public let emailVerified: Bool
     /// `is_private_email` (a relay address): same reading as `emailVerified`.
     public let isPrivateEmail: Bool
+    /// `auth_time`: when the user last authenticated to Apple, when the token says.
+    public let authTime: Date?
 
     public init(
         issuer: String, subject: String, audience: String, expiresAt: Date, issuedAt: Date,
-        nonce: String?, email: String?, emailVerified: Bool, isPrivateEmail: Bool
+        nonce: String?, email: String?, emailVerified: Bool, isPrivateEmail: Bool, authTime: Date? = nil
     ) {
         self.issuer = issuer
         self.subject = subject
@@ -30,6 +32,7 @@ public struct IdentityClaims: Sendable, Equatable {
         self.email = email
         self.emailVerified = emailVerified
         self.isPrivateEmail = isPrivateEmail
+        self.authTime = authTime
     }
 }
 

@@ -33,10 +33,13 @@ public struct IdentityTokenVerifier: Sendable {
     /// Runs every check of siwa.md's table in order, except spending the nonce (the server's
     /// job): compact form, header, key, signature, issuer, audience, times, subject, nonce, and
     /// the profile claims. With `expectedNonce`, the `nonce` claim must equal it, its lowercase
-    /// hex SHA-256 or its base64url SHA-256; a missing claim is `nonce_mismatch` too.
+    /// hex SHA-256 or its base64url SHA-256; a missing claim is `nonce_mismatch` too. With
+    /// `authorizationCode`, a `c_hash` claim must hash it (`checkCodeHash`), and with
+    /// `requireCodeHash` (the web flow's `code id_token`) the claim must be there.
     /// `explain` hears every step, passed or failed.
     public func verify(
-        _ token: String, now: Date, expectedNonce: String?, explain: (@Sendable (VerificationStep) -> Void)? = nil
+        _ token: String, now: Date, expectedNonce: String?, authorizationCode: String? = nil, requireCodeHash: Bool = false,
+        explain: (@Sendable (VerificationStep) -> Void)? = nil
     ) async throws(SIWAError) -> IdentityClaims {
         let steps = StepReporter(explain: explain)
         let (jws, issuer, audience) = try await verifySignedToken(token, steps: steps)
@@ -50,12 +53,34 @@ public struct IdentityTokenVerifier: Sendable {
         try steps.run("nonce", { expectedNonce == nil ? "no nonce expected" : "nonce matches" }) { () throws(SIWAError) in
             try Self.checkNonce(claims, expected: expectedNonce)
         }
+        try steps.run("code hash", { authorizationCode == nil ? "no authorization code" : "c_hash matches the code" }) { () throws(SIWAError) in
+            try Self.checkCodeHash(claims, code: authorizationCode, required: requireCodeHash)
+        }
         let profile = try steps.run("claims", { (profile: Profile) in profile.email.map { "email \($0)" } ?? "no email" }) {
             () throws(SIWAError) in try Self.readProfile(claims)
         }
         return IdentityClaims(
             issuer: issuer, subject: subject, audience: audience, expiresAt: times.expiresAt, issuedAt: times.issuedAt,
-            nonce: profile.nonce, email: profile.email, emailVerified: profile.emailVerified, isPrivateEmail: profile.isPrivateEmail)
+            nonce: profile.nonce, email: profile.email, emailVerified: profile.emailVerified, isPrivateEmail: profile.isPrivateEmail,
+            authTime: profile.authTime)
+    }
+
+    /// OpenID Connect Core 3.3.2.11: `c_hash` is the base64url of the left half of the SHA-256
+    /// of the authorization code (the hash of RS256). It binds the code that came beside the
+    /// token to it, so a code swapped into the web flow's callback is refused before it is
+    /// exchanged. Without a code there is nothing to check; a claim that is not a string, or
+    /// does not match, is `c_hash_mismatch`, and so is a missing claim when `required`.
+    public static func checkCodeHash(_ claims: [String: JSONValue], code: String?, required: Bool) throws(SIWAError) {
+        guard let code else { return }
+        guard let value = claims["c_hash"] else {
+            if required { throw .codeHashMismatch("The token has no c_hash for the authorization code that came with it.") }
+            return
+        }
+        guard let claim = value.stringValue else { throw .codeHashMismatch("c_hash is \(value.kind), not a string") }
+        let expected = Base64URL.encode(Array(Digest.sha256.hash(Array(code.utf8)).prefix(16)))
+        guard constantTimeEquals(Array(claim.utf8), Array(expected.utf8)) else {
+            throw .codeHashMismatch("c_hash does not match the authorization code.")
+        }
     }
 
     /// The checks an identity token and a server-to-server notification share: compact form,
@@ -249,6 +274,7 @@ public struct IdentityTokenVerifier: Sendable {
         let email: String?
         let emailVerified: Bool
         let isPrivateEmail: Bool
+        let authTime: Date?
     }
 
     /// `nonce` and `email` absent or strings; `email_verified` and `is_private_email` read by
@@ -256,7 +282,8 @@ public struct IdentityTokenVerifier: Sendable {
     static func readProfile(_ claims: [String: JSONValue]) throws(SIWAError) -> Profile {
         Profile(
             nonce: try optionalString(claims, "nonce"), email: try optionalString(claims, "email"),
-            emailVerified: try flag(claims, "email_verified"), isPrivateEmail: try flag(claims, "is_private_email"))
+            emailVerified: try flag(claims, "email_verified"), isPrivateEmail: try flag(claims, "is_private_email"),
+            authTime: try numericDate(claims, "auth_time"))
     }
 
     static func optionalString(_ claims: [String: JSONValue], _ name: String) throws(SIWAError) -> String? {

@@ -12,6 +12,8 @@ extension CodedError<SignInWithAppleDomain>.Code {
     public static let audienceMismatch: Self = "audience_mismatch"
     public static let tokenExpired: Self = "token_expired"
     public static let nonceMismatch: Self = "nonce_mismatch"
+    /// The token's `c_hash` does not hash the authorization code it came with.
+    public static let codeHashMismatch: Self = "c_hash_mismatch"
     /// Apple's key set cannot be fetched: a retry may succeed.
     public static let keysUnavailable: Self = "apple_keys_unavailable"
 }
@@ -22,5 +24,6 @@ extension CodedError<SignInWithAppleDomain> {
     public static func audienceMismatch(_ message: String) -> SIWAError { .init(code: .audienceMismatch, message: message) }
     public static func tokenExpired(_ message: String) -> SIWAError { .init(code: .tokenExpired, message: message) }
     public static func nonceMismatch(_ message: String) -> SIWAError { .init(code: .nonceMismatch, message: message) }
+    public static func codeHashMismatch(_ message: String) -> SIWAError { .init(code: .codeHashMismatch, message: message) }
     public static func keysUnavailable(_ message: String) -> SIWAError { .init(code: .keysUnavailable, message: message) }
 }

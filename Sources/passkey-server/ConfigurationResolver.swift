@@ -169,6 +169,7 @@ struct ConfigurationResolver {
         c.appleJWKSURL = try url(flags.appleJWKSURL, "APPLE_JWKS_URL", allowFile: true) ?? c.appleJWKSURL
         c.appleAuthorizeURL = try url(flags.appleAuthorizeURL, "APPLE_AUTHORIZE_URL") ?? c.appleAuthorizeURL
         c.appleTokenURL = try url(flags.appleTokenURL, "APPLE_TOKEN_URL") ?? c.appleTokenURL
+        c.appleRedirectURI = try string(flags.appleRedirectURI, "APPLE_REDIRECT_URI").map { try redirectURI($0, "--apple-redirect-uri") }
         c.appleRevokeURL = try url(flags.appleRevokeURL, "APPLE_REVOKE_URL") ?? c.appleRevokeURL
         c.appleTokenMaxAge = TimeInterval(try int(flags.appleTokenMaxAge, "APPLE_TOKEN_MAX_AGE", range: 10...86400) ?? Int(c.appleTokenMaxAge))
         c.appleClockSkew = TimeInterval(try int(flags.appleClockSkew, "APPLE_CLOCK_SKEW", range: 0...3600) ?? Int(c.appleClockSkew))
@@ -213,14 +214,7 @@ struct ConfigurationResolver {
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
         c.mfbClientID = try string(flags.mfbClientID, "MFB_CLIENT_ID")
         c.mfbClientSecret = try string(flags.mfbClientSecret, "MFB_CLIENT_SECRET")
-        c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { uri in
-            guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false, url.fragment == nil,
-                  scheme == "https" || (scheme == "http" && ["localhost", "127.0.0.1", "::1"].contains(url.host ?? ""))
-            else {
-                throw ValidationError("--mfb-redirect-uri must be an https URL without a fragment (http only for localhost), not \(uri)")
-            }
-            return uri
-        }
+        c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { try redirectURI($0, "--mfb-redirect-uri") }
         c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
         c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 1...86400) ?? Int(c.mfbRequestTTL))
         let mfbSettings = [c.mfbClientSecret, c.mfbAPIToken].compactMap { $0 }.count + (c.mfbRedirectURIs.isEmpty ? 0 : 1)
@@ -263,6 +257,16 @@ struct ConfigurationResolver {
         else { return false }
         if scheme == "https" { return true }
         return scheme == "http" && ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
+    }
+
+    /// A redirect URI as Apple accepts one: https, a host, no fragment (http only for localhost).
+    private func redirectURI(_ uri: String, _ option: String) throws -> String {
+        guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false, url.fragment == nil,
+              scheme == "https" || (scheme == "http" && ["localhost", "127.0.0.1", "::1"].contains(url.host ?? ""))
+        else {
+            throw ValidationError("\(option) must be an https URL without a fragment (http only for localhost), not \(uri)")
+        }
+        return uri
     }
 
     private func string(_ flag: String?, _ name: String) throws -> String? {

@@ -218,6 +218,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("apple-authorize-url"), help: ArgumentHelp("Apple's authorize page for the web flow. (env: PASSKEY_APPLE_AUTHORIZE_URL, default https://appleid.apple.com/auth/authorize)", valueName: "URL"))
     var appleAuthorizeURL: String?
 
+    @Option(name: .customLong("apple-redirect-uri"), help: ArgumentHelp("The web flow's redirect_uri, exactly as registered with the Services ID; Apple posts the callback there, so it must reach this server's /siwa/callback. (env: PASSKEY_APPLE_REDIRECT_URI, default the primary origin's /siwa/callback)", valueName: "URL"))
+    var appleRedirectURI: String?
+
     @Option(name: .customLong("apple-token-max-age"), help: ArgumentHelp("The oldest identity token (iat) accepted, whatever its exp says. (env: PASSKEY_APPLE_TOKEN_MAX_AGE, default 600)", valueName: "SECONDS"))
     var appleTokenMaxAge: Int?
 

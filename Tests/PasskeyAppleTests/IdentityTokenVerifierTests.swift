@@ -22,6 +22,42 @@ import Testing
         #expect(claims.expiresAt == Date(timeIntervalSince1970: 1_750_000_000 - 10 + 86400))
     }
 
+    /// `auth_time` is read (a NumericDate); one that is not a number is `invalid_token`.
+    @Test func readsAuthTime() async throws {
+        let claims = try #require(try await verify(identityToken()).accepted)
+        #expect(claims.authTime == Date(timeIntervalSince1970: 1_750_000_000 - 10))
+        #expect(try await verify(identityToken(["auth_time": NSNull()])).accepted?.authTime == nil)
+        #expect(try await verify(identityToken(["auth_time": "yesterday"])).code == "invalid_token")
+    }
+
+    // MARK: c_hash (OpenID Connect Core 3.3.2.11)
+
+    /// OpenID Connect Core's own example (A.4): the code and its c_hash for RS256.
+    static let specCode = "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jxf_11jnpEX3Tgfvk"
+    static let specCodeHash = "LDktKdoQak3Pk0cnXxCltA"
+
+    @Test func theCodeMustBeTheOneTheTokensCHashNames() async throws {
+        let token = identityToken(["c_hash": Self.specCodeHash])
+        #expect(try await verify(token, code: Self.specCode).accepted != nil)
+        #expect(try await verify(token, code: Self.specCode, requireCodeHash: true).accepted != nil)
+        #expect(try await verify(token, code: Self.specCode + "x").code == "c_hash_mismatch")
+        #expect(try await verify(token, code: "").code == "c_hash_mismatch")
+        #expect(try await verify(identityToken(["c_hash": 7]), code: Self.specCode).code == "c_hash_mismatch")
+        // The full hash, or the right half, is not the left half.
+        let full = Base64URL.encode(Digest.sha256.hash(Array(Self.specCode.utf8)))
+        #expect(try await verify(identityToken(["c_hash": full]), code: Self.specCode).code == "c_hash_mismatch")
+        // No code: nothing to bind.
+        #expect(try await verify(identityToken(["c_hash": "anything"])).accepted != nil)
+    }
+
+    /// The web flow (`code id_token`) requires the claim; a native app's token may lack it.
+    @Test func aTokenWithoutCHashIsRefusedOnlyWhereItIsRequired() async throws {
+        let token = identityToken()
+        #expect(try await verify(token, code: Self.specCode).accepted != nil)
+        #expect(try await verify(token, code: Self.specCode, requireCodeHash: true).code == "c_hash_mismatch")
+        #expect(try await verify(token, requireCodeHash: true).accepted != nil)
+    }
+
     // MARK: Row 1: compact form
 
     @Test func refusesWhatIsNotACompactJWS() async throws {
@@ -341,7 +377,7 @@ import Testing
         let steps = StepLog()
         let verifier = try makeVerifier()
         _ = try await verifier.verify(identityToken(["nonce": "n"]), now: testNow, expectedNonce: "n", explain: steps.record)
-        #expect(steps.names == ["compact form", "header", "key", "signature", "issuer", "audience", "times", "subject", "nonce", "claims"])
+        #expect(steps.names == ["compact form", "header", "key", "signature", "issuer", "audience", "times", "subject", "nonce", "code hash", "claims"])
         #expect(steps.all.allSatisfy { $0.passed })
 
         let failing = StepLog()

@@ -33,11 +33,12 @@ func identityToken(_ changes: [String: Any] = [:], kid: String? = "apple-test-1"
 
 /// The outcome of a verification, as a value a test can look at.
 func verify(
-    _ token: String, nonce: String? = nil, at now: Date = testNow, verifier: IdentityTokenVerifier? = nil
+    _ token: String, nonce: String? = nil, at now: Date = testNow, verifier: IdentityTokenVerifier? = nil,
+    code: String? = nil, requireCodeHash: Bool = false
 ) async throws -> Result<IdentityClaims, SIWAError> {
     let verifier = try verifier ?? makeVerifier()
     do {
-        return .success(try await verifier.verify(token, now: now, expectedNonce: nonce))
+        return .success(try await verifier.verify(token, now: now, expectedNonce: nonce, authorizationCode: code, requireCodeHash: requireCodeHash))
     } catch {
         return .failure(error)
     }

@@ -443,6 +443,66 @@ import Testing
         }
     }
 
+    @Test func theRedirectURICanBeSetOnItsOwn() async throws {
+        try await Self.withApple({ $0.appleRedirectURI = "https://auth.example.com/apple/callback" }) { apple in
+            let initialize = try await apple.client.get("/siwa/initialize").json
+            let authorize = URLComponents(string: initialize["authorize_url"] as? String ?? "")
+            #expect(authorize?.queryItems?.first { $0.name == "redirect_uri" }?.value == "https://auth.example.com/apple/callback")
+        }
+    }
+
+    /// The web flow is OpenID Connect's `code id_token`: the token's `c_hash` must hash the code
+    /// that came beside it (a code swapped in is refused before anything is spent), and the
+    /// sign-in's event records Apple's `auth_time`.
+    @Test func theWebFlowsCodeMustBeTheOneTheTokenHashes() async throws {
+        try await Self.withApple { apple in
+            let initializeResult = try await apple.client.get("/siwa/initialize")
+            let cookie = try Self.bindingCookie(initializeResult)
+            let nonce = try #require(initializeResult.json["nonce"] as? String)
+            let state = try #require(initializeResult.json["state"] as? String)
+            let code = "c" + Base64URL.encode(SecureRandom.bytes(24))
+            let codeHash = Base64URL.encode(Array(Digest.sha256.hash(Array(code.utf8)).prefix(16)))
+            let authTime = Int(apple.server.clock.now().timeIntervalSince1970) - 120
+            func token(_ extra: [String: Any]) -> String {
+                Self.keys.token(
+                    kid: "apple-test-1",
+                    claims: AppleClaims.identity(now: apple.server.clock.now(), audience: Self.webClientID, nonce: nonce, extra: extra))
+            }
+            func post(_ form: String) async throws -> String {
+                let request = "POST /siwa/callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Cookie: \(cookie)\r\nOrigin: https://appleid.apple.com\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n" + form
+                return try await RawHTTP.exchange(port: apple.server.port, request: Array(request.utf8))
+            }
+            let good = token(["c_hash": codeHash, "auth_time": authTime])
+            let swapped = try await post("code=other-code&id_token=\(good)&state=\(state)")
+            #expect(swapped.lowercased().contains("location: /?error=c_hash_mismatch"), "\(swapped)")
+            let unbound = try await post("code=\(code)&id_token=\(token(["auth_time": authTime]))&state=\(state)")
+            #expect(unbound.lowercased().contains("location: /?error=c_hash_mismatch"), "\(unbound)")
+            // Nothing was spent: the right code with its token signs in.
+            let signedIn = try await post("code=\(code)&id_token=\(good)&state=\(state)")
+            #expect(signedIn.lowercased().contains("location: /\r\n"), "\(signedIn)")
+            let cookieLine = try #require(signedIn.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: session=") })
+            let session = String(cookieLine.dropFirst("set-cookie: session=".count).prefix { $0 != ";" })
+            let signIn = try #require(try await EventsTests.events(apple.client, session).items.first { $0["type"] as? String == "sign_in" })
+            let expected = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(authTime)))
+            #expect((signIn["details"] as? [String: Any])?["apple_auth_time"] as? String == expected, "\(signIn)")
+            // Recorded, not trusted: the session Apple opened is not a fresh passkey ceremony.
+            let sessions = try #require(try await apple.client.get("/me/sessions", bearer: session).json["sessions"] as? [[String: Any]])
+            #expect(sessions.first?["auth_time"] as? String != expected)
+        }
+    }
+
+    /// A native app's finalize with an authorization code: a `c_hash` present must match it.
+    @Test func aNativeAppsCodeIsCheckedAgainstCHashWhenTheTokenHasOne() async throws {
+        try await Self.withApple { apple in
+            let nonce = try await apple.nonce()
+            let wrong = apple.token(nonce: nonce, extra: ["c_hash": "LDktKdoQak3Pk0cnXxCltA"])
+            #expect(try await apple.finalize(wrong, nonce: nonce, extra: ["authorization_code": "not-that-code"]).error == "c_hash_mismatch")
+            let plain = apple.token(nonce: nonce)
+            #expect(try await apple.finalize(plain, nonce: nonce, extra: ["authorization_code": "a-code"]).status == 200)
+        }
+    }
+
     @Test func theWebFlowLinksToTheAccountThatStartedIt() async throws {
         try await Self.withApple { apple in
             let (registered, _, _) = try await apple.ceremonies.register("erin")

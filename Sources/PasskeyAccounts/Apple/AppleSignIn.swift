@@ -177,7 +177,8 @@ public final class AppleSignIn: Sendable {
         _ request: SignInRequest, session requestSession: SignedInUser?, state: (value: String, binding: [UInt8]?)?
     ) async throws -> AppleSignInResult {
         let now = passkeys.now()
-        let claims = try await verifiedClaims(request, now: now)
+        // The web flow is OpenID Connect's `code id_token`: its token must hash the code beside it.
+        let claims = try await verifiedClaims(request, now: now, webFlow: state != nil)
         let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: passkeys.serverSecret)
         let spent = SpentToken(hash: Digest.sha256.hash(Array(request.identityToken.utf8)), expiresAt: claims.expiresAt)
         var session = requestSession
@@ -207,7 +208,7 @@ public final class AppleSignIn: Sendable {
                 let (token, record) = passkeys.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
                     token: spent, nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,
-                    events: [passkeys.event(existing.userHandle, "sign_in", at: now, ["method": "apple"])])
+                    events: [signInEvent(existing.userHandle, claims, at: now)])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: false, link: existing)
             } else if let session {
                 if let requestSession { try await passkeys.requireRecentAuthentication(requestSession) }
@@ -217,7 +218,7 @@ public final class AppleSignIn: Sendable {
                     token: spent, nonce: nonce, now: now, newUser: nil, newLink: link, session: record,
                     events: [
                         passkeys.event(session.user.handle, "apple_linked", at: now, ["sub": claims.subject]),
-                        passkeys.event(session.user.handle, "sign_in", at: now, ["method": "apple"]),
+                        signInEvent(session.user.handle, claims, at: now),
                     ])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: true, link: link)
             } else {
@@ -229,7 +230,7 @@ public final class AppleSignIn: Sendable {
                     token: spent, nonce: nonce, now: now, newUser: user, newLink: link, session: record,
                     events: [
                         passkeys.event(user.handle, "apple_linked", at: now, ["sub": claims.subject]),
-                        passkeys.event(user.handle, "sign_in", at: now, ["method": "apple", "new_account": "true"]),
+                        signInEvent(user.handle, claims, at: now, ["new_account": "true"]),
                     ])
                 result = AppleSignInResult(userName: "", session: token, created: true, linked: false, link: link)
             }
@@ -254,9 +255,21 @@ public final class AppleSignIn: Sendable {
         throw APIError(code: "conflict", message: "Another request changed this account at the same time; try again.")
     }
 
-    private func verifiedClaims(_ request: SignInRequest, now: Date) async throws -> IdentityClaims {
+    /// The `sign_in` event of a sign-in with Apple: the method, and Apple's `auth_time` (when
+    /// the user last authenticated to Apple, which can be long before this sign-in) when the
+    /// token has one. It is recorded, not trusted: the session's own `auth_time` stays empty,
+    /// so a session Apple opened never counts as a fresh passkey ceremony for step-up.
+    func signInEvent(_ userHandle: [UInt8], _ claims: IdentityClaims, at now: Date, _ extra: [String: String] = [:]) -> AuditEvent {
+        var details = ["method": "apple"].merging(extra) { $1 }
+        if let authTime = claims.authTime { details["apple_auth_time"] = PasskeySignIn.timestamp(authTime) }
+        return passkeys.event(userHandle, "sign_in", at: now, details)
+    }
+
+    private func verifiedClaims(_ request: SignInRequest, now: Date, webFlow: Bool) async throws -> IdentityClaims {
         do {
-            let claims = try await verifier.verify(request.identityToken, now: now, expectedNonce: request.nonce)
+            let claims = try await verifier.verify(
+                request.identityToken, now: now, expectedNonce: request.nonce, authorizationCode: request.authorizationCode,
+                requireCodeHash: webFlow)
             try Self.checkStorable(claims)
             return claims
         } catch {

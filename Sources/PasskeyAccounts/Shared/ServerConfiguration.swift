@@ -126,6 +126,9 @@ public struct ServerConfiguration: Sendable {
     public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
     /// Apple's authorize page, for the web flow.
     public var appleAuthorizeURL = "https://appleid.apple.com/auth/authorize"
+    /// The web flow's `redirect_uri` (`--apple-redirect-uri`), as registered with the Services
+    /// ID; nil: the primary origin's `/siwa/callback`.
+    public var appleRedirectURI: String?
     public var appleTokenURL = "https://appleid.apple.com/auth/token"
     public var appleRevokeURL = "https://appleid.apple.com/auth/revoke"
     /// The oldest `iat` accepted, whatever `exp` says.

@@ -101,7 +101,9 @@ extension Routes {
 
     /// The web flow's redirect_uri: the RP's primary (first configured) origin's /siwa/callback,
     /// the same on every instance and after every restart.
+    /// `--apple-redirect-uri`, else the primary origin's `/siwa/callback`: the same in the
+    /// authorize URL and in the code exchange, as Apple requires.
     func callbackURI() -> String {
-        (service.rp.primaryOrigin ?? "http://localhost") + "/siwa/callback"
+        service.configuration.appleRedirectURI ?? (service.rp.primaryOrigin ?? "http://localhost") + "/siwa/callback"
     }
 }
