@@ -4,6 +4,8 @@
 SWIFT ?= swift
 PORT ?= 8080
 DATABASE ?= ./passkeys.sqlite
+# More flags for `make run`, after `serve`: make run ARGS="--ios-app-id ABCDE12345.com.example.app"
+ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 LIB_PACKAGES := libssl-dev libcbor-dev libsqlite3-dev libqrencode-dev
 BROWSER_PACKAGES := chromium chromium-driver openssl
@@ -21,7 +23,7 @@ BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 .PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http bench-admin trust-anchors clean
 
 run: deps build
-	$(BINARY) serve --port $(PORT) --database $(DATABASE)
+	$(BINARY) serve --port $(PORT) --database $(DATABASE) $(ARGS)
 
 test: deps browser-deps postgres-deps identity-deps
 	$(SWIFT) build --build-tests

@@ -208,17 +208,17 @@ public struct PasskeyApplication: Sendable {
     static func loadAssociation(_ configuration: ServerConfiguration, logger: Logger) throws -> AppleAppSiteAssociation? {
         var file: [UInt8]?
         if let path = configuration.associationFile {
-            if let data = FileManager.default.contents(atPath: path) {
-                file = [UInt8](data)
-            } else if configuration.associationFileRequired {
+            guard let data = FileManager.default.contents(atPath: path) else {
                 throw StartupError(message: "association file \(path) cannot be read. Fix: give --aasa an existing file, or leave it out.")
             }
+            file = [UInt8](data)
         }
         guard file != nil || !configuration.iosAppIDs.isEmpty else { return nil }
         do {
             let association = try AppleAppSiteAssociation(
                 file: file, source: configuration.associationFile ?? "apple-app-site-association", appIDs: configuration.iosAppIDs)
             for warning in association.warnings { logger.warning("\(warning)") }
+            logger.info("serving apple-app-site-association for \(association.apps.isEmpty ? "no app" : association.apps.joined(separator: ", "))")
             return association
         } catch {
             throw StartupError(message: "invalid association file: \(error)")

@@ -46,10 +46,7 @@ struct ConfigurationResolver {
             do { _ = try PostgresLocation(url: c.database) } catch { throw ValidationError("--database: \(error)") }
         }
         c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? c.publicDirectory
-        if let aasa = try string(flags.aasa, "AASA") {
-            c.associationFile = aasa
-            c.associationFileRequired = true
-        }
+        c.associationFile = try string(flags.aasa, "AASA")
         c.iosAppIDs = list(flags.iosAppID, "IOS_APP_ID")
         c.androidApps = try list(flags.androidApp, "ANDROID_APP").map { argument in
             do { return try AndroidApp(argument: argument) } catch { throw ValidationError("--android-app \(error)") }

@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("public-dir"), help: "Folder served at / (the ceremony page). (env: PASSKEY_PUBLIC_DIR, default Public)")
     var publicDir: String?
 
-    @Option(help: "apple-app-site-association file to serve; start-up stops if it is invalid. (env: PASSKEY_AASA, default apple-app-site-association when that file exists)")
+    @Option(help: "apple-app-site-association file to serve, merged with --ios-app-id; start-up stops if it is missing or invalid. Without it and without --ios-app-id none is served. (env: PASSKEY_AASA)")
     var aasa: String?
 
     @Option(name: .customLong("ios-app-id"), help: "TEAMID.bundle.id merged into webcredentials.apps; repeatable. (env: PASSKEY_IOS_APP_ID)")

@@ -98,6 +98,33 @@ import Testing
         }
     }
 
+    /// A newcomer's mistake (seed 002): the registration response sent to the authentication
+    /// endpoint, or the reverse, is refused with a message naming the endpoint it belongs to,
+    /// and spends nothing: the same body then works where it belongs.
+    @Test func aResponseSentToTheOtherFinalizeNamesTheRightEndpoint() async throws {
+        try await withServer { server, ceremonies, client in
+            let initialize = try await client.get("/registration_initialize?user_name=nina")
+            let options = try #require(initialize.json["publicKey"] as? [String: Any])
+            let challenge = Base64URL.decode(options["challenge"] as? String ?? "") ?? []
+            let handle = Base64URL.decode((options["user"] as? [String: Any])?["id"] as? String ?? "") ?? []
+            let credential = try TestCredential(userHandle: handle)
+            let registration = try RegistrationBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: challenge).json()
+            let misplaced = try await client.post("/authentication_finalize", bytes: registration)
+            #expect(misplaced.status == 400 && misplaced.error == "invalid_request")
+            #expect((misplaced.json["message"] as? String)?.contains("POST /registration_finalize") == true, "\(misplaced.json)")
+            #expect(try await client.post("/registration_finalize", bytes: registration).status == 200)
+
+            let signIn = try await client.get("/authentication_initialize")
+            let signInChallenge = Base64URL.decode((signIn.json["publicKey"] as? [String: Any])?["challenge"] as? String ?? "") ?? []
+            let assertion = try AssertionBuilder(
+                credential: credential, rpID: "localhost", origin: server.origin, challenge: signInChallenge, signCount: 1).json()
+            let backwards = try await client.post("/registration_finalize", bytes: assertion)
+            #expect(backwards.status == 400 && backwards.error == "invalid_request")
+            #expect((backwards.json["message"] as? String)?.contains("POST /authentication_finalize") == true, "\(backwards.json)")
+            #expect(try await client.post("/authentication_finalize", bytes: assertion).status == 200)
+        }
+    }
+
     /// An id with `..` or broken percent-encoding is the route's to answer: the page's file lookup
     /// (which refuses such paths with a bare 400) is not asked (Schemathesis found
     /// `GET /recovery/0..0` answered 400, which the operation does not document).

@@ -104,6 +104,25 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: database.path))
     }
 
+    /// The checkout's placeholder association file (its app is not anyone's) is not served
+    /// unless asked for: without --aasa and --ios-app-id the path is 404, though the file sits
+    /// in the working directory.
+    @Test func thePlaceholderAssociationFileIsNotServedByDefault() async throws {
+        #expect(FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/apple-app-site-association"))
+        let database = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let server = try await ServerProcess.start(arguments: ["--port", "0", "--database", database.path])
+        let client = Client(base: server.base)
+        #expect(try await client.get("/.well-known/apple-app-site-association").status == 404)
+        #expect(try await client.get("/apple-app-site-association").status == 404)
+        _ = server.terminate()
+        // Named, it is served.
+        let named = try await ServerProcess.start(arguments: ["--port", "0", "--database", database.path, "--aasa", "apple-app-site-association"])
+        let served = try await Client(base: named.base).get("/.well-known/apple-app-site-association")
+        #expect(((served.json["webcredentials"] as? [String: Any])?["apps"] as? [String]) == ["ABCDE12345.com.example.PasskeyDemo"])
+        _ = named.terminate()
+    }
+
     @Test func refusesBadConfigurationWithAMessage() async throws {
         for arguments in [["--aasa", "/nonexistent/aasa"], ["--user-verification", "sometimes"], ["--origin", "ftp://x"], ["--port", "70000"],
                           ["--resident-key", "always"], ["--authenticator-attachment", "usb"]] {

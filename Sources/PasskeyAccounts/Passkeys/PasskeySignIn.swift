@@ -199,7 +199,7 @@ public final class PasskeySignIn: Sendable {
     private func registration(body: [UInt8], presenting: String?) async throws -> (CeremonyResult, token: String) {
         let response: RegistrationResponse
         do {
-            response = try RegistrationResponse(json: body)
+            response = try RegistrationResponse(json: body, authenticationEndpoint: "POST /authentication_finalize")
             try RegistrationVerifier.checkWellFormed(response)
         } catch let error as WebAuthnError {
             logRefusal(.registration, error)
@@ -398,7 +398,11 @@ public final class PasskeySignIn: Sendable {
     /// credential possibly cloned and changes nothing else.
     private func authentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: AuthenticationResponse
-        do { response = try AuthenticationResponse(json: body) } catch let error as WebAuthnError { throw APIError(error) }
+        do {
+            response = try AuthenticationResponse(json: body, registrationEndpoint: "POST /registration_finalize")
+        } catch let error as WebAuthnError {
+            throw APIError(error)
+        }
         // Malformed before anything is spent: the flags, and BE against the stored credential
         // (§7.2 steps 18–19 are `invalid_request` in the contract).
         let found = try await store.credential(id: response.credentialID)

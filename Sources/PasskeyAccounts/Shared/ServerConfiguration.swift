@@ -20,10 +20,10 @@ public struct ServerConfiguration: Sendable {
     /// included; past it the request gets 503 `unavailable`. Also each statement's timeout.
     public var databaseTimeout: TimeInterval = 5
     public var publicDirectory = "Public"
-    /// The association file; nil or a missing default file means none (then built from app IDs).
-    public var associationFile: String? = "apple-app-site-association"
-    /// True when the file was named explicitly: then a missing file stops start-up.
-    public var associationFileRequired = false
+    /// The association file (`--aasa`); a missing one stops start-up. Nil: none is read, and the
+    /// association is served only when app IDs are given (built from them) — a checkout's
+    /// placeholder file is never served by accident.
+    public var associationFile: String?
     public var iosAppIDs: [String] = []
     /// Android apps (`--android-app PACKAGE:FINGERPRINT`): listed in /.well-known/assetlinks.json,
     /// and their `android:apk-key-hash:` origins allowed in ceremonies.

@@ -45,10 +45,12 @@ public struct RegistrationResponse: Sendable {
             && bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
-    public init(json: [UInt8]) throws {
+    /// - Parameter authenticationEndpoint: where an authentication response sent here by
+    ///   mistake belongs, as the refusal names it (`/authentication_finalize` over HTTP).
+    public init(json: [UInt8], authenticationEndpoint: String = "the authentication finalize endpoint") throws {
         let decoded: JSON
         do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
-            throw ResponseDecoding.otherCeremony(json, expected: .registration) ?? error
+            throw ResponseDecoding.otherCeremony(json, expected: .registration, otherEndpoint: authenticationEndpoint) ?? error
         }
         credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
         clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
@@ -86,10 +88,12 @@ public struct AuthenticationResponse: Sendable {
         let response: Response
     }
 
-    public init(json: [UInt8]) throws {
+    /// - Parameter registrationEndpoint: where a registration response sent here by mistake
+    ///   belongs, as the refusal names it (`/registration_finalize` over HTTP).
+    public init(json: [UInt8], registrationEndpoint: String = "the registration finalize endpoint") throws {
         let decoded: JSON
         do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
-            throw ResponseDecoding.otherCeremony(json, expected: .authentication) ?? error
+            throw ResponseDecoding.otherCeremony(json, expected: .authentication, otherEndpoint: registrationEndpoint) ?? error
         }
         credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
         clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
@@ -116,14 +120,15 @@ enum ResponseDecoding {
     }
 
     /// When a body that failed to decode is the other ceremony's response (a registration sent
-    /// to the authentication endpoint, or the reverse): an error that says so. Nil otherwise.
-    static func otherCeremony(_ json: [UInt8], expected: Ceremony) -> WebAuthnError? {
+    /// to the authentication endpoint, or the reverse): an error that says so and names
+    /// `otherEndpoint`, where it belongs. Nil otherwise.
+    static func otherCeremony(_ json: [UInt8], expected: Ceremony, otherEndpoint: String) -> WebAuthnError? {
         guard let response = (try? JSONDecoder().decode(Shape.self, from: Data(json)))?.response else { return nil }
         switch expected {
         case .authentication where response.attestationObject != nil && response.signature == nil:
-            return .invalidRequest("this is a registration response (it carries response.attestationObject): send it to the registration finalize endpoint")
+            return .invalidRequest("this is a registration response (it carries response.attestationObject): send it to \(otherEndpoint)")
         case .registration where response.signature != nil && response.attestationObject == nil:
-            return .invalidRequest("this is an authentication response (it carries response.signature): send it to the authentication finalize endpoint")
+            return .invalidRequest("this is an authentication response (it carries response.signature): send it to \(otherEndpoint)")
         default:
             return nil
         }

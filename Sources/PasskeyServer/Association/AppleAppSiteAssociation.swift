@@ -16,6 +16,8 @@ public struct AppleAppSiteAssociation: Sendable {
     public let json: [UInt8]
     /// Problems that do not stop start-up (unknown top-level keys, no app listed).
     public let warnings: [String]
+    /// The apps whose passkeys this site serves (`webcredentials.apps` as served).
+    public let apps: [String]
 
     /// Apple's limit on the file's size.
     public static let maximumSize = AppleAppSiteAssociationChecker.maximumSize
@@ -40,6 +42,7 @@ public struct AppleAppSiteAssociation: Sendable {
             for appID in appIDs where !apps.contains(appID) { apps.append(appID) }
             self.json = JSONValue.object(["webcredentials": .object(["apps": .array(apps.map(JSONValue.string))])]).encoded()
             self.warnings = []
+            self.apps = apps
             return
         }
         try Self.require(Rules.checkSize(file.count), source)
@@ -80,6 +83,7 @@ public struct AppleAppSiteAssociation: Sendable {
         guard !appIDs.isEmpty else {
             self.json = file   // nothing to merge: served exactly as written
             self.warnings = warnings
+            self.apps = apps
             return
         }
         section["apps"] = .array(apps.map(JSONValue.string))
@@ -91,6 +95,7 @@ public struct AppleAppSiteAssociation: Sendable {
         }
         self.json = merged
         self.warnings = warnings
+        self.apps = apps
     }
 
     /// A failed rule stops start-up; the message names the file, the key and the fix.
