@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "PasskeyOutbound",
             dependencies: [
-                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyHTTPParsing",
+                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyMfB", "PasskeyHTTPParsing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         .testTarget(
-            name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore"], resources: [.copy("Vectors")]),
+            name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "PasskeyPushTests",
             dependencies: [

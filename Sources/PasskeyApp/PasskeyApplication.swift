@@ -82,7 +82,8 @@ public struct PasskeyApplication: Sendable {
         do {
             apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service, endpoints: AppleHTTP()) : nil
             push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
-            mfb = configuration.messagesForBusinessEnabled ? try MfBSignIn(passkeys: service) : nil
+            mfb = configuration.messagesForBusinessEnabled
+                ? try MfBSignIn(passkeys: service, gateway: configuration.mfbGatewayURL.map { MfBGatewayHTTP(url: $0) }) : nil
         } catch {
             await store.close()
             throw error

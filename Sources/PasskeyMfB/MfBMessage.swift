@@ -4,7 +4,17 @@ public import PasskeyCrypto
 /// The authenticate message of seed 000 ("Successful Authentication", the request), ready for
 /// the messaging provider to send: an interactive message whose data carries the OAuth 2.0
 /// request and the request's P-384 public key.
+///
+/// Two kinds (`--mfb-message`): the iOS 16 Authentication message, whose reply carries the
+/// authorization code and which holds no `clientSecret` (the business exchanges the code
+/// itself), and the legacy one, whose device trades the code for an access token with the
+/// `clientSecret` the message carries.
 public struct MfBAuthenticateMessage: Encodable, Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case ios16
+        case legacy
+    }
+
     /// The Messages for Business extension that shows the message.
     public static let bid = "com.apple.messages.MSMessageExtensionBalloonPlugin:0000000000:com.apple.icloud.apps.messages.business.extension"
 
@@ -14,8 +24,8 @@ public struct MfBAuthenticateMessage: Encodable, Sendable, Equatable {
         public var state: String
         /// Standard base64 of the 97-byte uncompressed point.
         public var responseEncryptionKey: String
-        /// Forwarded by the device to the token endpoint as `client_secret`.
-        public var clientSecret: String
+        /// Forwarded by the device to the token endpoint as `client_secret` (legacy only).
+        public var clientSecret: String?
     }
 
     public struct Authenticate: Encodable, Sendable, Equatable {
@@ -23,9 +33,15 @@ public struct MfBAuthenticateMessage: Encodable, Sendable, Equatable {
     }
 
     /// An image the received and reply bubbles may name; none by default.
-    public struct Image: Encodable, Sendable, Equatable {
+    public struct Image: Codable, Sendable, Equatable {
+        /// Base64 of the image.
         public var data: String
         public var identifier: String
+
+        public init(data: String, identifier: String) {
+            self.data = data
+            self.identifier = identifier
+        }
     }
 
     public struct Data: Encodable, Sendable, Equatable {
@@ -35,8 +51,20 @@ public struct MfBAuthenticateMessage: Encodable, Sendable, Equatable {
         public var images: [Image] = []
     }
 
-    public struct Bubble: Encodable, Sendable, Equatable {
+    /// The received and the reply bubble (seed 000): a title, and optionally a subtitle, a
+    /// style (`icon`, `small`, `large`) and the identifier of one of the images.
+    public struct Bubble: Codable, Sendable, Equatable {
         public var title: String
+        public var subtitle: String?
+        public var style: String?
+        public var imageIdentifier: String?
+
+        public init(title: String, subtitle: String? = nil, style: String? = nil, imageIdentifier: String? = nil) {
+            self.title = title
+            self.subtitle = subtitle
+            self.style = style
+            self.imageIdentifier = imageIdentifier
+        }
     }
 
     public struct InteractiveData: Encodable, Sendable, Equatable {
@@ -49,15 +77,16 @@ public struct MfBAuthenticateMessage: Encodable, Sendable, Equatable {
     public var type = "interactive"
     public var interactiveData: InteractiveData
 
+    /// - Parameter clientSecret: nil for the iOS 16 message, which carries none.
     public init(
-        requestIdentifier: String, publicPoint: [UInt8], scope: [String], state: String, clientSecret: String, title: String,
-        replyTitle: String = "You Signed In"
+        requestIdentifier: String, publicPoint: [UInt8], scope: [String], state: String, clientSecret: String?,
+        received: Bubble, reply: Bubble = Bubble(title: "You Signed In"), images: [Image] = []
     ) {
         let oauth2 = OAuth2(
             scope: scope, state: state, responseEncryptionKey: Foundation.Data(publicPoint).base64EncodedString(), clientSecret: clientSecret)
         interactiveData = InteractiveData(
-            data: Data(requestIdentifier: requestIdentifier, authenticate: Authenticate(oauth2: oauth2)),
-            receivedMessage: Bubble(title: title), replyMessage: Bubble(title: replyTitle))
+            data: Data(requestIdentifier: requestIdentifier, authenticate: Authenticate(oauth2: oauth2), images: images),
+            receivedMessage: received, replyMessage: reply)
     }
 }
 

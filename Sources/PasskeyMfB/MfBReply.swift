@@ -18,11 +18,29 @@ public struct MfBReply: Sendable, Equatable {
         public var code: Int?
         public var domain: String?
         public var message: String?
+        /// Seed 000's name for the code in its domain (`BCTokenMissingError`, …), when listed.
+        public var name: String?
+        /// What to do about it, when the seed lists the code.
+        public var advice: String?
 
+        /// The error as the device sent it, with the seed's name and advice beside the raw code.
         public init(code: Int?, domain: String?, message: String?) {
             self.code = code
             self.domain = domain
             self.message = message
+            let known = MfBDeviceErrors.known(code: code, domain: domain, message: message)
+            name = known?.name
+            advice = known?.advice
+        }
+
+        /// Only what the device sends is read; the name and advice are the server's.
+        private enum CodingKeys: String, CodingKey { case code, domain, message, name, advice }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                code: try container.decodeIfPresent(Int.self, forKey: .code), domain: try container.decodeIfPresent(String.self, forKey: .domain),
+                message: try container.decodeIfPresent(String.self, forKey: .message))
         }
     }
 

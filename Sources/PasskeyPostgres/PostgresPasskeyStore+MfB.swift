@@ -12,7 +12,7 @@ extension PostgresPasskeyStore {
                 """
                 INSERT INTO mfb_requests (\(unescaped: MfBRequestRow.columns)) VALUES (
                 \(r.id), \(r.privateKey), \(r.publicPoint), \(r.pointHash), \(r.deviceUserHandle), \(r.status), \(r.userHandle),
-                \(r.errors), \(r.createdAt), \(r.expiresAt))
+                \(r.errors), \(r.createdAt), \(r.expiresAt), \(r.gatewayMessageID), \(r.gatewayStatus))
                 """, logger: Self.quiet)
         }
     }
@@ -126,14 +126,41 @@ extension PostgresPasskeyStore {
         }
     }
 
-    public func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome {
+    public func failMfBRequest(id: String, errors: String, now: Date, event: AuditEvent?) async throws -> MfBReplyOutcome {
         let at = try now.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
             if let outcome = try await Self.unanswered(db, id: id, at: at) { return outcome }
             try await db.query(
                 "UPDATE mfb_requests SET status = 'failed', errors = \(errors), private_key = NULL WHERE id = \(id)", logger: Self.quiet)
             try await db.query("DELETE FROM mfb_grants WHERE request_id = \(id)", logger: Self.quiet)
+            try await Self.insert(db, eventRow)
             return .failed
+        }
+    }
+
+    public func recordMfBSend(id: String, messageID: String, gatewayStatus: Int?, failure: String?, event: AuditEvent?) async throws {
+        let eventRow = try event.map(EventRow.init)
+        let status = gatewayStatus.map(Int64.init)
+        try await transaction { db in
+            if let failure {
+                let failed = try await Self.first(
+                    db.query(
+                        """
+                        UPDATE mfb_requests SET status = 'failed', errors = \(failure), private_key = NULL,
+                            gateway_message_id = \(messageID), gateway_status = \(status)
+                        WHERE id = \(id) AND status = 'pending' RETURNING 1
+                        """, logger: Self.quiet), { _ in true }) ?? false
+                guard failed else { return }
+                try await db.query("DELETE FROM mfb_grants WHERE request_id = \(id)", logger: Self.quiet)
+            } else {
+                try await db.query(
+                    """
+                    UPDATE mfb_requests SET gateway_message_id = \(messageID), gateway_status = \(status)
+                    WHERE id = \(id) AND status = 'pending'
+                    """, logger: Self.quiet)
+            }
+            try await Self.insert(db, eventRow)
         }
     }
 

@@ -402,7 +402,8 @@ enum PushDiscoveryRow {
 
 struct MfBRequestRow {
     static let columns =
-        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at"
+        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at, "
+        + "gateway_message_id, gateway_status"
 
     let id: String
     let privateKey: ByteBuffer?
@@ -414,6 +415,8 @@ struct MfBRequestRow {
     let errors: String?
     let createdAt: Int64
     let expiresAt: Int64
+    let gatewayMessageID: String?
+    let gatewayStatus: Int64?
 
     init(_ r: MfBRequestRecord) throws {
         id = r.id
@@ -426,6 +429,8 @@ struct MfBRequestRow {
         errors = r.errors
         createdAt = try r.createdAt.storeMilliseconds()
         expiresAt = try r.expiresAt.storeMilliseconds()
+        gatewayMessageID = r.gatewayMessageID
+        gatewayStatus = r.gatewayStatus.map(Int64.init)
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> MfBRequestRecord {
@@ -433,7 +438,8 @@ struct MfBRequestRow {
         return MfBRequestRecord(
             id: try c.next(), privateKey: try c.optionalBytes(), publicPoint: try c.bytes(), pointHash: try c.bytes(),
             deviceUserHandle: try c.next(String?.self), status: try c.next(), userHandle: try c.optionalBytes(),
-            errors: try c.next(String?.self), createdAt: try c.date(), expiresAt: try c.date())
+            errors: try c.next(String?.self), createdAt: try c.date(), expiresAt: try c.date(),
+            gatewayMessageID: try c.next(String?.self), gatewayStatus: try c.next(Int64?.self).flatMap { Int(exactly: $0) })
     }
 }
 

@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21,
+        migration21, migration22,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,13 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 22: the gateway's message id and answer of a Messages for Business request
+    /// (SQLite's migration 22).
+    static let migration22 = Migration(additive: true, statements: [
+        "ALTER TABLE mfb_requests ADD COLUMN gateway_message_id text",
+        "ALTER TABLE mfb_requests ADD COLUMN gateway_status integer",
+    ])
 
     /// Version 21: each push device's APNs environment (SQLite's migration 21).
     static let migration21 = Migration(additive: true, statements: [

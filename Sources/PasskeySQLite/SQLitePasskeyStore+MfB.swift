@@ -6,7 +6,7 @@ extension SQLitePasskeyStore {
     public func insertMfBRequest(_ request: MfBRequestRecord) async throws {
         let arguments = try request.arguments()
         try await database.write { db in
-            try db.execute("INSERT INTO mfb_requests (\(MfBRequestRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+            try db.execute("INSERT INTO mfb_requests (\(MfBRequestRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
         }
     }
 
@@ -98,14 +98,38 @@ extension SQLitePasskeyStore {
         }
     }
 
-    public func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome {
+    public func failMfBRequest(id: String, errors: String, now: Date, event: AuditEvent?) async throws -> MfBReplyOutcome {
         let at = try SQLiteValue.time(now)
+        let eventArguments = try event?.insertArguments()
         return try await database.write { db in
             if let outcome = try Self.unanswered(db, id: id, at: at) { return outcome }
             try db.execute(
                 "UPDATE mfb_requests SET status = 'failed', errors = ?, private_key = NULL WHERE id = ?", [.text(errors), .text(id)])
             try db.execute("DELETE FROM mfb_grants WHERE request_id = ?", [.text(id)])
+            if let eventArguments { try Self.insertEvent(db, eventArguments) }
             return .failed
+        }
+    }
+
+    public func recordMfBSend(id: String, messageID: String, gatewayStatus: Int?, failure: String?, event: AuditEvent?) async throws {
+        let eventArguments = try event?.insertArguments()
+        let status: SQLiteValue = gatewayStatus.map { .int($0) } ?? .null
+        try await database.write { db in
+            if let failure {
+                try db.execute(
+                    """
+                    UPDATE mfb_requests SET status = 'failed', errors = ?, private_key = NULL, gateway_message_id = ?, gateway_status = ?
+                    WHERE id = ? AND status = 'pending'
+                    """, [.text(failure), .text(messageID), status, .text(id)])
+                guard try db.changes() > 0 else { return }
+                try db.execute("DELETE FROM mfb_grants WHERE request_id = ?", [.text(id)])
+                if let eventArguments { try Self.insertEvent(db, eventArguments) }
+            } else {
+                try db.execute(
+                    "UPDATE mfb_requests SET gateway_message_id = ?, gateway_status = ? WHERE id = ? AND status = 'pending'",
+                    [.text(messageID), status, .text(id)])
+                if let eventArguments { try Self.insertEvent(db, eventArguments) }
+            }
         }
     }
 
@@ -120,19 +144,22 @@ extension SQLitePasskeyStore {
 
 extension MfBRequestRecord {
     static let columns =
-        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at"
+        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at, "
+        + "gateway_message_id, gateway_status"
 
     init(row: SQLiteRow) {
         self.init(
             id: row.text(0), privateKey: row.optionalBlob(1), publicPoint: row.blob(2), pointHash: row.blob(3),
             deviceUserHandle: row.optionalText(4), status: row.text(5), userHandle: row.optionalBlob(6), errors: row.optionalText(7),
-            createdAt: Date(storeMilliseconds: row.int64(8)), expiresAt: Date(storeMilliseconds: row.int64(9)))
+            createdAt: Date(storeMilliseconds: row.int64(8)), expiresAt: Date(storeMilliseconds: row.int64(9)),
+            gatewayMessageID: row.optionalText(10), gatewayStatus: row.optionalInt64(11).flatMap { Int(exactly: $0) })
     }
 
     func arguments() throws -> [SQLiteValue] {
         [
             .text(id), .optionalBlob(privateKey), .blob(publicPoint), .blob(pointHash), .optionalText(deviceUserHandle), .text(status),
-            .optionalBlob(userHandle), .optionalText(errors), try .time(createdAt), try .time(expiresAt),
+            .optionalBlob(userHandle), .optionalText(errors), try .time(createdAt), try .time(expiresAt), .optionalText(gatewayMessageID),
+            gatewayStatus.map { .int($0) } ?? .null,
         ]
     }
 }

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21,
+        migration21, migration22,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,13 @@ enum Schema {
             }
         }
     }
+
+    /// Version 22: Messages for Business requests sent through Apple's gateway keep the message's
+    /// `id` header and the gateway's answer. Only adds.
+    static let migration22: [String] = [
+        "ALTER TABLE mfb_requests ADD COLUMN gateway_message_id TEXT",
+        "ALTER TABLE mfb_requests ADD COLUMN gateway_status INTEGER",
+    ]
 
     /// Version 21: each push device's APNs environment (push.md), and a push request replaced by
     /// a newer one told apart from one that expired. Only adds; a device without an environment

@@ -21,10 +21,15 @@ public struct MfBRequestRecord: Sendable, Equatable {
     public var errors: String?
     public var createdAt: Date
     public var expiresAt: Date
+    /// The `id` header of the message sent through Apple's gateway (`--mfb-gateway-url`).
+    public var gatewayMessageID: String?
+    /// The gateway's last answer to it (nil: none, a network failure).
+    public var gatewayStatus: Int?
 
     public init(
         id: String, privateKey: [UInt8]?, publicPoint: [UInt8], pointHash: [UInt8], deviceUserHandle: String? = nil,
-        status: String = "pending", userHandle: [UInt8]? = nil, errors: String? = nil, createdAt: Date, expiresAt: Date
+        status: String = "pending", userHandle: [UInt8]? = nil, errors: String? = nil, createdAt: Date, expiresAt: Date,
+        gatewayMessageID: String? = nil, gatewayStatus: Int? = nil
     ) {
         self.id = id
         self.privateKey = privateKey
@@ -36,6 +41,8 @@ public struct MfBRequestRecord: Sendable, Equatable {
         self.errors = errors
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.gatewayMessageID = gatewayMessageID
+        self.gatewayStatus = gatewayStatus
     }
 }
 

@@ -320,8 +320,13 @@ public protocol PasskeyStore: Sendable {
     /// authenticated by the grant's account, deletes the private key and stores `signedIn`
     /// (its user handle set to the account's).
     func completeMfBRequest(id: String, grantHash: [UInt8], now: Date, signedIn: AuditEvent) async throws -> MfBReplyOutcome
-    /// A failed reply: records `errors` (JSON text) and deletes the key, once.
-    func failMfBRequest(id: String, errors: String, now: Date) async throws -> MfBReplyOutcome
+    /// A failed reply: records `errors` (JSON text) and `event`, and deletes the key, once.
+    func failMfBRequest(id: String, errors: String, now: Date, event: AuditEvent?) async throws -> MfBReplyOutcome
+    /// The message of a pending request went through Apple's gateway: its `id` header and the
+    /// gateway's answer. With `failure` (JSON text of the errors) it did not: the request is
+    /// `failed` with them, its key deleted, and `event` stored. One write either way; a request
+    /// that is no longer pending is left as it is.
+    func recordMfBSend(id: String, messageID: String, gatewayStatus: Int?, failure: String?, event: AuditEvent?) async throws
     // MARK: Cached documents
 
     // MARK: Groups

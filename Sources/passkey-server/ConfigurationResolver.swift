@@ -214,6 +214,22 @@ struct ConfigurationResolver {
         c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { try redirectURI($0, "--mfb-redirect-uri") }
         c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
         c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 1...86400) ?? Int(c.mfbRequestTTL))
+        if let kind = try string(flags.mfbMessage, "MFB_MESSAGE") {
+            guard ["ios16", "legacy"].contains(kind) else { throw ValidationError("--mfb-message must be ios16 or legacy, not \(kind)") }
+            c.mfbMessage = kind
+        }
+        c.mfbGatewayURL = try url(flags.mfbGatewayURL, "MFB_GATEWAY_URL")
+        c.mfbBusinessID = try string(flags.mfbBusinessID, "MFB_BUSINESS_ID")
+        c.mfbMSPID = try string(flags.mfbMSPID, "MFB_MSP_ID")
+        c.mfbMSPSecret = try string(flags.mfbMSPSecret, "MFB_MSP_SECRET")
+        if c.mfbGatewayURL != nil {
+            guard c.mfbClientID != nil else { throw ValidationError("--mfb-gateway-url needs --mfb-client-id (Messages for Business is off without one)") }
+            guard let business = c.mfbBusinessID, !business.isEmpty, let msp = c.mfbMSPID, !msp.isEmpty, let secret = c.mfbMSPSecret,
+                  let decoded = Data(base64Encoded: secret), !decoded.isEmpty
+            else {
+                throw ValidationError("--mfb-gateway-url needs --mfb-business-id, --mfb-msp-id and --mfb-msp-secret (the MSP's secret in base64)")
+            }
+        }
         let mfbSettings = [c.mfbClientSecret, c.mfbAPIToken].compactMap { $0 }.count + (c.mfbRedirectURIs.isEmpty ? 0 : 1)
         if c.mfbClientID != nil, mfbSettings != 3 {
             throw ValidationError("--mfb-client-id needs --mfb-client-secret, --mfb-api-token and at least one --mfb-redirect-uri")

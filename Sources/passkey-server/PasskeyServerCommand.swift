@@ -299,6 +299,21 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives, 1 to 86400; below the default for tests only. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
     var mfbRequestTTL: Int?
 
+    @Option(name: .customLong("mfb-message"), help: ArgumentHelp("ios16: the iOS 16 Authentication message (its reply carries the authorization code; no client secret in it); legacy: the older one, whose device trades the code for an access token. (env: PASSKEY_MFB_MESSAGE, default ios16)", valueName: "ios16|legacy"))
+    var mfbMessage: String?
+
+    @Option(name: .customLong("mfb-gateway-url"), help: ArgumentHelp("Send each message through Apple's Messages for Business gateway (https://mspgw.push.apple.com/v1/authenticate) instead of handing it back. (env: PASSKEY_MFB_GATEWAY_URL)", valueName: "URL"))
+    var mfbGatewayURL: String?
+
+    @Option(name: .customLong("mfb-business-id"), help: ArgumentHelp("The gateway's source-id: the business's ID in Apple Business Register. (env: PASSKEY_MFB_BUSINESS_ID)", valueName: "ID"))
+    var mfbBusinessID: String?
+
+    @Option(name: .customLong("mfb-msp-id"), help: ArgumentHelp("The messaging service provider's ID (the aud of its JWT). (env: PASSKEY_MFB_MSP_ID)", valueName: "ID"))
+    var mfbMSPID: String?
+
+    @Option(name: .customLong("mfb-msp-secret"), help: ArgumentHelp("The MSP's shared secret, base64: the HS256 key of the gateway's Authorization JWT. (env: PASSKEY_MFB_MSP_SECRET)", valueName: "BASE64"))
+    var mfbMSPSecret: String?
+
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error; the listening line goes to standard output, as JSON too with json. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?
 

@@ -71,7 +71,12 @@ import Testing
             (complete.map { $0 == "https://auth.example.com/cb" ? "http://auth.example.com/cb" : $0 }, "--mfb-redirect-uri"),
             (complete.map { $0 == "https://auth.example.com/cb" ? "https://auth.example.com/cb#x" : $0 }, "--mfb-redirect-uri"),
             (complete.map { $0 == "0123456789abcdef" ? "short" : $0 }, "at least 16"),
-            (complete + ["--mfb-request-ttl", "10"], "--mfb-request-ttl"),
+            (complete + ["--mfb-request-ttl", "0"], "--mfb-request-ttl"),
+            (complete + ["--mfb-message", "ios15"], "--mfb-message"),
+            (complete + ["--mfb-gateway-url", "https://mspgw.push.apple.com/v1/authenticate"], "--mfb-business-id"),
+            (complete + ["--mfb-gateway-url", "https://mspgw.push.apple.com/v1/authenticate", "--mfb-business-id", "b", "--mfb-msp-id", "m",
+                         "--mfb-msp-secret", "%%%"], "--mfb-msp-secret"),
+            (complete + ["--mfb-gateway-url", "ftp://gateway"], "--mfb-gateway-url"),
         ]
         for (arguments, message) in cases {
             let run = try await CommandRun.run(["serve", "--port", "0", "--database", "/tmp/never-created-\(UUID().uuidString).sqlite"] + arguments)

@@ -115,12 +115,15 @@ import Testing
         }
     }
 
-    static func withBusiness(redirectURIs: [String] = [redirectURI], _ body: (Business) async throws -> Void) async throws {
+    static func withBusiness(
+        redirectURIs: [String] = [redirectURI], _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (Business) async throws -> Void
+    ) async throws {
         try await withServer({ c in
             c.mfbClientID = Self.clientID
             c.mfbClientSecret = Self.clientSecret
             c.mfbRedirectURIs = redirectURIs
             c.mfbAPIToken = Self.apiToken
+            configure(&c)
         }) { server, ceremonies, client in
             try await body(Business(server: server, client: client, ceremonies: ceremonies))
         }
@@ -140,7 +143,9 @@ import Testing
             #expect(oauth["scope"] as? [String] == ["email", "profile"])
             #expect(oauth["state"] as? String == "s-1")
             #expect(oauth["responseEncryptionKey"] as? String == key)
-            #expect(oauth["clientSecret"] as? String == Self.clientSecret)
+            // The iOS 16 message (the default) carries no client secret: the business exchanges
+            // the code the device returns.
+            #expect(oauth["clientSecret"] == nil)
             #expect((interactive["receivedMessage"] as? [String: Any])?["title"] as? String == "Sign In")
             #expect(interactive["replyMessage"] is [String: Any])
             // The key: standard base64 of an uncompressed P-384 point.
@@ -156,10 +161,14 @@ import Testing
 
     /// The legacy message: the device exchanges the code for an access token and returns that.
     @Test func legacyFlowWithAnAccessToken() async throws {
-        try await Self.withBusiness { business in
+        try await Self.withBusiness({ $0.mfbMessage = "legacy" }) { business in
             let (registered, _, _) = try await business.ceremonies.register("mia")
             let session = try #require(registered.json["session"] as? String)
-            let (id, key, _) = try await business.request()
+            let (id, key, message) = try await business.request()
+            // The legacy message carries the client secret the device forwards to /mfb/token.
+            let oauth = ((((message["interactiveData"] as? [String: Any])?["data"] as? [String: Any])?["authenticate"]
+                as? [String: Any])?["oauth2"] as? [String: Any])
+            #expect(oauth?["clientSecret"] as? String == Self.clientSecret)
             let authorized = try await business.authorize(key: key, session: session)
             #expect(authorized.status == 302)
             #expect(authorized.header("Location")?.hasPrefix(Self.redirectURI + "?") == true)

@@ -253,6 +253,21 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
+    /// push.md: the enrolment data (the QR code's JSON) names the account, the server and the
+    /// RP, beside the device id and the single-use challenge.
+    @Test func theDiscoveryDataNamesTheAccountTheServerAndTheRP() async throws {
+        try await Self.withPush { push in
+            let (registered, _, _) = try await push.ceremonies.register("dora")
+            let session = try #require(registered.json["session"] as? String)
+            let discovery = try await push.client.send("POST", "/push/devices/discovery", bearer: session).json
+            #expect(discovery["username"] as? String == "dora")
+            #expect(discovery["host"] as? String == push.server.origin)
+            #expect(discovery["tenantDomain"] as? String == "localhost")
+            #expect(UUID(uuidString: discovery["deviceId"] as? String ?? "") != nil)
+            #expect(UUID(uuidString: discovery["challenge"] as? String ?? "") != nil)
+        }
+    }
+
     /// push.md: only the devices enrolled when the request was made can answer it.
     @Test func aDeviceEnrolledAfterTheRequestCannotAnswerIt() async throws {
         try await Self.withPush { push in

@@ -8,6 +8,9 @@ struct MfBContract {
         StoreCheck("a request round-trips, is found by its key's hash, and binds the first device only") { try await MfBContract().requestAndKeyAudit($0) },
         StoreCheck("a code is exchanged once, only by its client and redirect, for an access token of the same account") { try await MfBContract().codeExchange($0) },
         StoreCheck("a reply needs a live grant of its own request; failures and expiry delete the key") { try await MfBContract().repliesAndExpiry($0) },
+        StoreCheck("a message the gateway took keeps its id and the request pending; a refused one fails it once, key deleted, with its event") {
+            try await MfBContract().gatewaySends($0)
+        },
     ]
 
     static func request(id: String = UUID().uuidString, expiresIn: Int64 = 600_000) -> MfBRequestRecord {
@@ -84,7 +87,7 @@ struct MfBContract {
             // Answered: no more grants, no second answer.
             #expect(try await !store.insertMfBGrant(Self.grant(.code, of: request, user: user), now: Fixture.date(6)))
             #expect(try await store.completeMfBRequest(id: request.id, grantHash: token, now: Fixture.date(6), signedIn: Self.event("mfb_signed_in")) == .alreadyAnswered)
-            #expect(try await store.failMfBRequest(id: request.id, errors: "[]", now: Fixture.date(6)) == .alreadyAnswered)
+            #expect(try await store.failMfBRequest(id: request.id, errors: "[]", now: Fixture.date(6), event: nil) == .alreadyAnswered)
         }
     }
 
@@ -104,20 +107,44 @@ struct MfBContract {
             #expect(try await store.completeMfBRequest(id: UUID().uuidString, grantHash: code.hash, now: Fixture.date(2), signedIn: Self.event("x")) == .notFound)
             #expect(try await store.mfbRequest(id: first.id)?.status == "pending")
 
-            #expect(try await store.failMfBRequest(id: first.id, errors: #"[{"code":2}]"#, now: Fixture.date(3)) == .failed)
+            #expect(try await store.failMfBRequest(id: first.id, errors: #"[{"code":2}]"#, now: Fixture.date(3), event: Self.event("mfb_failed", user)) == .failed)
+            #expect(try await store.events(userHandle: user.handle, before: nil, limit: 10).map(\.type).contains("mfb_failed"))
             let failed = try #require(try await store.mfbRequest(id: first.id))
             #expect(failed.status == "failed" && failed.errors == #"[{"code":2}]"# && failed.privateKey == nil)
             #expect(try await store.completeMfBRequest(id: first.id, grantHash: code.hash, now: Fixture.date(4), signedIn: Self.event("x")) == .alreadyAnswered)
 
             // Expired: no grant, no answer; the sweep deletes its key, and a day later the request.
             #expect(try await !store.insertMfBGrant(Self.grant(.code, of: second, user: user), now: Fixture.date(10_000)))
-            #expect(try await store.failMfBRequest(id: second.id, errors: "[]", now: Fixture.date(10_000)) == .notFound)
+            #expect(try await store.failMfBRequest(id: second.id, errors: "[]", now: Fixture.date(10_000), event: nil) == .notFound)
             _ = try await store.sweepExpired(now: Fixture.date(10_000))
             #expect(try await store.mfbRequest(id: second.id)?.privateKey == nil)
             #expect(try await store.mfbRequest(id: first.id) != nil)
             _ = try await store.sweepExpired(now: Fixture.date(600_000 + 86_400_000))
             #expect(try await store.mfbRequest(id: second.id) == nil)
             #expect(try await store.mfbRequest(id: first.id) == nil)
+        }
+    }
+
+    func gatewaySends(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = try await Self.account(store, "gale")
+            let sent = Self.request()
+            try await store.insertMfBRequest(sent)
+            try await store.recordMfBSend(id: sent.id, messageID: "message-1", gatewayStatus: 200, failure: nil, event: nil)
+            let read = try #require(try await store.mfbRequest(id: sent.id))
+            #expect(read.status == "pending" && read.gatewayMessageID == "message-1" && read.gatewayStatus == 200 && read.privateKey != nil)
+
+            let refused = Self.request()
+            try await store.insertMfBRequest(refused)
+            try await store.recordMfBSend(
+                id: refused.id, messageID: "message-2", gatewayStatus: 404, failure: #"[{"code":404}]"#, event: Self.event("mfb_gateway_failed", user))
+            let failed = try #require(try await store.mfbRequest(id: refused.id))
+            #expect(failed.status == "failed" && failed.privateKey == nil && failed.gatewayStatus == 404 && failed.errors == #"[{"code":404}]"#)
+            // Once: a second record changes nothing and writes no second event.
+            try await store.recordMfBSend(id: refused.id, messageID: "message-3", gatewayStatus: nil, failure: "[]", event: Self.event("mfb_gateway_failed", user))
+            #expect(try await store.mfbRequest(id: refused.id)?.gatewayMessageID == "message-2")
+            let events = try await store.events(userHandle: user.handle, before: nil, limit: 10).map(\.type)
+            #expect(events.filter { $0 == "mfb_gateway_failed" }.count == 1)
         }
     }
 }

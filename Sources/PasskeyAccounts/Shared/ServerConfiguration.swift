@@ -173,6 +173,15 @@ public struct ServerConfiguration: Sendable {
     public var mfbAPIToken: String?
     /// How long a request (and its private key) lives.
     public var mfbRequestTTL: TimeInterval = 600
+    /// `ios16` (the Authentication message of iOS 16, no client secret in it) or `legacy`.
+    public var mfbMessage = "ios16"
+    /// Apple's gateway (`--mfb-gateway-url`): the server sends each message itself; with the
+    /// business's ID and the MSP's credentials.
+    public var mfbGatewayURL: String?
+    public var mfbBusinessID: String?
+    public var mfbMSPID: String?
+    /// Base64 of the MSP's shared secret (HS256 key of its JWT).
+    public var mfbMSPSecret: String?
 
     public var messagesForBusinessEnabled: Bool { mfbClientID != nil }
 

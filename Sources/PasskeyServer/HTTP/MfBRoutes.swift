@@ -10,9 +10,16 @@ extension Routes {
     func registerMfBRoutes(_ mfb: MfBSignIn, on router: Router<Context>) {
         router.post("/mfb/requests") { request, _ in
             try mfb.checkAPIToken(Self.bearer(request))
-            var response = try Self.json(try await mfb.create(body: try await Self.body(request)))
-            response.status = .created
-            return response
+            do {
+                var response = try Self.json(try await mfb.create(body: try await Self.body(request)))
+                response.status = .created
+                return response
+            } catch let failure as MfBGatewayFailure {
+                // The gateway did not take the message: 502, with its answer and what it means.
+                var response = try Self.json(failure)
+                response.status = .badGateway
+                return response
+            }
         }
         router.get("/mfb/requests/:requestIdentifier") { request, context in
             try mfb.checkAPIToken(Self.bearer(request))
@@ -43,9 +50,11 @@ extension Routes {
             let form = String(decoding: try await Self.body(request), as: UTF8.self)
             let parameters: [String: String]
             do {
-                parameters = try FormURLEncoded.parameters(form)
+                parameters = try Self.tokenParameters(form: form, query: request.uri.query)
+            } catch let error as OAuthError {
+                throw error
             } catch {
-                throw OAuthError("invalid_request", error.description)
+                throw OAuthError("invalid_request", "\(error)")
             }
             return try Self.json(try await mfb.token(parameters, basic: Self.basicCredentials(request)))
         } catch let error as OAuthError {
@@ -55,6 +64,21 @@ extension Routes {
             if response.status == .unauthorized { response.headers[.wwwAuthenticate] = "Basic realm=\"mfb\"" }
             return response
         }
+    }
+
+    /// The token request's parameters: the form body, as OAuth 2.0 has them (iOS 15 and later),
+    /// and the query string, where devices before iOS 15 put them (seed 000). A parameter given
+    /// in both with two values is refused; the same value twice is one parameter.
+    static func tokenParameters(form: String, query: String?) throws -> [String: String] {
+        var parameters = try FormURLEncoded.parameters(form)
+        guard let query, !query.isEmpty else { return parameters }
+        for (name, value) in try FormURLEncoded.parameters(query) {
+            if let other = parameters[name], other != value {
+                throw OAuthError("invalid_request", "\(name) is given twice, in the query and in the body, with two values.")
+            }
+            parameters[name] = value
+        }
+        return parameters
     }
 
     func authorize(_ mfb: MfBSignIn, parameters: [String: String], request: Request) async throws -> Response {
