@@ -222,6 +222,10 @@ struct ConfigurationResolver {
         c.mfbBusinessID = try string(flags.mfbBusinessID, "MFB_BUSINESS_ID")
         c.mfbMSPID = try string(flags.mfbMSPID, "MFB_MSP_ID")
         c.mfbMSPSecret = try string(flags.mfbMSPSecret, "MFB_MSP_SECRET")
+        c.mfbAuditToken = try string(flags.mfbAuditToken, "MFB_AUDIT_TOKEN")
+        if let token = c.mfbAuditToken, token.utf8.count < 16 {
+            throw ValidationError("--mfb-audit-token must be at least 16 characters (it is the provider's only credential)")
+        }
         if c.mfbGatewayURL != nil {
             guard c.mfbClientID != nil else { throw ValidationError("--mfb-gateway-url needs --mfb-client-id (Messages for Business is off without one)") }
             guard let business = c.mfbBusinessID, !business.isEmpty, let msp = c.mfbMSPID, !msp.isEmpty, let secret = c.mfbMSPSecret,

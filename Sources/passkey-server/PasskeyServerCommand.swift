@@ -314,6 +314,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-msp-secret"), help: ArgumentHelp("The MSP's shared secret, base64: the HS256 key of the gateway's Authorization JWT. (env: PASSKEY_MFB_MSP_SECRET)", valueName: "BASE64"))
     var mfbMSPSecret: String?
 
+    @Option(name: .customLong("mfb-audit-token"), help: ArgumentHelp("When the business's authentication provider is a third party: its bearer token for POST /mfb/key-audits, the key audit of seed 001. (env: PASSKEY_MFB_AUDIT_TOKEN)", valueName: "TOKEN"))
+    var mfbAuditToken: String?
+
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error; the listening line goes to standard output, as JSON too with json. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?
 

@@ -242,6 +242,35 @@ final class MfBGatewayStandIn: Sendable {
         }
     }
 
+    /// seed 001, "Validate the Public Key", with a third-party authentication provider: it asks
+    /// this server about the key and user the device brought it.
+    static let providerToken = "provider-token-0123456789"
+
+    @Test func aThirdPartyProviderAuditsTheKey() async throws {
+        try await MfBTests.withBusiness({ $0.mfbAuditToken = Self.providerToken }) { business in
+            let (id, key, _) = try await business.request()
+            func audit(_ key: String, _ user: String, token: String? = Self.providerToken) async throws -> HTTPResult {
+                try await business.call("POST", "/mfb/key-audits", json: ["responseEncryptionKey": key, "userHandle": user], token: token)
+            }
+            let first = try await audit(key, "opaque-user-7")
+            #expect(first.status == 200 && first.json["valid"] as? Bool == true && first.json["requestIdentifier"] as? String == id)
+            #expect(try await audit(key, "opaque-user-7").status == 200)
+            // Another user for the same key, or a key no request of ours has: refused.
+            #expect(try await audit(key, "someone-else").error == "mfb_key_mismatch")
+            let swapped = Data(try ECPrivateKey.generate(.p384).publicPoint).base64EncodedString()
+            #expect(try await audit(swapped, "opaque-user-7").error == "mfb_key_mismatch")
+            // Only the provider: the business's api token is not its credential.
+            #expect(try await audit(key, "opaque-user-7", token: MfBTests.apiToken).status == 401)
+            #expect(try await audit(key, "opaque-user-7", token: nil).status == 401)
+        }
+        // Without --mfb-audit-token nobody may call it.
+        try await MfBTests.withBusiness { business in
+            let (_, key, _) = try await business.request()
+            let refused = try await business.call("POST", "/mfb/key-audits", json: ["responseEncryptionKey": key, "userHandle": "u"], token: "")
+            #expect(refused.status == 401)
+        }
+    }
+
     /// Devices before iOS 15 put the token request's parameters in the URI (seed 000).
     @Test func aTokenRequestWithItsParametersInTheURIIsTaken() async throws {
         try await MfBTests.withBusiness { business in

@@ -32,6 +32,9 @@ public final class MfBSignIn: Sendable {
     /// SHA-256 of the client secret and of the api token, for comparisons in constant time.
     let clientSecretHash: [UInt8]
     let apiTokenHash: [UInt8]
+    /// SHA-256 of `--mfb-audit-token`: a third-party authentication provider's credential for
+    /// the key audit (`POST /mfb/key-audits`); nil: no provider may call it.
+    let auditTokenHash: [UInt8]?
     let redirectURIs: [String]
     let requestTTL: TimeInterval
     /// `--mfb-message`: the iOS 16 message (default) or the legacy one.
@@ -62,6 +65,7 @@ public final class MfBSignIn: Sendable {
         self.clientSecret = secret
         self.clientSecretHash = Digest.sha256.hash(Array(secret.utf8))
         self.apiTokenHash = Digest.sha256.hash(Array(token.utf8))
+        self.auditTokenHash = c.mfbAuditToken.map { Digest.sha256.hash(Array($0.utf8)) }
         self.redirectURIs = c.mfbRedirectURIs
         self.requestTTL = c.mfbRequestTTL
         guard let kind = MfBAuthenticateMessage.Kind(rawValue: c.mfbMessage) else {
@@ -437,14 +441,41 @@ public final class MfBSignIn: Sendable {
         return only
     }
 
-    /// "Validate the Public Key": the key is a pending, unexpired request's (found by its hash,
-    /// then compared in constant time), and the device's `userHandle` the one bound to it.
-    /// Anything else is `mfb_key_mismatch` with an audit event on the signed-in account.
+    /// "Validate the Public Key" at this server's own authorization endpoint: the audit below,
+    /// its event on the signed-in account.
     func auditKey(_ parameters: [String: String], session: SignedInUser) async throws -> MfBRequestRecord {
+        try await audit(key: parameters["responseEncryptionKey"], deviceUser: parameters["userHandle"] ?? "", eventUser: session.user.handle)
+    }
+
+    /// A third-party provider's credential for `POST /mfb/key-audits`, in constant time.
+    public func checkAuditToken(_ presented: String?) throws {
+        guard let auditTokenHash, let presented, constantTimeEquals(Digest.sha256.hash(Array(presented.utf8)), auditTokenHash) else {
+            throw APIError.unauthorized
+        }
+    }
+
+    /// `POST /mfb/key-audits`: seed 001's audit call, for a business whose authentication
+    /// provider is a third party. The provider posts the `responseEncryptionKey` and
+    /// `userHandle` the device brought to its authorization endpoint; this server answers
+    /// whether a pending request of its own has that key (binding the user the first time), so
+    /// that the provider fails the device's request at once when the key was swapped.
+    public func providerAudit(body: [UInt8]) async throws -> MfBKeyAuditAnswer {
+        struct Audit: Decodable {
+            let responseEncryptionKey: String
+            let userHandle: String
+        }
+        let audit = try JSONBody.decode(Audit.self, body)
+        let request = try await self.audit(key: audit.responseEncryptionKey, deviceUser: audit.userHandle, eventUser: [])
+        return MfBKeyAuditAnswer(valid: true, requestIdentifier: request.id)
+    }
+
+    /// The key is a pending, unexpired request's (found by its hash, then compared in constant
+    /// time), and the device's `userHandle` the one bound to it. Anything else is
+    /// `mfb_key_mismatch` with an audit event (on `eventUser`'s account; none for a provider).
+    func audit(key: String?, deviceUser: String, eventUser: [UInt8]) async throws -> MfBRequestRecord {
         let now = passkeys.now()
-        let deviceUser = parameters["userHandle"] ?? ""
         var found: MfBRequestRecord?
-        if let text = parameters["responseEncryptionKey"], let point = MfBKeyAudit.point(fromParameter: text),
+        if let text = key, let point = MfBKeyAudit.point(fromParameter: text),
            let request = try await store.mfbRequest(pointHash: Digest.sha256.hash(point)),
            MfBKeyAudit.matches(presented: point, requested: request.publicPoint),
            request.status == "pending", now < request.expiresAt,
@@ -452,7 +483,7 @@ public final class MfBSignIn: Sendable {
            !deviceUser.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             found = request
         }
-        let mismatch = passkeys.event(session.user.handle, "mfb_key_mismatch", at: now, ["request": found?.id ?? ""])
+        let mismatch = passkeys.event(eventUser, "mfb_key_mismatch", at: now, ["request": found?.id ?? ""])
         guard try await store.auditMfBDevice(requestID: found?.id, deviceUserHandle: deviceUser, now: now, mismatch: mismatch),
               let request = found
         else {
@@ -574,6 +605,11 @@ public struct MfBReplyAnswer: Encodable, Sendable {
     public let status: String
     public var userName: String?
     public var errors: [MfBReply.DeviceError]?
+}
+
+public struct MfBKeyAuditAnswer: Encodable, Sendable {
+    public let valid: Bool
+    public let requestIdentifier: String
 }
 
 public struct MfBTokenResponse: Encodable, Sendable {

@@ -182,6 +182,8 @@ public struct ServerConfiguration: Sendable {
     public var mfbMSPID: String?
     /// Base64 of the MSP's shared secret (HS256 key of its JWT).
     public var mfbMSPSecret: String?
+    /// A third-party authentication provider's bearer token for the key audit call.
+    public var mfbAuditToken: String?
 
     public var messagesForBusinessEnabled: Bool { mfbClientID != nil }
 

@@ -25,6 +25,10 @@ extension Routes {
             try mfb.checkAPIToken(Self.bearer(request))
             return try Self.json(try await mfb.status(id: context.parameters.get("requestIdentifier") ?? ""))
         }
+        router.post("/mfb/key-audits") { request, _ in
+            try mfb.checkAuditToken(Self.bearer(request))
+            return try Self.json(try await mfb.providerAudit(body: try await Self.body(request)))
+        }
         router.post("/mfb/responses") { request, _ in
             try mfb.checkAPIToken(Self.bearer(request))
             return try Self.json(try await mfb.respond(body: try await Self.body(request)))

@@ -84,6 +84,7 @@ public enum RoutePaths {
         "/mfb/requests": Policy(methods: [.post]),
         "/mfb/requests/{requestIdentifier}": Policy(methods: [.get]),
         "/mfb/responses": Policy(methods: [.post]),
+        "/mfb/key-audits": Policy(methods: [.post]),
         "/mfb/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
         "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true),
         "/attestation/options": Policy(methods: [.post], ceremony: true),
