@@ -17,6 +17,12 @@ public struct PushAnswer: Sendable, Equatable {
     public let expiresAt: Date
 }
 
+/// A phone's veto of a waiting account recovery.
+public struct RecoveryVeto: Sendable, Equatable {
+    public let deviceID: String
+    public let recoveryID: String
+}
+
 public enum AnswerToken {
     /// `exp` may be at most this far ahead (the seed's 10 minutes): a token signed today must not
     /// stay good for years.
@@ -36,12 +42,7 @@ public enum AnswerToken {
 
     /// Every check of push.md on the answer, with the device's key; the answer it carries.
     public static func verify(_ token: String, key: PublicKey, now: Date) throws(PushError) -> PushAnswer {
-        let jws = try split(token)
-        let (algorithm, deviceID) = try checkHeader(jws)
-        try checkAlgorithm(algorithm, key: key)
-        try checkSignature(jws, algorithm: algorithm, key: key)
-        let claims = try decodeClaims(jws)
-        let expiresAt = try checkExpiry(claims, now: now)
+        let (deviceID, claims, expiresAt) = try verifiedClaims(token, key: key, now: now)
         guard let pushAuthID = claims["pushAuthId"]?.stringValue, !pushAuthID.isEmpty, pushAuthID.utf8.count <= 128,
               let challenge = claims["challenge"]?.stringValue, challenge.utf8.count <= 128
         else {
@@ -57,6 +58,31 @@ public enum AnswerToken {
         return PushAnswer(
             deviceID: deviceID, pushAuthID: pushAuthID, challenge: challenge, approved: approved, numberChallenge: number,
             expiresAt: expiresAt)
+    }
+
+    /// The phone's "this wasn't me" to an `ACCOUNT_RECOVERY` push (accounts.md: every enrolled
+    /// device can cancel a waiting recovery): the same JWS as an answer, signed by the device's
+    /// key, with the claims `recoveryId`, `response: "DENIED"` and `exp`.
+    public static func verifyVeto(_ token: String, key: PublicKey, now: Date) throws(PushError) -> RecoveryVeto {
+        let (deviceID, claims, _) = try verifiedClaims(token, key: key, now: now)
+        guard let recoveryID = claims["recoveryId"]?.stringValue, !recoveryID.isEmpty, recoveryID.utf8.count <= 128 else {
+            throw invalid("recoveryId must be a string.")
+        }
+        guard claims["response"]?.stringValue == "DENIED" else { throw invalid("A veto's response is DENIED.") }
+        return RecoveryVeto(deviceID: deviceID, recoveryID: recoveryID)
+    }
+
+    /// What every token a phone signs goes through, in order: the compact form, the header, the
+    /// device's algorithm, the signature, the claims object, and `exp`.
+    static func verifiedClaims(
+        _ token: String, key: PublicKey, now: Date
+    ) throws(PushError) -> (deviceID: String, claims: [String: JSONValue], expiresAt: Date) {
+        let jws = try split(token)
+        let (algorithm, deviceID) = try checkHeader(jws)
+        try checkAlgorithm(algorithm, key: key)
+        try checkSignature(jws, algorithm: algorithm, key: key)
+        let claims = try decodeClaims(jws)
+        return (deviceID, claims, try checkExpiry(claims, now: now))
     }
 
     /// A compact JWS (`PasskeyJOSE`): three canonical base64url parts, at most 8 KiB, a strict

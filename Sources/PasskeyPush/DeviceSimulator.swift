@@ -98,4 +98,26 @@ public enum DeviceSimulator {
             throw Failure(description: "the answer cannot be signed: \(error.reason)")
         }
     }
+
+    /// The phone's "this wasn't me" to an `ACCOUNT_RECOVERY` push: a JWT with its `recoveryId`
+    /// and `response: "DENIED"`, signed by the device's key.
+    public static func veto(push: [UInt8], key: PrivateKey, now: Date = Date()) throws -> String {
+        guard var data = try? JSONSerialization.jsonObject(with: Data(push)) as? [String: Any] else {
+            throw Failure(description: "the push is not a JSON object")
+        }
+        if let inner = data["data"] as? [String: Any] { data = inner }
+        guard let deviceID = data["deviceId"] as? String, let recoveryID = data["recoveryId"] as? String else {
+            throw Failure(description: "the push needs deviceId and recoveryId (an ACCOUNT_RECOVERY push)")
+        }
+        let claims: [String: JSONValue] = [
+            "recoveryId": .string(recoveryID), "response": .string("DENIED"), "exp": .integer(Int64(now.timeIntervalSince1970) + 300),
+        ]
+        do {
+            return try JWS.sign(
+                header: ["typ": .string("JWT"), "deviceId": .string(deviceID)], claims: claims, key: key,
+                algorithm: isEC(key) ? .es256 : .rs256)
+        } catch {
+            throw Failure(description: "the veto cannot be signed: \(error.reason)")
+        }
+    }
 }

@@ -146,6 +146,43 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
+    /// accounts.md: every enrolled device can cancel a waiting recovery. The phone answers the
+    /// ACCOUNT_RECOVERY push with a JWT its key signed; the recovery is cancelled, once.
+    @Test func thePhoneVetoesAWaitingRecovery() async throws {
+        try await Self.withPush({ $0.recoveryDelay = 86400 }) { push in
+            let (session, _) = try await push.enrolled("rhea")
+            let codes = try await RecoveryTests.codes(push.client, session)
+            let started = try await RecoveryTests.recover(push.client, "rhea", codes[0])
+            let recoveryID = try #require(started.json["recovery_id"] as? String)
+            let sent = try await push.gateway.push(1)
+            let pushJSON = Array(try JSONSerialization.data(withJSONObject: sent))
+            func veto(_ token: String) async throws -> HTTPResult {
+                try await push.client.post("/push/recovery-veto", json: ["authResponse": token])
+            }
+            // Another key, another account's device, an expired token: refused, nothing changes.
+            let otherKey = try PrivateKey.generateRSA(bits: 2048)
+            #expect(try await veto(try DeviceSimulator.veto(push: pushJSON, key: otherKey, now: push.server.clock.now())).error == "invalid_token")
+            let (_, strangerDevice) = try await push.enrolled("sten")
+            var foreign = sent
+            foreign["deviceId"] = strangerDevice
+            var foreignData = try #require(sent["data"] as? [String: String])
+            foreignData["deviceId"] = strangerDevice
+            foreign["data"] = foreignData
+            let strangers = try DeviceSimulator.veto(push: Array(try JSONSerialization.data(withJSONObject: foreign)), key: Self.deviceKey, now: push.server.clock.now())
+            #expect(try await veto(strangers).error == "not_found")
+            let stale = try DeviceSimulator.veto(push: pushJSON, key: Self.deviceKey, now: push.server.clock.now().addingTimeInterval(-3600))
+            #expect(try await veto(stale).error == "token_expired")
+            #expect(try await push.client.get("/recovery/\(recoveryID)").json["status"] as? String == "waiting")
+
+            let vetoed = try await veto(try DeviceSimulator.veto(push: pushJSON, key: Self.deviceKey, now: push.server.clock.now()))
+            #expect(vetoed.status == 200, "\(String(decoding: vetoed.body, as: UTF8.self))")
+            #expect(try await push.client.get("/recovery/\(recoveryID)").json["status"] as? String == "cancelled")
+            #expect(try await veto(try DeviceSimulator.veto(push: pushJSON, key: Self.deviceKey, now: push.server.clock.now())).error == "not_found")
+            let events = try await EventsTests.events(push.client, session).items
+            #expect(events.contains { $0["type"] as? String == "recovery_cancelled" && ($0["details"] as? [String: String])?["device"] != nil })
+        }
+    }
+
     @Test func enrolPushApproveAndTheBrowserIsSignedIn() async throws {
         try await Self.withPush { push in
             let (passkeySession, deviceID) = try await push.enrolled("tess")

@@ -4,7 +4,8 @@ import PasskeyPush
 import PasskeyQR
 
 /// `push-answer`: what a phone sends — the answer JWT (read unverified for its deviceId, then
-/// verified with a fixed device key), the enrolment's public key, signature and device token.
+/// verified with a fixed device key, and as a recovery veto), the enrolment's public key,
+/// signature and device token.
 ///
 /// An input is taken whole as the answer token and as the public key text; split at the first
 /// NUL it is also `signature NUL deviceToken` for the enrolment check.
@@ -34,6 +35,7 @@ enum PushAnswerTarget {
         }
         if let key = Self.deviceKey() {
             _ = attempt("answer verify") { try AnswerToken.verify(text, key: key, now: Date(timeIntervalSince1970: 1_800_000_000)) }
+            _ = attempt("veto verify") { try AnswerToken.verifyVeto(text, key: key, now: Date(timeIntervalSince1970: 1_800_000_000)) }
             if let separator = bytes.firstIndex(of: 0) {
                 let signature = String(decoding: bytes[..<separator], as: UTF8.self)
                 let token = String(decoding: bytes[(separator + 1)...], as: UTF8.self)

@@ -75,6 +75,21 @@ public final class PushSignIn: Sendable {
         device.apnsEnvironment.flatMap(APNsEnvironment.init(rawValue:)) ?? fallback
     }
 
+    /// `POST /push/recovery-veto`: the phone's "this wasn't me" to a waiting recovery of its
+    /// account (accounts.md: any enrolled device can cancel it). The JWT is verified with the
+    /// device's key; the recovery must be a waiting one of the device's account, else 404
+    /// `not_found` (a second veto too). The code the recovery spent stays spent.
+    public func vetoRecovery(body: [UInt8]) async throws {
+        let now = passkeys.now()
+        let (device, veto) = try await signedByDevice(body) { token, key throws(PushError) in
+            try AnswerToken.verifyVeto(token, key: key, now: now)
+        }
+        let event = passkeys.event(device.userHandle, "recovery_cancelled", at: now, ["recovery": veto.recoveryID, "device": device.id])
+        guard try await store.cancelRecovery(publicID: veto.recoveryID, userHandle: device.userHandle, event: event) else {
+            throw APIError.notFound
+        }
+    }
+
     // MARK: Enrolment
 
     /// `POST /push/devices/discovery`: a new device id and single-use challenge for the
@@ -300,22 +315,9 @@ public final class PushSignIn: Sendable {
     /// The checks of push.md in order; the state the answer moved its request to (approved or
     /// denied; a number mismatch is stored, then thrown).
     private func answer(body: [UInt8]) async throws -> PushRequestStatus {
-        struct Answer: Decodable { let authResponse: String }
-        let token = try JSONBody.decode(Answer.self, body).authResponse
         let now = passkeys.now()
-        let answer: PushAnswer
-        let device: PushDeviceRecord
-        do {
-            let deviceID = try AnswerToken.deviceID(of: token)
-            guard let found = try await store.pushDevice(id: deviceID), !found.disabled,
-                  let key = try? PublicKey(subjectPublicKeyInfo: found.publicKey)
-            else {
-                throw PushError(code: "invalid_token", message: "The token's deviceId is not an enrolled device.")
-            }
-            device = found
-            answer = try AnswerToken.verify(token, key: key, now: now)
-        } catch let error as PushError {
-            throw APIError(error)
+        let (device, answer) = try await signedByDevice(body) { token, key throws(PushError) in
+            try AnswerToken.verify(token, key: key, now: now)
         }
         guard let request = try await store.pushRequest(id: answer.pushAuthID), request.userHandle == device.userHandle else {
             throw Self.unknownRequest
@@ -344,6 +346,29 @@ public final class PushSignIn: Sendable {
         }
         return status
     }
+
+    /// A body `{"authResponse": JWT}` from a phone: the enrolled, enabled device its header
+    /// names, and what `verify` makes of the token with that device's key. An unknown or
+    /// disabled device is `invalid_token`, as is anything `verify` refuses.
+    private func signedByDevice<T>(
+        _ body: [UInt8], verify: (String, PublicKey) throws(PushError) -> T
+    ) async throws -> (PushDeviceRecord, T) {
+        let token = try JSONBody.decode(SignedByPhone.self, body).authResponse
+        do {
+            let deviceID = try AnswerToken.deviceID(of: token)
+            guard let device = try await store.pushDevice(id: deviceID), !device.disabled,
+                  let key = try? PublicKey(subjectPublicKeyInfo: device.publicKey)
+            else {
+                throw PushError(code: "invalid_token", message: "The token's deviceId is not an enrolled device.")
+            }
+            return (device, try verify(token, key))
+        } catch let error as PushError {
+            throw APIError(error)
+        }
+    }
+
+    /// The body of the phone's answers and vetoes.
+    struct SignedByPhone: Decodable { let authResponse: String }
 
     static let unknownRequest = APIError(code: "unknown_challenge", message: "No request with that pushAuthId is waiting for this device.")
 

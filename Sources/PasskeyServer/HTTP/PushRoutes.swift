@@ -30,6 +30,10 @@ extension Routes {
             response.status = .accepted
             return response
         }
+        router.post("/push/recovery-veto") { request, _ in
+            try await push.vetoRecovery(body: try await Self.body(request))
+            return Self.json(["status": "cancelled"])
+        }
         router.get("/push/authentication_status") { request, _ in
             let (status, token) = try await push.status(watch: try Self.query("watch", request))
             var response = try Self.json(status)

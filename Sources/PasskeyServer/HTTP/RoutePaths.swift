@@ -80,6 +80,7 @@ public enum RoutePaths {
         "/push/devices/{deviceId}": Policy(methods: [.delete]),
         "/push/authentication_initialize": Policy(methods: [.post], ceremony: true),
         "/push/authenticate": Policy(methods: [.post], ceremony: true),
+        "/push/recovery-veto": Policy(methods: [.post], ceremony: true),
         "/push/authentication_status": Policy(methods: [.get]),
         "/mfb/requests": Policy(methods: [.post]),
         "/mfb/requests/{requestIdentifier}": Policy(methods: [.get]),
