@@ -140,7 +140,7 @@ import Testing
     @Test func checksFallBackToTheServersEnvironment() async throws {
         try await withServer({ $0.iosAppIDs = [Self.appID] }) { server, _, _ in
             let run = try await CommandRun.run(
-                ["aasa", "check", "--url", "http://127.0.0.1:\(server.port)", "--json"],
+                ["aasa", "check", "--url", "http://127.0.0.1:\(server.port)", "--json", "--timeout", "60"],
                 environment: ["PASSKEY_IOS_APP_ID": "FGHIJ67890.com.example.other", "PASSKEY_RP_ID": "127.0.0.1"])
             #expect(run.status == 1)
             #expect(run.check("app listed: FGHIJ67890.com.example.other")?["ok"] as? Bool == false)

@@ -89,7 +89,7 @@ final class APNsStandIn: Sendable {
     func provider(clock: TestClock) throws -> APNsPushProvider {
         try APNsPushProvider(
             privateKey: key, keyID: Self.keyID, teamID: Self.teamID, topic: Self.topic, baseURL: server.base,
-            sandboxURL: server.base + "/sandbox", httpClient: client, now: { clock.now() })
+            sandboxURL: server.base + "/sandbox", timeout: 60, httpClient: client, now: { clock.now() })
     }
 
     func script(_ answers: (status: HTTPResponse.Status, body: String)...) {

@@ -115,8 +115,9 @@ final class FCMStandIn: Sendable {
         return FCMStandIn(server: server, state: state, account: account)
     }
 
+    /// A generous deadline: the tests check what is sent, not how fast a loaded machine is.
     func provider(clock: TestClock) throws -> FCMPushProvider {
-        try FCMPushProvider(serviceAccount: account, baseURL: server.base, now: { clock.now() })
+        try FCMPushProvider(serviceAccount: account, baseURL: server.base, timeout: 60, now: { clock.now() })
     }
 
     var mints: [Mint] { state.read { $0.mints } }
