@@ -88,8 +88,7 @@ struct ConfigurationResolver {
         c.challengeTTL = TimeInterval(try int(flags.challengeTTL, "CHALLENGE_TTL", range: 10...86400) ?? Int(c.challengeTTL))
         c.sessionTTL = TimeInterval(try int(flags.sessionTTL, "SESSION_TTL", range: 60...31_536_000) ?? Int(c.sessionTTL))
         c.reauthWindow = TimeInterval(try int(flags.reauthWindow, "REAUTH_WINDOW", range: 30...86_400) ?? Int(c.reauthWindow))
-        if let recovery = try string(flags.recoveryCodes, "RECOVERY_CODES") {
-            guard ["on", "off"].contains(recovery) else { throw ValidationError("--recovery-codes must be on or off, not \(recovery)") }
+        if let recovery = try choice(flags.recoveryCodes, "RECOVERY_CODES", among: ["on", "off"]) {
             c.recoveryCodes = recovery == "on"
         }
         if let delay = try string(flags.recoveryDelay, "RECOVERY_DELAY"), delay != "0" {
@@ -180,12 +179,7 @@ struct ConfigurationResolver {
         if developerKey == 3, c.appleClientIDs.isEmpty {
             throw ValidationError("--apple-private-key needs --apple-client-id (Sign in with Apple is off without one)")
         }
-        if let provider = try string(flags.pushProvider, "PUSH_PROVIDER") {
-            guard ["log", "webhook", "apns", "fcm"].contains(provider) else {
-                throw ValidationError("--push-provider must be log, webhook, apns or fcm, not \(provider)")
-            }
-            c.pushProvider = provider
-        }
+        c.pushProvider = try choice(flags.pushProvider, "PUSH_PROVIDER", among: ["log", "webhook", "apns", "fcm"]) ?? c.pushProvider
         c.pushWebhookURL = try url(flags.pushWebhookURL, "PUSH_WEBHOOK_URL")
         c.apnsKeyFile = try string(flags.apnsKeyFile, "APNS_KEY_FILE")
         c.apnsKeyID = try string(flags.apnsKeyID, "APNS_KEY_ID")
@@ -193,20 +187,11 @@ struct ConfigurationResolver {
         c.apnsTopic = try string(flags.apnsTopic, "APNS_TOPIC")
         c.apnsURL = try url(flags.apnsURL, "APNS_URL") ?? c.apnsURL
         c.apnsSandboxURL = try url(flags.apnsSandboxURL, "APNS_SANDBOX_URL") ?? c.apnsSandboxURL
-        if let environment = try string(flags.apnsEnvironment, "APNS_ENVIRONMENT") {
-            guard ["production", "sandbox"].contains(environment) else {
-                throw ValidationError("--apns-environment must be production or sandbox, not \(environment)")
-            }
-            c.apnsEnvironment = environment
-        }
+        c.apnsEnvironment = try choice(flags.apnsEnvironment, "APNS_ENVIRONMENT", among: ["production", "sandbox"]) ?? c.apnsEnvironment
         c.fcmServiceAccount = try string(flags.fcmServiceAccount, "FCM_SERVICE_ACCOUNT")
         c.fcmURL = try url(flags.fcmURL, "FCM_URL") ?? c.fcmURL
-        if let mode = try string(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE") {
-            guard ["off", "seed", "type-in"].contains(mode) else {
-                throw ValidationError("--push-number-challenge must be off, seed or type-in, not \(mode)")
-            }
-            c.pushNumberChallenge = mode
-        }
+        c.pushNumberChallenge = try choice(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE", among: ["off", "seed", "type-in"])
+            ?? c.pushNumberChallenge
         c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 1...3600) ?? Int(c.pushTTL))
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
         c.mfbClientID = try string(flags.mfbClientID, "MFB_CLIENT_ID")
@@ -214,10 +199,7 @@ struct ConfigurationResolver {
         c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { try redirectURI($0, "--mfb-redirect-uri") }
         c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
         c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 1...86400) ?? Int(c.mfbRequestTTL))
-        if let kind = try string(flags.mfbMessage, "MFB_MESSAGE") {
-            guard ["ios16", "legacy"].contains(kind) else { throw ValidationError("--mfb-message must be ios16 or legacy, not \(kind)") }
-            c.mfbMessage = kind
-        }
+        c.mfbMessage = try choice(flags.mfbMessage, "MFB_MESSAGE", among: ["ios16", "legacy"]) ?? c.mfbMessage
         c.mfbGatewayURL = try url(flags.mfbGatewayURL, "MFB_GATEWAY_URL")
         c.mfbBusinessID = try string(flags.mfbBusinessID, "MFB_BUSINESS_ID")
         c.mfbMSPID = try string(flags.mfbMSPID, "MFB_MSP_ID")
@@ -284,6 +266,19 @@ struct ConfigurationResolver {
             throw ValidationError("\(option) must be an https URL without a fragment (http only for localhost), not \(uri)")
         }
         return uri
+    }
+
+    /// A flag that takes one of a few words: nil when not given; anything else than `values` is
+    /// refused, naming the flag and the words ("--push-provider must be log, webhook, apns or
+    /// fcm, not x").
+    private func choice(_ flag: String?, _ name: String, among values: [String]) throws -> String? {
+        guard let value = try string(flag, name) else { return nil }
+        guard values.contains(value) else {
+            let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+            let words = values.count > 1 ? values.dropLast().joined(separator: ", ") + " or " + (values.last ?? "") : values.joined()
+            throw ValidationError("\(option) must be \(words), not \(value)")
+        }
+        return value
     }
 
     private func string(_ flag: String?, _ name: String) throws -> String? {
