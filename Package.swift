@@ -266,6 +266,7 @@ let package = Package(
                 "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport", "PasskeyJOSE", "PasskeyJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
     ]
 )

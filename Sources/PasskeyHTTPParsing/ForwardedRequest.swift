@@ -76,11 +76,31 @@ public struct ForwardedRequest: Sendable, Equatable {
             hostPart = authority[..<colon]
         }
         let host = hostPart.lowercased()
-        guard !host.isEmpty, host.utf8.count <= maximumHostLength, !host.hasPrefix("."), !host.hasPrefix("-"),
-              host.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
-              !host.contains("..")
-        else { return nil }
+        guard !host.isEmpty, host.utf8.count <= maximumHostLength, isDNSName(host) else { return nil }
         return (host, port)
+    }
+
+    /// Lower-case letters, digits, `-` and `.`; not starting with `.` or `-`; no `..`. Byte by
+    /// byte: a forward-auth check runs this on every request a proxy passes.
+    static func isDNSName(_ host: String) -> Bool {
+        var first = true
+        var previousDot = false
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                previousDot = false
+            case UInt8(ascii: "-"):
+                if first { return false }
+                previousDot = false
+            case UInt8(ascii: "."):
+                if first || previousDot { return false }
+                previousDot = true
+            default:
+                return false
+            }
+            first = false
+        }
+        return true
     }
 
     static func parsePort(_ text: Substring) -> Int? {

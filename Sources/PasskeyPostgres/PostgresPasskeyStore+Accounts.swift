@@ -187,6 +187,23 @@ extension PostgresPasskeyStore {
         }
     }
 
+    public func signedIn(tokenHash: [UInt8], now: Date) async throws -> (session: SessionRecord, user: UserRecord)? {
+        let hash = ByteBuffer(bytes: tokenHash)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT \(unescaped: Self.signedInColumns) FROM sessions s JOIN users u ON u.handle = s.user_handle \
+                    WHERE s.token_hash = \(hash) AND s.expires_at > \(now)
+                    """,
+                    logger: Self.quiet),
+                { row in (try SessionRow.record(row), try UserRow.record(row, from: SessionRow.columnCount)) })
+        }
+    }
+
+    static let signedInColumns = SessionRow.columns(of: "s") + ", " + UserRow.selectColumns(of: "u")
+
     public func insertEvent(_ event: AuditEvent) async throws {
         let row = try EventRow(event)
         try await write { db in try await Self.insert(db, row) }

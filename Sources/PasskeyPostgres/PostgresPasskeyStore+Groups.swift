@@ -42,6 +42,29 @@ extension PostgresPasskeyStore {
         }
     }
 
+    public func remoteUserFacts(userHandle: [UInt8]) async throws -> RemoteUserFacts {
+        let handle = ByteBuffer(bytes: userHandle)
+        // One row with the email even without groups: the groups are joined onto the one-row
+        // select, not the other way round.
+        let rows = try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT a.email, g.name, g.name_key FROM (SELECT \(handle)::bytea AS handle) one \
+                    LEFT JOIN apple_links a ON a.user_handle = one.handle \
+                    LEFT JOIN group_members g ON g.user_handle = one.handle ORDER BY g.name_key COLLATE "C"
+                    """, logger: Self.quiet),
+                { row -> (String?, GroupName?) in
+                    var c = Cursor(row)
+                    let email = try c.next(String?.self)
+                    let name = try c.next(String?.self)
+                    let key = try c.next(String?.self)
+                    return (email, name.flatMap { name in key.map { GroupName(name: name, key: $0) } })
+                })
+        }
+        return RemoteUserFacts(groups: rows.compactMap(\.1), email: rows.first?.0)
+    }
+
     public func groupSizes() async throws -> [GroupSize] {
         try await withConnection { db in
             try await Self.all(

@@ -15,7 +15,10 @@ struct Cursor {
     let row: PostgresRandomAccessRow
     var index = 0
 
-    init(_ row: PostgresRandomAccessRow) { self.row = row }
+    init(_ row: PostgresRandomAccessRow, from first: Int = 0) {
+        self.row = row
+        index = first
+    }
 
     mutating func next<T: PostgresDecodable>(_: T.Type = T.self) throws -> T {
         defer { index += 1 }
@@ -49,8 +52,16 @@ struct UserRow {
         createdAt = try user.createdAt.storeMilliseconds()
     }
 
+    /// `selectColumns`, each qualified with a table alias (for a join).
+    static func selectColumns(of alias: String) -> String { qualified(selectColumns, alias) }
+
     static func record(_ row: PostgresRandomAccessRow) throws -> UserRecord {
-        var c = Cursor(row)
+        try record(row, from: 0)
+    }
+
+    /// The account in a joined row whose user columns start at `first`.
+    static func record(_ row: PostgresRandomAccessRow, from first: Int) throws -> UserRecord {
+        var c = Cursor(row, from: first)
         return UserRecord(
             handle: try c.bytes(), name: try c.next(), nameKey: try c.next(), displayName: try c.next(), createdAt: try c.date(),
             disabled: try c.next())
@@ -199,6 +210,10 @@ struct CeremonyRow {
 
 struct SessionRow {
     static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified, ip, user_agent, last_seen_at, auth_time"
+    static let columnCount = columns.split(separator: ",").count
+
+    /// `columns`, each qualified with a table alias (for a join).
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
 
     let tokenHash: ByteBuffer
     let userHandle: ByteBuffer
@@ -463,4 +478,9 @@ struct MfBGrantRow {
         redirectURI = g.redirectURI
         expiresAt = try g.expiresAt.storeMilliseconds()
     }
+}
+
+/// `a, b` as `alias.a, alias.b`.
+func qualified(_ columns: String, _ alias: String) -> String {
+    columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }.joined(separator: ", ")
 }

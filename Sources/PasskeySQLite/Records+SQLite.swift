@@ -10,6 +10,9 @@ extension UserRecord {
     /// The columns a read takes.
     static let selectColumns = columns + ", disabled"
 
+    /// `selectColumns`, each qualified with a table alias (for a join).
+    static func selectColumns(of alias: String) -> String { qualified(selectColumns, alias) }
+
     init(row: SQLiteRow) {
         self.init(
             handle: row.blob(0),
@@ -118,6 +121,10 @@ extension CeremonyRecord {
 
 extension SessionRecord {
     static let columns = "token_hash, user_handle, created_at, expires_at, credential_id, via, user_verified, ip, user_agent, last_seen_at, auth_time"
+    static let columnCount = Int32(columns.split(separator: ",").count)
+
+    /// `columns`, each qualified with a table alias (for a join).
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
     static let insert = "INSERT INTO sessions (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     init(row: SQLiteRow) {
@@ -168,4 +175,9 @@ extension AuditEvent {
 struct PendingEvent: Sendable {
     let arguments: [SQLiteValue]
     let canonical: [UInt8]
+}
+
+/// `a, b` as `alias.a, alias.b`.
+func qualified(_ columns: String, _ alias: String) -> String {
+    columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }.joined(separator: ", ")
 }

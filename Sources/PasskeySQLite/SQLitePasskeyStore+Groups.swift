@@ -31,6 +31,23 @@ extension SQLitePasskeyStore {
         }
     }
 
+    public func remoteUserFacts(userHandle: [UInt8]) async throws -> RemoteUserFacts {
+        // One row with the email even without groups: the groups are joined onto the one-row
+        // select, not the other way round.
+        let rows = try database.read { db in
+            try db.rows(
+                """
+                SELECT a.email, g.name, g.name_key FROM (SELECT ? AS handle) one \
+                LEFT JOIN apple_links a ON a.user_handle = one.handle \
+                LEFT JOIN group_members g ON g.user_handle = one.handle ORDER BY g.name_key
+                """,
+                [.blob(userHandle)]) { row in
+                    (row.optionalText(0), row.isNull(1) ? nil : GroupName(name: row.text(1), key: row.text(2)))
+                }
+        }
+        return RemoteUserFacts(groups: rows.compactMap(\.1), email: rows.first?.0)
+    }
+
     public func groupSizes() async throws -> [GroupSize] {
         try database.read { db in
             try db.rows(

@@ -22,6 +22,20 @@ extension SQLitePasskeyStore {
         }
     }
 
+    public func signedIn(tokenHash: [UInt8], now: Date) async throws -> (session: SessionRecord, user: UserRecord)? {
+        let arguments: [SQLiteValue] = [.blob(tokenHash), try .time(now)]
+        return try database.read { db in
+            try db.row(Self.signedInQuery, arguments) { row in
+                (SessionRecord(row: row), UserRecord(row: row.columns(from: SessionRecord.columnCount)))
+            }
+        }
+    }
+
+    static let signedInQuery = """
+        SELECT \(SessionRecord.columns(of: "s")), \(UserRecord.selectColumns(of: "u")) FROM sessions s JOIN users u ON u.handle = s.user_handle \
+        WHERE s.token_hash = ? AND s.expires_at > ?
+        """
+
     public func insertEvent(_ event: AuditEvent) async throws {
         let arguments = try event.insertArguments()
         try await database.write { db in try Self.insertEvent(db, arguments) }

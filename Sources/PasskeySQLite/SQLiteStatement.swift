@@ -64,13 +64,20 @@ final class SQLiteStatement {
 /// The current row of a stepping statement. Valid only until the next step or reset.
 struct SQLiteRow {
     let statement: OpaquePointer
+    /// Added to every column index: a joined row's second record reads its columns from 0.
+    var offset: Int32 = 0
+
+    /// The same row with its columns counted from `first` on (the columns of a joined table).
+    func columns(from first: Int32) -> SQLiteRow {
+        SQLiteRow(statement: statement, offset: offset + first)
+    }
 
     func isNull(_ column: Int32) -> Bool {
-        sqlite3_column_type(statement, column) == SQLITE_NULL
+        sqlite3_column_type(statement, column + offset) == SQLITE_NULL
     }
 
     func int64(_ column: Int32) -> Int64 {
-        sqlite3_column_int64(statement, column)
+        sqlite3_column_int64(statement, column + offset)
     }
 
     func bool(_ column: Int32) -> Bool {
@@ -79,8 +86,8 @@ struct SQLiteRow {
 
     func text(_ column: Int32) -> String {
         // Ask for the text first, then its length (the order SQLite documents).
-        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
+        guard let bytes = sqlite3_column_text(statement, column + offset) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column + offset))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
@@ -90,8 +97,8 @@ struct SQLiteRow {
 
     func blob(_ column: Int32) -> [UInt8] {
         // A zero-length blob comes back as a NULL pointer.
-        guard let bytes = sqlite3_column_blob(statement, column) else { return [] }
-        let count = Int(sqlite3_column_bytes(statement, column))
+        guard let bytes = sqlite3_column_blob(statement, column + offset) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement, column + offset))
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 

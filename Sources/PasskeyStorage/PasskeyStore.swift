@@ -132,6 +132,9 @@ public protocol PasskeyStore: Sendable {
 
     /// The session with this token hash, or nil if absent or expired at `now`.
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
+    /// The session with this token hash and its account, in one read; nil if the session is
+    /// absent or expired at `now` (every signed-in request starts here).
+    func signedIn(tokenHash: [UInt8], now: Date) async throws -> (session: SessionRecord, user: UserRecord)?
 
     /// Ends the session, storing `event` with it when there was one.
     /// Stores one audit event on its own (one that no other write carries).
@@ -339,6 +342,9 @@ public protocol PasskeyStore: Sendable {
     func removeFromGroup(userHandle: [UInt8], nameKey: String, event: AuditEvent?) async throws -> Bool
     /// The names of the user's groups, by key.
     func groups(userHandle: [UInt8]) async throws -> [String]
+    /// The user's groups (names and keys, by key) and its Apple ID's email, in one read: what a
+    /// forward-auth check needs on every request a proxy passes.
+    func remoteUserFacts(userHandle: [UInt8]) async throws -> RemoteUserFacts
     /// Every group that has a member, with how many, by key.
     func groupSizes() async throws -> [GroupSize]
 

@@ -1,5 +1,6 @@
 public import CoreMetrics
 internal import Foundation
+internal import Synchronization
 
 /// The one interface every system of the server reports its metrics through (passkeys now;
 /// Sign in with Apple, push and Messages for Business as they arrive). Behind it are
@@ -11,6 +12,10 @@ internal import Foundation
 /// input, so the number of series stays bounded.
 public struct PasskeyMetrics: Sendable {
     let factory: any MetricsFactory
+    /// The HTTP metrics' handles, made once per label set: making one goes through the
+    /// factory's registry (a lock, a label check, a dictionary of series), which cost more than
+    /// the rest of a small request's metrics.
+    private let httpHandles = HTTPHandles()
 
     public init(factory: any MetricsFactory) {
         self.factory = factory
@@ -44,12 +49,15 @@ public struct PasskeyMetrics: Sendable {
     /// `http_requests_total{route,method,status}` and `http_request_duration_seconds{route,method}`.
     /// `route` is the route template (`/credentials/{id}`), `other` for anything else.
     public func httpRequest(route: String, method: String, status: Int, seconds: Double) {
-        Counter(
-            label: "http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
-            factory: factory
-        ).increment()
-        Timer(label: "http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
-            .recordNanoseconds(Self.nanoseconds(seconds))
+        let (counter, timer) = httpHandles.handles(route: route, method: method, status: status) {
+            Counter(
+                label: "http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))],
+                factory: factory)
+        } timer: {
+            Timer(label: "http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
+        }
+        counter.increment()
+        timer.recordNanoseconds(Self.nanoseconds(seconds))
     }
 
     /// `passkey_mds_blob_stale`: 1 while the loaded FIDO metadata BLOB is past its nextUpdate.
@@ -74,5 +82,41 @@ public struct PasskeyMetrics: Sendable {
         let value = (seconds * 1e9).rounded()
         guard value.isFinite, value >= 0 else { return 0 }
         return value >= Double(Int64.max) ? Int64.max : Int64(value)
+    }
+}
+
+/// The counters and timers of `http_requests_total` and `http_request_duration_seconds`, by
+/// their labels. The label sets are bounded (route templates, methods, statuses).
+private final class HTTPHandles: Sendable {
+    private struct Key: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private struct TimerKey: Hashable {
+        let route: String
+        let method: String
+    }
+
+    private let handles = Mutex<(counters: [Key: Counter], timers: [TimerKey: CoreMetrics.Timer])>(([:], [:]))
+
+    func handles(route: String, method: String, status: Int, counter: () -> Counter, timer: () -> CoreMetrics.Timer) -> (Counter, CoreMetrics.Timer) {
+        let key = Key(route: route, method: method, status: status)
+        let timerKey = TimerKey(route: route, method: method)
+        if let found = handles.withLock({ handles -> (Counter, CoreMetrics.Timer)? in
+            guard let counter = handles.counters[key], let timer = handles.timers[timerKey] else { return nil }
+            return (counter, timer)
+        }) {
+            return found
+        }
+        let made = (counter(), timer())
+        return handles.withLock { handles in
+            let counter = handles.counters[key] ?? made.0
+            let timer = handles.timers[timerKey] ?? made.1
+            handles.counters[key] = counter
+            handles.timers[timerKey] = timer
+            return (counter, timer)
+        }
     }
 }

@@ -129,9 +129,12 @@ import Testing
     /// (which refuses such paths with a bare 400) is not asked (Schemathesis found
     /// `GET /recovery/0..0` answered 400, which the operation does not document).
     @Test func aPathThatCannotNameAFileGetsTheRoutesAnswer() async throws {
-        try await withServer { server, _, client in
-            // A file of the page, in the test server's public directory.
-            try Data("ok".utf8).write(to: server.directory.appendingPathComponent("page.txt"))
+        // A file of the page, in the public directory the server lists at start.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("ok".utf8).write(to: directory.appendingPathComponent("page.txt"))
+        try await withServer({ $0.publicDirectory = directory.path }) { _, _, client in
             for path in ["/recovery/0..0", "/recovery/..", "/recovery/a%zz", "/nothing/../here", "/js/..%2Fadmin.js"] {
                 let result = try await client.get(path)
                 #expect(result.status == 404, "\(path): \(String(decoding: result.body, as: UTF8.self))")

@@ -7,6 +7,7 @@ struct GroupContract {
     static let checks: [StoreCheck] = [
         StoreCheck("memberships are added once, listed by key, counted, removed once, each with its event") { try await GroupContract().memberships($0) },
         StoreCheck("a membership for an unknown user is refused; deleting the user ends its memberships") { try await GroupContract().userLifecycle($0) },
+        StoreCheck("an account's groups (names and keys, by key) and Apple email read together, with or without either") { try await GroupContract().remoteUserFacts($0) },
     ]
 
     static func event(_ user: UserRecord, _ type: String, _ group: String) -> AuditEvent {
@@ -33,6 +34,30 @@ struct GroupContract {
             #expect(try await store.removeFromGroup(userHandle: ada.handle, nameKey: "staff", event: Self.event(ada, "group_removed", "Staff")) == false)
             #expect(try await store.groups(userHandle: ada.handle) == ["admins"])
             #expect(try await store.events(userHandle: ada.handle, before: nil, limit: 10).map(\.type) == ["group_removed", "group_added"])
+        }
+    }
+
+    func remoteUserFacts(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let ada = Fixture.user(name: "ada"), bob = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: ada), newUser: ada)
+            try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)
+            #expect(try await store.remoteUserFacts(userHandle: ada.handle) == RemoteUserFacts(groups: [], email: nil))
+            #expect(try await store.remoteUserFacts(userHandle: Fixture.bytes(16)) == RemoteUserFacts(groups: [], email: nil))
+            _ = try await store.addToGroup(userHandle: ada.handle, name: "Staff", nameKey: "staff", event: nil)
+            _ = try await store.addToGroup(userHandle: ada.handle, name: "admins", nameKey: "admins", event: nil)
+            _ = try await store.addToGroup(userHandle: bob.handle, name: "other", nameKey: "other", event: nil)
+            let both = [GroupName(name: "admins", key: "admins"), GroupName(name: "Staff", key: "staff")]
+            #expect(try await store.remoteUserFacts(userHandle: ada.handle) == RemoteUserFacts(groups: both, email: nil))
+            let session = AppleContract.appleSession(ada)
+            _ = try await store.completeAppleSignIn(
+                token: AppleContract.freshToken(), nonce: nil, now: Fixture.date(1), newUser: nil, newLink: AppleContract.link(ada),
+                session: session, events: [])
+            #expect(try await store.remoteUserFacts(userHandle: ada.handle) == RemoteUserFacts(groups: both, email: "x@privaterelay.appleid.com"))
+            _ = try await store.removeFromGroup(userHandle: ada.handle, nameKey: "staff", event: nil)
+            _ = try await store.removeFromGroup(userHandle: ada.handle, nameKey: "admins", event: nil)
+            #expect(try await store.remoteUserFacts(userHandle: ada.handle) == RemoteUserFacts(groups: [], email: "x@privaterelay.appleid.com"))
+            #expect(try await store.remoteUserFacts(userHandle: bob.handle) == RemoteUserFacts(groups: [GroupName(name: "other", key: "other")], email: nil))
         }
     }
 

@@ -9,6 +9,7 @@ struct SessionContract {
         StoreCheck("a session for an unknown user is refused (foreign key)") { try await SessionContract().sessionNeedsUser($0) },
         StoreCheck("sweepExpired deletes only expired rows and counts them") { try await SessionContract().sweepCounts($0) },
         StoreCheck("a session keeps its address, user agent, last use and authentication time; a touch moves only the last use") { try await SessionContract().details($0) },
+        StoreCheck("a signed-in lookup answers the session with its account in one read; nothing for an expired or unknown token") { try await SessionContract().signedIn($0) },
         StoreCheck("disabling an account ends its sessions and grants with its event; enabling changes only the flag; each once") { try await SessionContract().disabling($0) },
         StoreCheck("deleting an account removes all of it in one write, keeps its events without names, and answers what is left to do") { try await SessionContract().deletion($0) },
         StoreCheck("a step-up's ceremony keeps its session; its finish renews that session's auth time and opens none, nor reopens an ended one") { try await SessionContract().renewal($0) },
@@ -149,6 +150,27 @@ struct SessionContract {
             try await store.insertSession(bare)
             #expect(try await store.session(tokenHash: bare.tokenHash, now: Fixture.date()) == bare)
             try await store.touchSession(tokenHash: Fixture.bytes(32), at: Fixture.date())
+        }
+    }
+
+    func signedIn(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = Fixture.user(name: "ada"), other = Fixture.user(name: "bob")
+            try await store.registerCredential(Fixture.credential(for: user), newUser: user)
+            try await store.registerCredential(Fixture.credential(for: other), newUser: other)
+            var session = Fixture.session(for: user, expiresIn: 3_600_000)
+            session.ip = "192.0.2.1"
+            session.via = "passkey"
+            session.authTime = Fixture.date(5)
+            try await store.insertSession(session)
+            try await store.insertSession(Fixture.session(for: other))
+            let found = try await store.signedIn(tokenHash: session.tokenHash, now: Fixture.date(1))
+            #expect(found?.session == session)
+            let stored = try await store.user(handle: user.handle)
+            #expect(found?.user == stored)
+            #expect(found?.user.name == "ada")
+            #expect(try await store.signedIn(tokenHash: session.tokenHash, now: Fixture.date(3_600_000)) == nil)
+            #expect(try await store.signedIn(tokenHash: Fixture.bytes(32), now: Fixture.date(1)) == nil)
         }
     }
 

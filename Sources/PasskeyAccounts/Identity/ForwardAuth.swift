@@ -13,6 +13,8 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
     public let pathPrefix: String?
     /// Group names as written; compared as group names are, without case.
     public let groups: [String]
+    /// The groups' keys, made once: a check compares them with the keys the store keeps.
+    let groupKeys: Set<String>
 
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
@@ -44,6 +46,7 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         self.host = host
         self.pathPrefix = prefix
         self.groups = groups
+        self.groupKeys = Set(groups.compactMap { try? UserName($0).key })
     }
 
     public var description: String { host + (pathPrefix ?? "") + "=" + groups.joined(separator: ",") }
@@ -113,17 +116,16 @@ public struct ForwardAuth: Sendable {
 
     public func decide(_ request: ForwardedRequest, session: SignedInUser?) async throws -> Decision {
         guard let session else { return .unauthenticated }
-        let groups = try await store.groups(userHandle: session.user.handle)
+        let facts = try await store.remoteUserFacts(userHandle: session.user.handle)
+        let groups = facts.groups
         if !rules.isEmpty {
             guard let rule = rule(for: request) else { return .forbidden("no rule lets anyone reach \(request.host)") }
-            let allowed = Set(rule.groups.compactMap { try? UserName($0).key })
-            guard groups.contains(where: { (try? UserName($0).key).map(allowed.contains) ?? false }) else {
+            guard groups.contains(where: { rule.groupKeys.contains($0.key) }) else {
                 return .forbidden("\(session.user.name) is in none of the groups \(rule.groups.joined(separator: ", "))")
             }
         }
-        let email = try await store.appleLink(userHandle: session.user.handle)?.email ?? ""
         return .allowed(RemoteUser(
-            user: session.user.name, name: session.user.displayName, email: email, groups: groups,
+            user: session.user.name, name: session.user.displayName, email: facts.email ?? "", groups: groups.map(\.name),
             sub: OpenIDProvider.subject(session.user.handle)))
     }
 }

@@ -61,9 +61,7 @@ extension PasskeySignIn {
         guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
         let hash = Digest.sha256.hash(bytes)
         let at = now()
-        guard let session = try await store.session(tokenHash: hash, now: at),
-              let user = try await store.user(handle: session.userHandle), !user.disabled
-        else { return nil }
+        guard let (session, user) = try await store.signedIn(tokenHash: hash, now: at), !user.disabled else { return nil }
         noteSeen(session, at: at)
         return SignedInUser(user: user, tokenHash: hash, session: session)
     }

@@ -1,6 +1,5 @@
 public import PasskeyAccounts
 public import Hummingbird
-internal import Foundation
 
 /// The HTTP status of every error code, here and only here: the use cases and the systems name
 /// a refusal by its code; this table says how HTTP answers it. A code not listed is a client's
@@ -55,12 +54,18 @@ extension APIError: HTTPResponseError {
     public var status: HTTPResponse.Status { ErrorStatus.status(for: code) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = try JSONSerialization.data(withJSONObject: ["error": code, "message": message], options: [.sortedKeys])
+        var body = JSONWriter()
+        body.beginObject()
+        body.key("error")
+        body.string(code)
+        body.key("message")
+        body.string(message)
+        body.endObject()
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if status == .methodNotAllowed, let allow = Self.allowedMethods(for: request) { headers[.allow] = allow }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.bytes)))
     }
 }

@@ -80,7 +80,8 @@ extension Routes {
     /// A header value from account data: control characters (a line break above all) cannot
     /// reach the upstream's headers.
     static func headerValue(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
     }
 
     /// `rd` only when it is one of this server's origins or a URL on one, or an https URL whose

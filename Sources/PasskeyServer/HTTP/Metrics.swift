@@ -47,7 +47,7 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         let route = Self.route(request, context: context)
-        let method = request.method.rawValue
+        let method = Self.methodLabel(request.method)
         do {
             let response = try await next(request, context)
             record(route, method, Int(response.status.code), started)
@@ -66,6 +66,15 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         guard RequestPath.isCanonical(path) else { return "other" }
         if let endpoint = context.endpointPath, RoutePaths.routes[endpoint] != nil { return endpoint }
         return RoutePaths.template(for: path) ?? "other"
+    }
+
+    /// The method's name for the label, `other` for a method HTTP does not define: a client
+    /// may send any token there, and each would be a new series kept for the process's life.
+    static func methodLabel(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .head, .post, .put, .patch, .delete, .options, .connect, .trace: method.rawValue
+        default: "other"
+        }
     }
 
     private func record(_ route: String, _ method: String, _ status: Int, _ started: ContinuousClock.Instant) {

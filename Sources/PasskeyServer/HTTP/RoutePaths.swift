@@ -117,14 +117,20 @@ public enum RoutePaths {
     public static func template(for path: String) -> String? {
         guard RequestPath.isCanonical(path) else { return nil }
         if routes[path] != nil { return path }
-        let segments = path.split(separator: "/")
-        for template in routes.keys where template.contains("{") {
-            let parts = template.split(separator: "/")
-            guard parts.count == segments.count else { continue }
-            if zip(parts, segments).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) { return template }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"))
+        for template in templates where template.parts.count == segments.count {
+            if zip(template.parts, segments).allSatisfy({ $0 == nil || $0!.elementsEqual($1) }) { return template.path }
         }
         return nil
     }
+
+    /// The templates with a parameter, split once: each segment's bytes, nil for a parameter.
+    /// Fewer parameters first, as the router prefers a literal segment to a parameter.
+    private static let templates: [(path: String, parts: [[UInt8]?])] = routes.keys.filter { $0.contains("{") }
+        .map { template in
+            (template, template.utf8.split(separator: UInt8(ascii: "/")).map { $0.first == UInt8(ascii: "{") ? nil : Array($0) })
+        }
+        .sorted { ($0.parts.count { $0 == nil }, $0.path) < ($1.parts.count { $0 == nil }, $1.path) }
 
     /// The methods answered on `path`; nil for a path the API does not have.
     public static func methods(for path: String) -> Set<HTTPRequest.Method>? {

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import PasskeyHTTPParsing
+@testable import PasskeyAccounts
+@testable import PasskeyServer
+import PasskeyServerTestSupport
+import PasskeyTestSupport
+import Testing
+
+/// What every request pays for, made cheap without changing an answer: the route template of
+/// a path (405s and metrics), the file lookup of a 404, and the metric handles.
+@Suite struct RequestPathCostTests {
+    @Test func aPathGetsTheTemplateTheRouterWouldMatch() {
+        #expect(RoutePaths.template(for: "/credentials/abc") == "/credentials/{id}")
+        #expect(RoutePaths.template(for: "/admin/api/users/u1/credentials/c1") == "/admin/api/users/{sub}/credentials/{id}")
+        // A literal segment wins over a parameter in the same place.
+        #expect(RoutePaths.template(for: "/admin/api/users/u1/sessions") == "/admin/api/users/{sub}/sessions")
+        #expect(RoutePaths.template(for: "/admin/api/users/u1/invite") == "/admin/api/users/{sub}/invite")
+        #expect(RoutePaths.template(for: "/healthz") == "/healthz")
+        #expect(RoutePaths.template(for: "/credentials") == nil || RoutePaths.routes["/credentials"] != nil)
+        #expect(RoutePaths.template(for: "/credentials/a/b") == nil)
+        #expect(RoutePaths.template(for: "/no/such/page") == nil)
+        #expect(RoutePaths.template(for: "//credentials/abc") == nil)
+        // Every template matches itself, and a path made from it by filling its parameters.
+        for template in RoutePaths.routes.keys {
+            let filled = template.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.hasPrefix("{") ? "x1" : String($0) }.joined(separator: "/")
+            let found = RoutePaths.template(for: filled)
+            #expect(found != nil, "\(template)")
+            if let found, found != template {
+                // Only a more literal template may take a filled path of another.
+                #expect(found.filter { $0 == "{" }.count < template.filter { $0 == "{" }.count, "\(filled): \(found) over \(template)")
+            }
+        }
+    }
+
+    @Test func onlyPathsNamingAPublicFileReachTheFileLookup() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("js"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for file in ["index.html", "app.js", "js/shared.js", ".hidden"] {
+            try Data("x".utf8).write(to: directory.appendingPathComponent(file))
+        }
+        let paths = PublicFilesMiddleware<PasskeyRequestContext>.paths(in: directory.path)
+        #expect(paths == ["/", "/index.html", "/app.js", "/js", "/js/", "/js/shared.js", "/.hidden"])
+        #expect(PublicFilesMiddleware<PasskeyRequestContext>.paths(in: directory.appendingPathComponent("missing").path) == ["/"])
+
+        let filePath = PublicFilesMiddleware<PasskeyRequestContext>.filePath
+        #expect(filePath("/app.js") == "/app.js")
+        #expect(filePath("/js/%73hared.js") == "/js/shared.js")
+        #expect(filePath("/a/../app.js") == nil)
+        #expect(filePath("/a/%2E%2E/app.js") == nil)
+        #expect(filePath("/recovery/0..0") == nil)
+        #expect(filePath("/bad%zz") == nil)
+        #expect(filePath("/a.b/c.d") == "/a.b/c.d")
+    }
+
+    @Test func filesListedAtStartAreServedAndEveryOtherPathGetsTheRoutesAnswer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("<p>page</p>".utf8).write(to: directory.appendingPathComponent("index.html"))
+        try Data("let a = 1".utf8).write(to: directory.appendingPathComponent("app.js"))
+        try await withServer({ $0.publicDirectory = directory.path }) { _, _, client in
+            #expect(try await client.get("/").status == 200)
+            #expect(try await client.get("/app.js").body == Data("let a = 1".utf8))
+            // An edited file is served as edited; a file added after start is not (until a restart).
+            try Data("let a = 2".utf8).write(to: directory.appendingPathComponent("app.js"))
+            #expect(try await client.get("/app.js").body == Data("let a = 2".utf8))
+            try Data("late".utf8).write(to: directory.appendingPathComponent("late.js"))
+            #expect(try await client.get("/late.js").status == 404)
+            let missing = try await client.get("/no-such-page")
+            #expect(missing.status == 404)
+            #expect(missing.error == "not_found")
+            #expect(try await client.get("/recovery/0..0").status == 404)
+            // Only GET and HEAD read files.
+            #expect(try await client.send("DELETE", "/app.js").status != 200)
+        }
+    }
+
+    @Test func methodsHTTPDoesNotDefineShareOneMetricLabel() {
+        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.get) == "GET")
+        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.delete) == "DELETE")
+        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.init("FROB")!) == "other")
+        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.init("FROB2")!) == "other")
+    }
+
+    /// NIO's parser takes the methods llhttp knows (WebDAV's among them) and refuses the rest.
+    @Test func anUnknownMethodIsCountedAsOther() async throws {
+        try await withServer { _, _, client in
+            _ = try await client.send("PROPFIND", "/healthz")
+            _ = try await client.send("PROPFIND", "/healthz")
+            let scrape = try await MetricsTests.scrape(client)
+            let other = scrape.series.filter { $0.name == "http_requests_total" && $0.labels["method"] == "other" && $0.labels["route"] == "/healthz" }
+            #expect(other.map(\.value).reduce(0, +) == 2, "\(other)")
+            let text = try #require(String(data: try await client.get("/metrics").body, encoding: .utf8))
+            #expect(!text.contains("PROPFIND"))
+        }
+    }
+}
