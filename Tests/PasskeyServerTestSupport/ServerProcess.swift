@@ -53,11 +53,20 @@ public final class ServerProcess: Sendable {
         }
         guard let found else {
             child.signal(SIGKILL)
-            child.waitForExit()
-            throw POSIXError(.ETIMEDOUT)
+            let status = child.waitForExit()
+            throw ChildProcess.Failed(description: Date() < deadline
+                ? "passkey-server exited (status \(status)) before listening; it wrote: \(text.suffix(2000))"
+                : "passkey-server did not say it was listening within 30 s; it wrote: \(text.suffix(2000))")
         }
         port = found
         announcement = text
+        // Everything it writes later is read and dropped: a pipe nobody reads fills at 64 KiB,
+        // and then the server's next log line blocks the thread that writes it (an event loop,
+        // when a request handler logs).
+        let child = child
+        Thread.detachNewThread {
+            while !child.readStdout().isEmpty {}
+        }
     }
 
     public func kill9() {

@@ -61,7 +61,14 @@ public final class TestServer: Sendable {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.database = directory.appendingPathComponent("db.sqlite").path
-        let postgresDatabase = onPostgres ? try await TestPostgres.createDatabase() : nil
+        if onPostgres { await TestPostgres.starts.enter() }
+        let postgresDatabase: String?
+        do {
+            postgresDatabase = onPostgres ? try await TestPostgres.createDatabase() : nil
+        } catch {
+            await TestPostgres.starts.leave()
+            throw error
+        }
         if let postgresDatabase {
             configuration.database = postgresDatabase
             // Generous: every test runs at once on two cores (see PasskeyStoreTests.testTimeout).
@@ -82,6 +89,7 @@ public final class TestServer: Sendable {
             })
         } catch {
             if let postgresDatabase { await TestPostgres.dropDatabase(postgresDatabase) }
+            if onPostgres { await TestPostgres.starts.leave() }
             throw error
         }
         let task = Task { try await app.run() }
@@ -90,6 +98,7 @@ public final class TestServer: Sendable {
             port = p
             break
         }
+        if onPostgres { await TestPostgres.starts.leave() }
         return TestServer(app: app, port: port, directory: directory, clock: clock, postgresDatabase: postgresDatabase, task: task)
     }
 

@@ -14,12 +14,23 @@ struct MultiInstanceTests {
 
     /// Both instances on `database`, rate limits off (the tests are one client address), a
     /// generous database timeout (every test runs at once on two cores) unless `extra` sets one.
-    static func instances(_ database: String, extra: [String] = ["--database-timeout", "60"]) async throws -> (ServerProcess, ServerProcess) {
+    /// Two instances on `database`. A start is tried up to `attempts` times: with a short
+    /// `--database-timeout`, opening the database at start-up can miss it on a machine busy
+    /// with the whole suite.
+    static func instances(_ database: String, extra: [String] = ["--database-timeout", "60"], attempts: Int = 1) async throws -> (ServerProcess, ServerProcess) {
         let arguments = ["--port", "0", "--database", database, "--origin", origin, "--rate-limit-ip", "0", "--rate-limit-user", "0",
                          "--database-pool-size", "4"] + extra
-        let first = try await ServerProcess.start(arguments: arguments)
+        func start() async throws -> ServerProcess {
+            for attempt in 1... {
+                do { return try await ServerProcess.start(arguments: arguments) } catch where attempt < attempts {
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            fatalError("unreachable")
+        }
+        let first = try await start()
         do {
-            return (first, try await ServerProcess.start(arguments: arguments))
+            return (first, try await start())
         } catch {
             first.kill9()
             throw error
@@ -172,7 +183,7 @@ struct MultiInstanceTests {
         let cluster = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pg-\(UUID().uuidString)")
         let url = try await Self.cluster("init", cluster)
         defer { _ = try? Self.clusterBlocking("destroy", cluster) }
-        let (a, b) = try await Self.instances(url, extra: ["--database-timeout", "2"])
+        let (a, b) = try await Self.instances(url, extra: ["--database-timeout", "2"], attempts: 3)
         defer { _ = a.terminate(); _ = b.terminate() }
         let clients = [Client(base: a.base), Client(base: b.base)]
         let (credential, token) = try await Self.register("heidi", start: clients[0], finish: clients[1])

@@ -36,6 +36,36 @@ public enum TestPostgres {
         public let description: String
     }
 
+    /// How many test servers may be starting on the cluster at once (their database made, the
+    /// schema migrated, the pool's first connections opened). The whole suite starts its
+    /// servers together on two cores: unbounded, hundreds of TLS handshakes and migrations ran
+    /// at once and a start could wait past its 60 s deadline for PostgreSQL.
+    public static let starts = Gate(limit: 16)
+
+    /// At most `limit` holders at once; the others wait their turn, in order.
+    public actor Gate {
+        private var free: Int
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        public init(limit: Int) {
+            free = limit
+        }
+
+        /// Takes a place, waiting for one when all are taken.
+        public func enter() async {
+            if free > 0 {
+                free -= 1
+            } else {
+                await withCheckedContinuation { waiting.append($0) }
+            }
+        }
+
+        /// Gives a place back (to the first waiting, if any).
+        public func leave() {
+            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
+    }
+
     /// Creates a fresh, empty database and returns its URL.
     public static func createDatabase() async throws -> String {
         guard let url else { throw Unavailable() }
