@@ -121,6 +121,7 @@ public struct PasskeyApplication: Sendable {
                 }
                 await onListening(host, port)
             },
+            eventLoopGroupProvider: .shared(PasskeyHTTP.eventLoops),
             logger: logger)
         return PasskeyApplication(
             service: service, apple: apple, push: push, mfb: mfb, store: store, application: application,

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOPosix
 import PasskeyHTTPParsing
 @testable import PasskeyAccounts
 @testable import PasskeyServer
@@ -8,7 +10,8 @@ import PasskeyTestSupport
 import Testing
 
 /// What every request pays for, made cheap without changing an answer: the route template of
-/// a path (405s and metrics), the file lookup of a 404, and the metric handles.
+/// a path (405s and metrics), the file lookup of a 404, the metric handles, and the event loop
+/// a connection's requests are handled on.
 @Suite struct RequestPathCostTests {
     @Test func aPathGetsTheTemplateTheRouterWouldMatch() {
         #expect(RoutePaths.template(for: "/credentials/abc") == "/credentials/{id}")
@@ -96,5 +99,24 @@ import Testing
             let text = try #require(String(data: try await client.get("/metrics").body, encoding: .utf8))
             #expect(!text.contains("PROPFIND"))
         }
+    }
+
+    @Test func aTaskPreferringTheExecutorRunsOnItsEventLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let executor = EventLoopTaskExecutor(loop)
+        let (before, after, child) = await withTaskExecutorPreference(executor) {
+            let before = loop.inEventLoop
+            try? await Task.sleep(for: .milliseconds(1))
+            let after = loop.inEventLoop
+            let child = await withTaskGroup(of: Bool.self) { tasks in
+                tasks.addTask { loop.inEventLoop }
+                return await tasks.next() ?? false
+            }
+            return (before, after, child)
+        }
+        #expect(before && after && child)
+        #expect(!loop.inEventLoop)
+        try await group.shutdownGracefully()
     }
 }

@@ -137,13 +137,16 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 }
 
 extension PasskeyHTTP {
-    /// HTTP/1.1 with the connection guard in every connection's pipeline.
+    /// HTTP/1.1 with the connection guard in every connection's pipeline, each connection's
+    /// requests handled on the event loop that reads it.
     public static func server(configuration: PasskeyAccounts.ServerConfiguration, counter: ConnectionCounter) -> HTTPServerBuilder {
         let resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         let header = TimeAmount.milliseconds(Int64(configuration.headerTimeout * 1000))
         let idle = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))
-        return .http1(configuration: .init(additionalChannelHandlers: [
-            ConnectionGuardHandler(counter: counter, resolver: resolver, headerTimeout: header, idleTimeout: idle)
-        ]))
+        return HTTPServerBuilder { responder in
+            EventLoopBoundChannel(inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [
+                ConnectionGuardHandler(counter: counter, resolver: resolver, headerTimeout: header, idleTimeout: idle)
+            ])))
+        }
     }
 }
