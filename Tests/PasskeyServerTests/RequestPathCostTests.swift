@@ -119,4 +119,21 @@ import Testing
         #expect(!loop.inEventLoop)
         try await group.shutdownGracefully()
     }
+
+    @Test func theJSONMediaTypeHasOneAnswerWhicheverWayItIsRead() {
+        let isJSON = RequestPolicyMiddleware.isJSON
+        for type in ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8",
+                     "application/json; charset=\"utf8\"", " application/json "] {
+            #expect(isJSON(type), "\(type)")
+        }
+        for type in ["application/json; charset=latin1", "application/jsonx", "text/json", "application/json-patch+json", "", "json"] {
+            #expect(!isJSON(type), "\(type)")
+        }
+    }
+
+    @Test func aLimitOfZeroIsOffAndAnyOtherOn() {
+        #expect(!RateLimiter(perMinute: 0).isOn)
+        #expect(RateLimiter(perMinute: 1).isOn)
+        #expect(RateLimiter(perMinute: 0).take("k", now: Date()) == nil)
+    }
 }

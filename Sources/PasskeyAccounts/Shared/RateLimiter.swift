@@ -36,6 +36,10 @@ public final class RateLimiter: Sendable {
         self.buckets = Mutex([:])
     }
 
+    /// Whether the limit is on (a limit of 0 lets everything through): a caller whose key
+    /// costs something to make can skip making it.
+    public var isOn: Bool { maximum > 0 }
+
     /// Takes one token for `key`; nil when allowed, else the seconds until one is available.
     public func take(_ key: String, now: Date) -> Int? {
         guard maximum > 0 else { return nil }

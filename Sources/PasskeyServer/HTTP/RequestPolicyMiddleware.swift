@@ -43,7 +43,7 @@ struct RequestPolicyMiddleware: RouterMiddleware {
                 try checkCrossOrigin(request)
                 try Self.checkMediaType(request)
             }
-            if policy.ceremony, let retryAfter = addressLimiter.take(IPAddress.limitKey(client), now: service.now()) {
+            if policy.ceremony, addressLimiter.isOn, let retryAfter = addressLimiter.take(IPAddress.limitKey(client), now: service.now()) {
                 throw APIError.rateLimited(retryAfter: retryAfter)
             }
         }
@@ -99,6 +99,10 @@ struct RequestPolicyMiddleware: RouterMiddleware {
 
     /// `application/json`, any case, optionally with parameters; a charset must be UTF-8.
     static func isJSON(_ contentType: String) -> Bool {
+        // The spellings clients send, compared as they are; anything else goes through the
+        // general reading below (this runs on every JSON request, and the general one costs
+        // Foundation's trimming and case mapping of each part).
+        if contentType == "application/json" || contentType == "application/json; charset=utf-8" { return true }
         let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard parts.first == "application/json" else { return false }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
