@@ -33,12 +33,15 @@ extension PostgresPasskeyStore {
         }
     }
 
-    public func groups(userHandle: [UInt8]) async throws -> [String] {
+    public func groups(userHandle: [UInt8]) async throws -> [GroupName] {
         let handle = ByteBuffer(bytes: userHandle)
         return try await withConnection { db in
             try await Self.all(
-                db.query("SELECT name FROM group_members WHERE user_handle = \(handle) ORDER BY name_key COLLATE \"C\"", logger: Self.quiet),
-                { try $0.decode(String.self) })
+                db.query("SELECT name, name_key FROM group_members WHERE user_handle = \(handle) ORDER BY name_key COLLATE \"C\"", logger: Self.quiet),
+                { row in
+                    var c = Cursor(row)
+                    return GroupName(name: try c.next(), key: try c.next())
+                })
         }
     }
 

@@ -25,9 +25,11 @@ extension SQLitePasskeyStore {
         }
     }
 
-    public func groups(userHandle: [UInt8]) async throws -> [String] {
+    public func groups(userHandle: [UInt8]) async throws -> [GroupName] {
         try database.read { db in
-            try db.rows("SELECT name FROM group_members WHERE user_handle = ? ORDER BY name_key", [.blob(userHandle)], { $0.text(0) })
+            try db.rows(
+                "SELECT name, name_key FROM group_members WHERE user_handle = ? ORDER BY name_key", [.blob(userHandle)],
+                { GroupName(name: $0.text(0), key: $0.text(1)) })
         }
     }
 

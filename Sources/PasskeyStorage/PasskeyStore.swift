@@ -340,8 +340,8 @@ public protocol PasskeyStore: Sendable {
     func addToGroup(userHandle: [UInt8], name: String, nameKey: String, event: AuditEvent?) async throws -> Bool
     /// Ends a membership, with `event`; false (nothing written) when there was none.
     func removeFromGroup(userHandle: [UInt8], nameKey: String, event: AuditEvent?) async throws -> Bool
-    /// The names of the user's groups, by key.
-    func groups(userHandle: [UInt8]) async throws -> [String]
+    /// The user's groups, names as given with their keys, by key.
+    func groups(userHandle: [UInt8]) async throws -> [GroupName]
     /// The user's groups (names and keys, by key) and its Apple ID's email, in one read: what a
     /// forward-auth check needs on every request a proxy passes.
     func remoteUserFacts(userHandle: [UInt8]) async throws -> RemoteUserFacts

@@ -151,7 +151,7 @@ import Testing
             let (_, finalize, _) = try await InvitationTests.register(server, invite: invite)
             #expect(finalize?.status == 200)
             let carol = try #require(try await server.app.store.user(nameKey: "carol"))
-            #expect(try await server.app.store.groups(userHandle: carol.handle) == ["staff"])
+            #expect(try await server.app.store.groups(userHandle: carol.handle).map(\.name) == ["staff"])
             // A taken name is 409.
             let taken = try await Self.send(client, "POST", "/admin/api/users", json: ["user_name": "carol"], token: token)
             #expect(taken.status == 409 && taken.error == "user_exists")

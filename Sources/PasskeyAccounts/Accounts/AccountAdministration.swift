@@ -44,7 +44,7 @@ public struct AccountAdministration: Sendable {
         let user = try await resolve(userName)
         let passkeys = try await store.credentials(userHandle: user.handle)
         let sessions = try await store.sessions(userHandle: user.handle, now: now)
-        let groups = try await store.groups(userHandle: user.handle)
+        let groups = try await store.groups(userHandle: user.handle).map(\.name)
         var object = AdminConsole.summaryMembers(user)
         object.merge([
             "passkeys": .array(passkeys.map { credential in

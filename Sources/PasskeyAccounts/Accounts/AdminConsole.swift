@@ -67,7 +67,7 @@ public struct AdminConsole: Sendable {
 
     func isAdmin(_ user: UserRecord) async throws -> Bool {
         guard let key = try? UserName(passkeys.configuration.adminGroup).key else { return false }
-        return try await store.groups(userHandle: user.handle).contains { (try? UserName($0).key) == key }
+        return try await store.groups(userHandle: user.handle).contains { $0.key == key }
     }
 
     // MARK: Accounts
@@ -104,7 +104,7 @@ public struct AdminConsole: Sendable {
             ])
         })
         object["sessions"] = try Self.encoded(try await passkeys.sessionViews(userHandle: user.handle, current: nil))
-        object["groups"] = .array(try await store.groups(userHandle: user.handle).map(JSONValue.string))
+        object["groups"] = .array(try await store.groups(userHandle: user.handle).map { .string($0.name) })
         object["apple"] = try Self.encoded(try await apple?.meApple(user.handle))
         object["push_devices"] = try Self.encoded(try await push.meDevices(user.handle))
         object["recovery_codes_left"] = .integer(Int64(try await store.recoveryCodeCount(userHandle: user.handle)))
@@ -138,8 +138,8 @@ public struct AdminConsole: Sendable {
                 event: Self.adminEvent(user.handle, "display_name_changed", at, admin, ["display_name": displayName]))
         }
         if let groups {
-            // The memberships as (name, key): a stored name is keyed as it was when added.
-            let current = try await store.groups(userHandle: user.handle).map { (name: $0, key: (try? UserName($0).key) ?? $0) }
+            // The memberships with the keys they were stored under.
+            let current = try await store.groups(userHandle: user.handle)
             let wanted = Set(groups.map(\.key))
             for membership in current where !wanted.contains(membership.key) {
                 _ = try await store.removeFromGroup(

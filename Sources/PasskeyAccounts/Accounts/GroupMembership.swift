@@ -37,7 +37,7 @@ public struct GroupMembership: Sendable {
     public func list() async throws -> [GroupSize] { try await store.groupSizes() }
 
     /// The names of an account's groups.
-    public func groups(of userHandle: [UInt8]) async throws -> [String] { try await store.groups(userHandle: userHandle) }
+    public func groups(of userHandle: [UInt8]) async throws -> [String] { try await store.groups(userHandle: userHandle).map(\.name) }
 
     static func resolve(userName: String, group: String, store: any PasskeyStore) async throws -> (UserRecord, UserName) {
         let account: UserName, name: UserName

@@ -87,7 +87,7 @@ extension OpenIDProvider {
             claims["email_verified"] = .bool(link.emailVerified)
         }
         if scopes.contains("groups") {
-            claims["groups"] = .array(try await store.groups(userHandle: user.handle).map(JSONValue.string))
+            claims["groups"] = .array(try await store.groups(userHandle: user.handle).map { .string($0.name) })
         }
         if scopes.contains("passkey") {
             let credential = try await grant.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil

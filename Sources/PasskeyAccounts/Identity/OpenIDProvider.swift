@@ -252,8 +252,8 @@ public final class OpenIDProvider: Sendable {
     func checkAllowedGroups(_ client: ClientRecord, userHandle: [UInt8]) async throws -> Fit? {
         guard !client.allowedGroups.isEmpty else { return nil }
         let allowed = Set(client.allowedGroups.compactMap { try? UserName($0).key })
-        let groups = try await store.groups(userHandle: userHandle).compactMap { try? UserName($0).key }
-        guard groups.contains(where: allowed.contains) else {
+        let groups = try await store.groups(userHandle: userHandle)
+        guard groups.contains(where: { allowed.contains($0.key) }) else {
             return .refused(error: "access_denied", description: "this account may not sign in to this application")
         }
         return nil

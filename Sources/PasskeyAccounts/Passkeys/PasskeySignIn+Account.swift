@@ -111,7 +111,7 @@ extension PasskeySignIn {
                     attestationTrusted: c.attestationTrusted, authenticatorName: c.authenticatorName,
                     discoverable: c.discoverable, prfEnabled: c.prfEnabled)
             })
-        me.groups = try await store.groups(userHandle: session.user.handle)
+        me.groups = try await store.groups(userHandle: session.user.handle).map(\.name)
         if configuration.recoveryCodes { me.recoveryCodesLeft = try await store.recoveryCodeCount(userHandle: session.user.handle) }
         me.recovery = session.isRecovery
         if !session.isRecovery { me.waitingRecoveries = try await waitingRecoveries(session.user.handle) }
