@@ -20,7 +20,7 @@ POSTGRES_PACKAGES := postgresql openssl
 IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc nginx caddy
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http bench-admin trust-anchors clean
+.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE) $(ARGS)
@@ -97,6 +97,12 @@ bench-http: deps
 bench-admin: deps postgres-deps
 	$(SWIFT) build -c release --product passkey-server
 	./scripts/with-postgres python3 scripts/bench-admin.py $$($(SWIFT) build -c release --show-bin-path)/passkey-server
+
+# A sign-in's cost from a thousand accounts to a million (passkey-bench populate), on SQLite and
+# on a throwaway PostgreSQL (release build): throughput, CPU, start-up, memory, bytes per account,
+# and memory after 100 000 sign-ins. BENCH_SCALE_ARGS="--sizes 1000,100000 --rounds 1" for less.
+bench-scale: deps postgres-deps
+	./scripts/with-postgres ./scripts/bench-scale $(BENCH_SCALE_ARGS)
 
 # Regenerates the committed test vectors (needs python3 with cryptography and cbor2).
 vectors:

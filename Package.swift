@@ -214,9 +214,14 @@ let package = Package(
         // The store contract, written once: every engine's test target runs its checks.
         .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage"], path: "Tests/PasskeyStoreContract"),
 
-        // Throughput next to `openssl speed`: `make bench`.
+        // Throughput next to `openssl speed` (`make bench`) and the scale benchmark's database
+        // filler (`passkey-bench populate`, `make bench-scale`).
         .executableTarget(
-            name: "passkey-bench", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyTestSupport"]),
+            name: "passkey-bench",
+            dependencies: [
+                "PasskeyApp", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeyTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // docs/architecture.md against every import under Sources/: no dependencies, builds first.
         .testTarget(name: "ArchitectureTests"),

@@ -45,6 +45,79 @@ extension PostgresPasskeyStore {
         }
     }
 
+    /// One transaction of multi-row inserts, as many rows per statement as PostgreSQL's 65 535
+    /// parameters allow; a conflict anywhere rolls the whole batch back (`.database`).
+    public func loadAccounts(_ accounts: [NewAccount]) async throws {
+        let users = try accounts.map { try UserRow($0.user) }
+        let credentials = try accounts.flatMap { try $0.credentials.map(CredentialRow.init) }
+        try await transaction { db in
+            try await Self.insertAll(db, into: "users", columns: UserRow.columns, count: 5, users) { u, binds in
+                binds.append(u.handle)
+                binds.append(u.name)
+                binds.append(u.nameKey)
+                binds.append(u.displayName)
+                binds.append(u.createdAt)
+            }
+            try await Self.insertAll(db, into: "credentials", columns: CredentialRow.columns, count: 20, credentials) { c, binds in
+                binds.append(c.id)
+                binds.append(c.userHandle)
+                binds.append(c.publicKey)
+                binds.append(c.algorithm)
+                binds.append(c.signCount)
+                binds.append(c.transports)
+                binds.append(c.backupEligible)
+                binds.append(c.backupState)
+                binds.append(c.uvInitialized)
+                binds.append(c.aaguid)
+                binds.append(c.attestationFormat)
+                binds.append(c.attestationType)
+                binds.append(c.attestationTrusted)
+                binds.append(c.authenticatorName)
+                binds.append(c.name)
+                binds.append(c.createdAt)
+                binds.append(c.lastUsedAt)
+                binds.append(c.possiblyCloned)
+                binds.append(c.discoverable)
+                binds.append(c.prfEnabled)
+            }
+        }
+    }
+
+    /// Inserts `rows` into `table` with multi-row statements, `bind` appending each row's `count`
+    /// values in the order of `columns`.
+    static func insertAll<Row>(
+        _ db: PostgresConnection, into table: String, columns: String, count: Int, _ rows: [Row],
+        bind: (Row, inout PostgresBindings) -> Void
+    ) async throws {
+        for chunk in chunks(rows, columns: count) {
+            var binds = PostgresBindings(capacity: chunk.count * count)
+            for row in chunk { bind(row, &binds) }
+            let sql = "INSERT INTO \(table) (\(columns)) VALUES " + placeholders(rows: chunk.count, columns: count)
+            try await db.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: quiet)
+        }
+    }
+
+    /// `rows` in slices that keep a statement's parameters within PostgreSQL's limit (65 535).
+    static func chunks<Row>(_ rows: [Row], columns: Int) -> [ArraySlice<Row>] {
+        let size = max(1, 65_535 / columns)
+        return stride(from: 0, to: rows.count, by: size).map { rows[$0..<min($0 + size, rows.count)] }
+    }
+
+    /// "($1, $2), ($3, $4)" for 2 rows of 2 columns.
+    static func placeholders(rows: Int, columns: Int) -> String {
+        var sql = ""
+        sql.reserveCapacity(rows * columns * 7)
+        for row in 0..<rows {
+            sql += row == 0 ? "(" : ", ("
+            for column in 0..<columns {
+                if column > 0 { sql += ", " }
+                sql += "$\(row * columns + column + 1)"
+            }
+            sql += ")"
+        }
+        return sql
+    }
+
     /// Inserts the user (when new) and the credential in a savepoint of their own: on a conflict
     /// both are undone (nothing else the caller did) and the conflict returned.
     static func insertAccount(_ db: PostgresConnection, _ credential: CredentialRow, _ user: UserRow?) async throws -> RegistrationOutcome? {

@@ -9,6 +9,7 @@ extension UserRecord {
     static let columns = "handle, name, name_key, display_name, created_at"
     /// The columns a read takes.
     static let selectColumns = columns + ", disabled"
+    static let insert = "INSERT INTO users (\(columns)) VALUES (?, ?, ?, ?, ?)"
 
     /// `selectColumns`, each qualified with a table alias (for a join).
     static func selectColumns(of alias: String) -> String { qualified(selectColumns, alias) }
@@ -35,6 +36,7 @@ extension CredentialRecord {
         attestation_trusted, authenticator_name, name, created_at, last_used_at, possibly_cloned, \
         discoverable, prf_enabled
         """
+    static let insert = "INSERT INTO credentials (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     init(row: SQLiteRow) throws {
         let storedCount = row.int64(4)

@@ -215,6 +215,25 @@ public final class SQLitePasskeyStore: PasskeyStore {
         }
     }
 
+    /// One write of its own (a savepoint in a group: a failure undoes the whole batch and nothing
+    /// else); the two inserts are prepared once and stepped for every row.
+    public func loadAccounts(_ accounts: [NewAccount]) async throws {
+        let users = try accounts.map { try $0.user.arguments() }
+        let credentials = try accounts.flatMap { try $0.credentials.map { try $0.arguments() } }
+        do {
+            try await database.write { db in
+                for arguments in users {
+                    try db.execute(UserRecord.insert, arguments)
+                }
+                for arguments in credentials {
+                    try db.execute(CredentialRecord.insert, arguments)
+                }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw StoreError.database("loading accounts: \(error)")
+        }
+    }
+
     /// Inserts the user (when new) and the credential, in a savepoint of their own: on a
     /// conflict both are undone (and nothing else the caller did) and the conflict returned.
     private static func insertAccount(
@@ -242,7 +261,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
     /// Inserts a user; `.userExists` when the name is taken (the table is asked, not the message).
     static func insertUser(_ db: SQLiteConnection, _ user: UserRecord, _ arguments: [SQLiteValue]) throws -> RegistrationOutcome? {
         do {
-            try db.execute("INSERT INTO users (\(UserRecord.columns)) VALUES (?, ?, ?, ?, ?)", arguments)
+            try db.execute(UserRecord.insert, arguments)
             return nil
         } catch let error as SQLiteError where error.isConstraintViolation {
             let taken = try db.row("SELECT 1 FROM users WHERE name_key = ?", [.text(user.nameKey)]) { _ in true }
@@ -256,11 +275,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
         _ db: SQLiteConnection, _ credential: CredentialRecord, _ arguments: [SQLiteValue]
     ) throws -> RegistrationOutcome? {
         do {
-            try db.execute(
-                """
-                INSERT INTO credentials (\(CredentialRecord.columns))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments)
+            try db.execute(CredentialRecord.insert, arguments)
             return nil
         } catch let error as SQLiteError where error.isConstraintViolation {
             let taken = try db.row("SELECT 1 FROM credentials WHERE id = ?", [.blob(credential.id)]) { _ in true }

@@ -99,6 +99,12 @@ public protocol PasskeyStore: Sendable {
     /// does not exist (and no `newUser`) is `.database`.
     func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws
 
+    /// Inserts many new accounts with their passkeys in one transaction, without audit events:
+    /// how `passkey-bench populate` fills a database with a million accounts in minutes rather
+    /// than a million durable commits. All or nothing: a name, handle or credential id already
+    /// stored (or repeated in the batch) fails the whole batch with `.database` and writes nothing.
+    func loadAccounts(_ accounts: [NewAccount]) async throws
+
     func credential(id: [UInt8]) async throws -> CredentialRecord?
 
     /// The user's credentials, oldest first (by createdAt, then insertion order).

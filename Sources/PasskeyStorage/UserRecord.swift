@@ -27,6 +27,18 @@ public struct UserRecord: Sendable, Equatable {
     }
 }
 
+/// A new account with its passkeys, as `loadAccounts` writes it (filling a database at scale).
+public struct NewAccount: Sendable, Equatable {
+    public var user: UserRecord
+    /// The account's passkeys; each one's `userHandle` is `user.handle`.
+    public var credentials: [CredentialRecord]
+
+    public init(user: UserRecord, credentials: [CredentialRecord]) {
+        self.user = user
+        self.credentials = credentials
+    }
+}
+
 /// What an account's deletion leaves the caller to do: tell the password managers which
 /// passkeys are gone, revoke the Apple ID's token at Apple, and send back-channel logouts for
 /// the grants that were standing.

@@ -14,6 +14,8 @@ struct CredentialContract {
         StoreCheck("an AAGUID that is not 16 bytes is refused and nothing is stored") { try await CredentialContract().aaguidLengthChecked($0) },
         StoreCheck("rename and delete only act on the owner's credential") { try await CredentialContract().renameAndDeleteAreScopedToOwner($0) },
         StoreCheck("deleting a user cascades to credentials and sessions, and only theirs") { try await CredentialContract().deleteUserCascades($0) },
+        StoreCheck("loadAccounts stores every account and passkey of a batch larger than one statement holds") { try await CredentialContract().loadAccountsStoresAll($0) },
+        StoreCheck("loadAccounts: a name or credential id taken anywhere in the batch writes none of it") { try await CredentialContract().loadAccountsAllOrNothing($0) },
     ]
 
     func userRoundTrip(_ engine: any StoreEngine) async throws {
@@ -205,6 +207,64 @@ struct CredentialContract {
 
             #expect(try await store.credential(id: bobs.id) == bobs)
             #expect(try await store.session(tokenHash: bobSession.tokenHash, now: Fixture.date()) == bobSession)
+        }
+    }
+
+    func loadAccountsStoresAll(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            // 14 000 accounts, every tenth with a second passkey: more users than one PostgreSQL
+            // statement of 5 columns takes (13 107) and 15 400 credentials, five statements of 20.
+            var accounts: [NewAccount] = []
+            for i in 0..<14_000 {
+                let user = Fixture.user(name: "Loaded-\(i)-\(UUID().uuidString.prefix(6))", at: Int64(i))
+                var credentials = [Fixture.credential(for: user, at: Int64(i))]
+                if i % 10 == 0 { credentials.append(Fixture.credential(for: user, at: Int64(i) + 1, name: "Second")) }
+                accounts.append(NewAccount(user: user, credentials: credentials))
+            }
+            try await store.loadAccounts(accounts)
+            for i in [0, 1, 3_276, 13_106, 13_107, 13_999] {
+                let account = accounts[i]
+                #expect(try await store.user(nameKey: account.user.nameKey) == account.user)
+                #expect(try await store.credentials(userHandle: account.user.handle) == account.credentials)
+            }
+            for credential in accounts.flatMap(\.credentials).suffix(5) {
+                #expect(try await store.credential(id: credential.id) == credential)
+            }
+        }
+    }
+
+    func loadAccountsAllOrNothing(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let stored = Fixture.user()
+            let storedCredential = Fixture.credential(for: stored)
+            try await store.registerCredential(storedCredential, newUser: stored)
+
+            let fresh = Fixture.user()
+            let freshCredential = Fixture.credential(for: fresh)
+            // The taken name comes last, after a new account.
+            let sameName = Fixture.user(name: stored.name)
+            await #expect(throws: StoreError.self) {
+                try await store.loadAccounts([
+                    NewAccount(user: fresh, credentials: [freshCredential]),
+                    NewAccount(user: sameName, credentials: [Fixture.credential(for: sameName)]),
+                ])
+            }
+            #expect(try await store.user(nameKey: fresh.nameKey) == nil)
+            #expect(try await store.credential(id: freshCredential.id) == nil)
+
+            // A credential id already stored, on the batch's last passkey.
+            var takenID = Fixture.credential(for: fresh)
+            takenID.id = storedCredential.id
+            await #expect(throws: StoreError.self) {
+                try await store.loadAccounts([NewAccount(user: fresh, credentials: [freshCredential, takenID])])
+            }
+            #expect(try await store.user(nameKey: fresh.nameKey) == nil)
+            #expect(try await store.credential(id: freshCredential.id) == nil)
+            #expect(try await store.credential(id: storedCredential.id) == storedCredential)
+
+            // Nothing is held back: the same accounts load once the conflicts are gone.
+            try await store.loadAccounts([NewAccount(user: fresh, credentials: [freshCredential])])
+            #expect(try await store.credentials(userHandle: fresh.handle) == [freshCredential])
         }
     }
 }
