@@ -27,6 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
+    "name",
 ]
 
 
@@ -427,6 +428,10 @@ def main():
     for name, text in [("name", "YWxpY2U"), ("event", "MTIz"), ("control", "AAE"), ("padded", "YWxpY2U="),
                        ("token", "pka_" + "A" * 43), ("short-token", "pka_AAAA")]:
         seeds.add("page-cursor", name, text)
+    for name, text in [("plain", "alice"), ("case", "Zoë Ångström"), ("decomposed", "Zoe\u0308"), ("spaces", "  admins \n"),
+                       ("zero-width", "al\u200bice"), ("override", "\u202egnp.exe"), ("dotted", "\u0130stanbul"),
+                       ("long", "x" * 65), ("wide", "\U0001F511" * 64), ("control", "a\x00b")]:
+        seeds.add("name", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

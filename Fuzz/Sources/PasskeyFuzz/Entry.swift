@@ -41,6 +41,7 @@ enum FuzzTargets {
         FuzzTarget(name: "user-code", run: UserCodeTarget.run),
         FuzzTarget(name: "recovery-code", run: RecoveryCodeTarget.run),
         FuzzTarget(name: "page-cursor", run: PageCursorTarget.run),
+        FuzzTarget(name: "name", run: NameTarget.run),
     ]
 }
 

@@ -1,34 +1,30 @@
 public import Foundation
 internal import PasskeyStorage
 internal import PasskeyCrypto
+internal import PasskeyHTTPParsing
 
-/// The contract's user names: trimmed, 1–64 characters, no control characters; unique
-/// case-insensitively through `key`.
-///
-/// "Characters" are counted as Unicode scalars, not grapheme clusters (one cluster can carry
-/// thousands of combining marks), and the UTF-8 form is capped at `maximumBytes`. Default-ignorable
-/// code points (zero-width space and joiners, soft hyphen, variation selectors, …) are refused:
-/// they are invisible, so `alice` and `al\u{200B}ice` would be two accounts that look the same.
+/// The contract's user names (and group names, which follow the same rules): `NameText`'s
+/// rules (trimmed, NFC, 1–64 scalars and 256 bytes, nothing invisible or reordering), its
+/// refusals told as the contract's `invalid_request` for the field named.
 public struct UserName: Sendable, Equatable {
     public let value: String
     /// The case-folded, NFC-normalised form that makes `Alice` and `alice` one account.
     public let key: String
 
-    public static let maximumLength = 64
-    public static let maximumBytes = 256
+    public static let maximumLength = NameText.maximumLength
+    public static let maximumBytes = NameText.maximumBytes
 
     public init(_ raw: String) throws(APIError) {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-        guard !trimmed.isEmpty else { throw .invalidRequest("user_name must not be empty.") }
-        try Self.checkLabel(trimmed, field: "user_name")
-        value = trimmed
-        key = trimmed.lowercased()
+        let name: NameText
+        do { name = try NameText(raw) } catch { throw Self.refusal(error, field: "user_name") }
+        value = name.value
+        key = name.key
     }
 
     /// A display name: trimmed, up to 64 characters, no control characters; defaults to the name.
     public static func displayName(_ raw: String?, default name: UserName) throws(APIError) -> String {
         guard let raw else { return name.value }
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        let trimmed = NameText.normalized(raw)
         if trimmed.isEmpty { return name.value }
         try checkLabel(trimmed, field: "display_name")
         return trimmed
@@ -37,31 +33,21 @@ public struct UserName: Sendable, Equatable {
     /// The limits every name and label shares: at most 64 Unicode scalars and 256 UTF-8 bytes,
     /// no control, bidirectional-override or default-ignorable characters.
     static func checkLabel(_ text: String, field: String) throws(APIError) {
-        guard text.unicodeScalars.count <= maximumLength, text.utf8.count <= maximumBytes else {
-            throw .invalidRequest("\(field) must be at most \(maximumLength) characters (and \(maximumBytes) bytes of UTF-8).")
-        }
-        guard !text.unicodeScalars.contains(where: isControl) else {
-            throw .invalidRequest("\(field) must not contain control characters.")
-        }
-        guard !text.unicodeScalars.contains(where: isInvisible) else {
-            throw .invalidRequest("\(field) must not contain invisible (default-ignorable) characters.")
+        do { try NameText.check(text) } catch { throw refusal(error, field: field) }
+    }
+
+    static func refusal(_ refusal: NameText.Refusal, field: String) -> APIError {
+        switch refusal {
+        case .empty: .invalidRequest("\(field) must not be empty.")
+        case .tooLong: .invalidRequest("\(field) must be at most \(maximumLength) characters (and \(maximumBytes) bytes of UTF-8).")
+        case .controlCharacter: .invalidRequest("\(field) must not contain control characters.")
+        case .invisibleCharacter: .invalidRequest("\(field) must not contain invisible (default-ignorable) characters.")
         }
     }
 
-    /// Unicode's Default_Ignorable_Code_Point: rendered as nothing.
-    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isDefaultIgnorableCodePoint
-    }
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool { NameText.isInvisible(scalar) }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: return true
-        default:
-            // Bidirectional embeddings, overrides and isolates reorder text on screen and let
-            // one name pass for another.
-            return (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-        }
-    }
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { NameText.isControl(scalar) }
 }
 
 extension UserRecord {
