@@ -7,17 +7,39 @@ internal import PostgresNIO
 extension PostgresPasskeyStore {
     // MARK: Ceremonies
 
+    /// A prepared statement: every initialize stores one.
     public func insertCeremony(_ c: CeremonyRecord) async throws {
         let row = try CeremonyRow(c)
+        var binds = PostgresBindings(capacity: InsertCeremonySQL.types.count)
+        binds.append(row.challenge)
+        binds.append(row.kind)
+        binds.append(row.userHandle)
+        binds.append(row.userName)
+        binds.append(row.displayName)
+        binds.append(row.isNewUser)
+        binds.append(row.userVerification)
+        binds.append(row.allowCredentialIDs)
+        binds.append(row.algorithms)
+        binds.append(row.createdAt)
+        binds.append(row.expiresAt)
+        binds.append(row.conditional)
+        binds.append(row.residentKey)
+        binds.append(row.sessionHash)
+        binds.append(row.invitationHash)
+        let statement = Prepared<InsertCeremonySQL>(binds)
         try await write { db in
-            try await db.query(
-                """
-                INSERT INTO ceremonies (\(unescaped: CeremonyRow.columns)) VALUES (
-                \(row.challenge), \(row.kind), \(row.userHandle), \(row.userName), \(row.displayName), \(row.isNewUser),
-                \(row.userVerification), \(row.allowCredentialIDs), \(row.algorithms), \(row.createdAt), \(row.expiresAt),
-                \(row.conditional), \(row.residentKey), \(row.sessionHash), \(row.invitationHash))
-                """, logger: Self.quiet)
+            _ = try await db.execute(statement, logger: Self.quiet)
         }
+    }
+
+    enum InsertCeremonySQL: PreparedSQL {
+        static let sql = """
+            INSERT INTO ceremonies (\(CeremonyRow.columns))
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+            """
+        static let types: [PostgresDataType] = [
+            .bytea, .text, .bytea, .text, .text, .bool, .text, .byteaArray, .int8Array, .int8, .int8, .bool, .text, .bytea, .bytea,
+        ]
     }
 
     public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
@@ -32,6 +54,37 @@ extension PostgresPasskeyStore {
                     """, logger: Self.quiet),
                 CeremonyRow.record)
         }
+    }
+
+    /// One prepared statement (one round trip, parsed and planned once per connection): the
+    /// credential and its owner's flag, beside the ceremony, each side NULL when absent.
+    public func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(ByteBuffer(bytes: credentialID))
+        binds.append(ByteBuffer(bytes: challenge))
+        binds.append(try now.storeMilliseconds())
+        let statement = Prepared<AuthenticationContextSQL>(binds)
+        return try await withConnection { db in
+            try await Self.first(db.execute(statement, logger: Self.quiet)) { row in
+                let found = try row[0].decode(ByteBuffer?.self) != nil
+                let ceremonyStart = CredentialRow.columnCount + 1
+                return AuthenticationContext(
+                    credential: found ? try CredentialRow.record(row, from: 0) : nil,
+                    ownerDisabled: found ? try row[CredentialRow.columnCount].decode(Bool.self) : false,
+                    ceremony: try row[ceremonyStart].decode(ByteBuffer?.self) == nil ? nil : try CeremonyRow.record(row, from: ceremonyStart))
+            } ?? AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil)
+        }
+    }
+
+    enum AuthenticationContextSQL: PreparedSQL {
+        static let sql = """
+            SELECT \(CredentialRow.columns(of: "c")), u.disabled, \(CeremonyRow.columns(of: "k"))
+            FROM (SELECT 1) AS one
+            LEFT JOIN credentials AS c ON c.id = $1
+            LEFT JOIN users AS u ON u.handle = c.user_handle
+            LEFT JOIN ceremonies AS k ON k.challenge = $2 AND k.kind = '\(CeremonyKind.authentication.rawValue)' AND k.expires_at > $3
+            """
+        static let types: [PostgresDataType] = [.bytea, .bytea, .int8]
     }
 
     public func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
@@ -113,47 +166,41 @@ extension PostgresPasskeyStore {
         // the regression. Each step sees the previous one only through its RETURNING rows; the
         // two UPDATEs of the credential exclude each other (NOT EXISTS applied). Six round trips
         // (BEGIN … COMMIT) before, the most expensive part of a finalize on PostgreSQL.
+        // A prepared statement: parsed and planned once per connection.
         let s = sessionRow
         let e = try signedInRow ?? EventRow.placeholder()
         let r = try regressionRow ?? EventRow.placeholder()
+        var binds = PostgresBindings(capacity: CompleteAuthenticationSQL.types.count)
+        binds.append(challenge)
+        binds.append(at)
+        binds.append(count)
+        binds.append(backupState)
+        binds.append(userVerified)
+        binds.append(id)
+        binds.append(s.tokenHash)
+        binds.append(s.userHandle)
+        binds.append(s.createdAt)
+        binds.append(s.expiresAt)
+        binds.append(s.credentialID)
+        binds.append(s.via)
+        binds.append(s.userVerified)
+        binds.append(s.ip)
+        binds.append(s.userAgent)
+        binds.append(s.lastSeenAt)
+        binds.append(s.authTime)
+        binds.append(renewing)
+        for (present, event) in [(signedInRow != nil, e), (regressionRow != nil, r)] {
+            binds.append(present)
+            binds.append(event.userHandle)
+            binds.append(event.type)
+            binds.append(event.at)
+            binds.append(event.ip)
+            binds.append(event.userAgent)
+            binds.append(event.details)
+        }
+        let statement = Prepared<CompleteAuthenticationSQL>(binds)
         return try await write { db in
-            let rows = try await db.query(
-                """
-                WITH spent AS (
-                    DELETE FROM ceremonies
-                    WHERE challenge = \(challenge) AND kind = \(CeremonyKind.authentication.rawValue) AND expires_at > \(at)
-                    RETURNING 1
-                ), applied AS (
-                    UPDATE credentials AS c
-                    SET sign_count = \(count), backup_state = \(backupState),
-                        uv_initialized = c.uv_initialized OR \(userVerified), last_used_at = \(at)
-                    FROM users AS u
-                    WHERE c.id = \(id) AND u.handle = c.user_handle AND EXISTS (SELECT 1 FROM spent)
-                      AND ((c.sign_count = 0 AND \(count) = 0) OR \(count) > c.sign_count)
-                    RETURNING u.name
-                ), cloned AS (
-                    UPDATE credentials SET possibly_cloned = true
-                    WHERE id = \(id) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
-                ), opened AS (
-                    INSERT INTO sessions (\(unescaped: SessionRow.columns))
-                    SELECT \(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
-                        \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime)
-                    WHERE NOT \(renewing) AND EXISTS (SELECT 1 FROM applied)
-                ), renewed AS (
-                    UPDATE sessions SET auth_time = \(s.authTime), user_verified = \(s.userVerified)
-                    WHERE \(renewing) AND token_hash = \(s.tokenHash) AND user_handle = \(s.userHandle) AND expires_at > \(at)
-                      AND EXISTS (SELECT 1 FROM applied)
-                ), signed_in AS (
-                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-                    SELECT \(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details)
-                    WHERE \(signedInRow != nil) AND EXISTS (SELECT 1 FROM applied)
-                ), regressed AS (
-                    INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-                    SELECT \(r.userHandle), \(r.type), \(r.at), \(r.ip), \(r.userAgent), \(r.details)
-                    WHERE \(regressionRow != nil) AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
-                )
-                SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied)
-                """, logger: Self.quiet)
+            let rows = try await db.execute(statement, logger: Self.quiet)
             let answer = try await Self.first(rows) { row -> (Bool, String?) in
                 (try row[0].decode(Bool.self), try row[1].decode(String?.self))
             }
@@ -164,6 +211,52 @@ extension PostgresPasskeyStore {
             guard let name else { return .counterRegression }
             return .signedIn(userName: name)
         }
+    }
+
+    /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
+    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing;
+    /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
+    /// $26–$32 the regression event, alike.
+    enum CompleteAuthenticationSQL: PreparedSQL {
+        static let sql = """
+            WITH spent AS (
+                DELETE FROM ceremonies
+                WHERE challenge = $1 AND kind = '\(CeremonyKind.authentication.rawValue)' AND expires_at > $2
+                RETURNING 1
+            ), applied AS (
+                UPDATE credentials AS c
+                SET sign_count = $3, backup_state = $4, uv_initialized = c.uv_initialized OR $5, last_used_at = $2
+                FROM users AS u
+                WHERE c.id = $6 AND u.handle = c.user_handle AND EXISTS (SELECT 1 FROM spent)
+                  AND ((c.sign_count = 0 AND $3 = 0) OR $3 > c.sign_count)
+                RETURNING u.name
+            ), cloned AS (
+                UPDATE credentials SET possibly_cloned = true
+                WHERE id = $6 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+            ), opened AS (
+                INSERT INTO sessions (\(SessionRow.columns))
+                SELECT $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+                WHERE NOT $18 AND EXISTS (SELECT 1 FROM applied)
+            ), renewed AS (
+                UPDATE sessions SET auth_time = $17, user_verified = $13
+                WHERE $18 AND token_hash = $7 AND user_handle = $8 AND expires_at > $2
+                  AND EXISTS (SELECT 1 FROM applied)
+            ), signed_in AS (
+                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                SELECT $20, $21, $22, $23, $24, $25
+                WHERE $19 AND EXISTS (SELECT 1 FROM applied)
+            ), regressed AS (
+                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                SELECT $27, $28, $29, $30, $31, $32
+                WHERE $26 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+            )
+            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied)
+            """
+        static let types: [PostgresDataType] =
+            [.bytea, .int8, .int8, .bool, .bool, .bytea]
+            + [.bytea, .bytea, .int8, .int8, .bytea, .text, .bool, .text, .text, .int8, .int8, .bool]
+            + [.bool, .bytea, .text, .int8, .text, .text, .text]
+            + [.bool, .bytea, .text, .int8, .text, .text, .text]
     }
 
     /// The compare-and-set of WebAuthn §7.2 step 25 in one statement; the account's name when it

@@ -120,8 +120,16 @@ struct CredentialRow {
         prfEnabled = c.prfEnabled
     }
 
+    static let columnCount = columns.split(separator: ",").count
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
+
     static func record(_ row: PostgresRandomAccessRow) throws -> CredentialRecord {
-        var c = Cursor(row)
+        try record(row, from: 0)
+    }
+
+    /// The credential in a joined row whose credential columns start at `first`.
+    static func record(_ row: PostgresRandomAccessRow, from first: Int) throws -> CredentialRecord {
+        var c = Cursor(row, from: first)
         let id = try c.bytes()
         let userHandle = try c.bytes()
         let publicKey = try c.bytes()
@@ -182,8 +190,16 @@ struct CeremonyRow {
         invitationHash = c.invitationHash.map { ByteBuffer(bytes: $0) }
     }
 
+    static let columnCount = columns.split(separator: ",").count
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
+
     static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
-        var c = Cursor(row)
+        try record(row, from: 0)
+    }
+
+    /// The ceremony in a joined row whose ceremony columns start at `first`.
+    static func record(_ row: PostgresRandomAccessRow, from first: Int) throws -> CeremonyRecord {
+        var c = Cursor(row, from: first)
         let challenge = try c.bytes()
         guard let kind = CeremonyKind(rawValue: try c.next(String.self)) else {
             throw StoreError.database("ceremonies.kind holds an unknown kind")

@@ -37,6 +37,8 @@ extension CredentialRecord {
         discoverable, prf_enabled
         """
     static let insert = "INSERT INTO credentials (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let columnCount = Int32(columns.split(separator: ",").count)
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
 
     init(row: SQLiteRow) throws {
         let storedCount = row.int64(4)
@@ -86,6 +88,7 @@ extension CeremonyRecord {
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
         allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash, invitation_hash
         """
+    static func columns(of alias: String) -> String { qualified(columns, alias) }
 
     init(row: SQLiteRow) throws {
         guard let kind = CeremonyKind(rawValue: row.text(1)) else {

@@ -63,6 +63,29 @@ public final class SQLitePasskeyStore: PasskeyStore {
         }
     }
 
+    /// One statement, so one snapshot: the credential and its owner's flag, beside the ceremony,
+    /// each side NULL when absent.
+    public func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext {
+        let arguments: [SQLiteValue] = [.blob(credentialID), .blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
+        return try database.read { db in
+            try db.row(Self.authenticationContextQuery, arguments) { row in
+                let ceremonyRow = row.columns(from: CredentialRecord.columnCount + 1)
+                return AuthenticationContext(
+                    credential: row.isNull(0) ? nil : try CredentialRecord(row: row),
+                    ownerDisabled: !row.isNull(0) && row.bool(CredentialRecord.columnCount),
+                    ceremony: ceremonyRow.isNull(0) ? nil : try CeremonyRecord(row: ceremonyRow))
+            }
+        } ?? AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil)
+    }
+
+    static let authenticationContextQuery = """
+        SELECT \(CredentialRecord.columns(of: "c")), u.disabled, \(CeremonyRecord.columns(of: "k"))
+        FROM (SELECT 1) AS one
+        LEFT JOIN credentials AS c ON c.id = ?
+        LEFT JOIN users AS u ON u.handle = c.user_handle
+        LEFT JOIN ceremonies AS k ON k.challenge = ? AND k.kind = ? AND k.expires_at > ?
+        """
+
     /// Atomically removes and returns the ceremony with this challenge and kind, if present and
     /// not expired at `now` (DELETE … RETURNING). Two concurrent calls never both get it.
     ///

@@ -59,3 +59,17 @@ public struct CeremonyRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 }
+
+/// `authenticationContext`'s answer.
+public struct AuthenticationContext: Sendable, Equatable {
+    public var credential: CredentialRecord?
+    /// The credential's account is disabled (false when there is no credential).
+    public var ownerDisabled: Bool
+    public var ceremony: CeremonyRecord?
+
+    public init(credential: CredentialRecord?, ownerDisabled: Bool, ceremony: CeremonyRecord?) {
+        self.credential = credential
+        self.ownerDisabled = ownerDisabled
+        self.ceremony = ceremony
+    }
+}

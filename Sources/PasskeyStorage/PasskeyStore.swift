@@ -27,6 +27,13 @@ public protocol PasskeyStore: Sendable {
     /// A read: nothing is spent.
     func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord?
 
+    /// What an authentication finalize reads before it verifies, in one call (on PostgreSQL one
+    /// statement): the credential with `credentialID`, whether its account is disabled, and the
+    /// pending authentication ceremony with `challenge` (unexpired at `now`). A read: nothing is
+    /// spent. Each part is what `credential(id:)`, `user(handle:)` and `ceremony(challenge:)`
+    /// would answer.
+    func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext
+
     /// Atomically removes and returns the ceremony with this challenge and kind, if present and
     /// not expired at `now`. Two concurrent calls (from any process) never both get it. An
     /// expired ceremony or one of the other kind is left in place, and nil returned.

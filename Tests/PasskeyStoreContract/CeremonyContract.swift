@@ -12,6 +12,7 @@ struct CeremonyContract {
         StoreCheck("an unknown challenge is nil; a duplicate challenge cannot be inserted") { try await CeremonyContract().unknownAndDuplicate($0) },
         StoreCheck("50 concurrent consumeCeremony calls on one challenge: exactly one winner") { try await CeremonyContract().concurrentConsumeOneWinner($0) },
         StoreCheck("two stores on one database (two processes) racing 50 consumes: exactly one winner") { try await CeremonyContract().twoStoresOneWinner($0) },
+        StoreCheck("authenticationContext answers what credential, user and ceremony would, each part alone") { try await CeremonyContract().authenticationContextParts($0) },
     ]
 
     func roundTrip(_ engine: any StoreEngine) async throws {
@@ -121,6 +122,45 @@ struct CeremonyContract {
                 return try await group.reduce(0, +)
             }
             #expect(wins == 1)
+        }
+    }
+
+    func authenticationContextParts(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = Fixture.user()
+            var credential = Fixture.credential(for: user, signCount: 7)
+            credential.authenticatorName = "iCloud Keychain"
+            credential.lastUsedAt = Fixture.date(5)
+            try await store.registerCredential(credential, newUser: user)
+            var ceremony = Fixture.ceremony(.authentication)
+            ceremony.userHandle = user.handle
+            ceremony.allowCredentialIDs = [credential.id, Fixture.bytes(20)]
+            ceremony.sessionHash = Fixture.bytes(32)
+            try await store.insertCeremony(ceremony)
+            let registration = Fixture.ceremony(.registration)
+            try await store.insertCeremony(registration)
+            let now = Fixture.date(1)
+
+            let both = try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: now)
+            #expect(both == AuthenticationContext(credential: credential, ownerDisabled: false, ceremony: ceremony))
+            #expect(both.credential == (try await store.credential(id: credential.id)))
+            #expect(both.ceremony == (try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: now)))
+
+            // Each side answers alone: an unknown credential, an unknown, expired or
+            // registration challenge.
+            #expect(try await store.authenticationContext(credentialID: Fixture.bytes(16), challenge: ceremony.challenge, now: now)
+                == AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: ceremony))
+            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: Fixture.bytes(32), now: now)
+                == AuthenticationContext(credential: credential, ownerDisabled: false, ceremony: nil))
+            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: ceremony.expiresAt).ceremony == nil)
+            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: registration.challenge, now: now).ceremony == nil)
+            #expect(try await store.authenticationContext(credentialID: [], challenge: [], now: now)
+                == AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil))
+
+            // The owner's flag, and a read: nothing was spent.
+            #expect(try await store.setUserDisabled(handle: user.handle, disabled: true, event: nil))
+            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: now).ownerDisabled)
+            #expect(try await store.consumeCeremony(challenge: ceremony.challenge, kind: .authentication, now: now) == ceremony)
         }
     }
 }

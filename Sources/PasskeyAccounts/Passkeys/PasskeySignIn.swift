@@ -403,9 +403,13 @@ public final class PasskeySignIn: Sendable {
         } catch let error as WebAuthnError {
             throw APIError(error)
         }
+        // One read for the credential, its account's flag and the pending ceremony (on
+        // PostgreSQL one round trip instead of three).
+        let challenge = Self.challengeBytes(response.clientData)
+        let context = try await store.authenticationContext(credentialID: response.credentialID, challenge: challenge ?? [], now: now())
+        let found = context.credential
         // Malformed before anything is spent: the flags, and BE against the stored credential
         // (§7.2 steps 18–19 are `invalid_request` in the contract).
-        let found = try await store.credential(id: response.credentialID)
         do {
             try AuthenticationVerifier.checkWellFormed(response, storedBackupEligible: found?.backupEligible)
         } catch let error as WebAuthnError {
@@ -413,7 +417,7 @@ public final class PasskeySignIn: Sendable {
             throw APIError(error)
         }
         if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
-        let ceremony = try await pendingCeremony(response.clientData, kind: .authentication)
+        guard challenge != nil, let ceremony = context.ceremony else { throw APIError.unknownChallenge }
         guard let stored = found else {
             try await store.spendCeremony(challenge: ceremony.challenge, kind: .authentication)
             throw APIError.unknownCredential
@@ -446,7 +450,7 @@ public final class PasskeySignIn: Sendable {
             throw APIError(error)
         }
         // A disabled account: the assertion verified, and still no session (accounts.md).
-        if try await isDisabled(stored.userHandle) {
+        if context.ownerDisabled {
             try await store.spendCeremony(
                 challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
                 event: event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
@@ -486,10 +490,17 @@ public final class PasskeySignIn: Sendable {
     /// write spends it, or the refusal does). A challenge that was never issued, was already
     /// used, expired, or belongs to the other kind of ceremony is `unknown_challenge`.
     private func pendingCeremony(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
-        guard let challenge = Base64URL.decode(clientData.challenge), challenge.count >= 16,
+        guard let challenge = Self.challengeBytes(clientData),
               let ceremony = try await store.ceremony(challenge: challenge, kind: kind, now: now())
         else { throw APIError.unknownChallenge }
         return ceremony
+    }
+
+    /// The challenge clientDataJSON names, when it can be one this server issued (base64url, at
+    /// least 16 bytes); nil is `unknown_challenge`.
+    static func challengeBytes(_ clientData: CollectedClientData) -> [UInt8]? {
+        guard let challenge = Base64URL.decode(clientData.challenge), challenge.count >= 16 else { return nil }
+        return challenge
     }
 
     /// `GET /healthz`: the database answers (the sweep touches it), and the metadata BLOB's
