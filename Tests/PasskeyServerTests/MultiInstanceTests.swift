@@ -183,6 +183,11 @@ struct MultiInstanceTests {
         let cluster = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pg-\(UUID().uuidString)")
         let url = try await Self.cluster("init", cluster)
         defer { _ = try? Self.clusterBlocking("destroy", cluster) }
+        // The schema first, by an instance with a generous timeout: the two below get 2 s for
+        // every call, start-up's migrations included, and under the whole suite's load creating
+        // the schema on a fresh cluster has taken longer (they exited at start in every try).
+        let migrated = try await ServerProcess.start(arguments: ["--port", "0", "--database", url, "--origin", Self.origin, "--database-timeout", "60"])
+        #expect(migrated.terminate() == 0)
         let (a, b) = try await Self.instances(url, extra: ["--database-timeout", "2"], attempts: 3)
         defer { _ = a.terminate(); _ = b.terminate() }
         let clients = [Client(base: a.base), Client(base: b.base)]
