@@ -128,7 +128,16 @@ func opensslVerifyRate(_ algorithm: String, row: String) -> Double? {
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
+    // `openssl speed -seconds N` ends each test on SIGALRM, and a child starts with its parent
+    // thread's signal mask: this runs on one of Swift Concurrency's threads, which block
+    // signals, so the child would spin for ever. Spawn it with nothing blocked.
+    var nothing = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&nothing)
+    pthread_sigmask(SIG_SETMASK, &nothing, &previous)
+    let started = (try? process.run()) != nil
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
+    guard started else { return nil }
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard let line = text.split(separator: "\n").last(where: { $0.contains(row) }) else { return nil }
