@@ -26,8 +26,12 @@ public enum AccountPopulation {
         database: String, users: Int, passkeysPerUser: Double, batch: Int, prefix: String, first: Int = 0,
         progress: @Sendable (Int) -> Void = { _ in }
     ) async throws -> Report {
-        guard users >= 0, batch > 0, (1.0...2.0).contains(passkeysPerUser) else {
-            throw CommandFailure(description: "--users must be at least 0, --batch at least 1 and --passkeys-per-user between 1 and 2")
+        guard users >= 0, batch > 0, first >= 0, first <= Int.max - users, (1.0...2.0).contains(passkeysPerUser) else {
+            throw CommandFailure(description: "--users and --first must be at least 0, --batch at least 1 and --passkeys-per-user between 1 and 2")
+        }
+        // The last name is the longest: when it is a name, every one is.
+        do { _ = try UserName("\(prefix)\(first + max(users, 1) - 1)") } catch {
+            throw CommandFailure(description: "--prefix \(prefix) does not make account names: \(error.message)")
         }
         var configuration = ServerConfiguration()
         configuration.database = database

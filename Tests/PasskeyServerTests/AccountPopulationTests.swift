@@ -45,6 +45,16 @@ import Testing
         }
     }
 
+    @Test func refusesWhatWouldNotMakeAccountsBeforeOpeningTheDatabase() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("populate-\(UUID().uuidString).sqlite").path
+        for (users, prefix, first, share) in [(1, "al\u{200B}ice-", 0, 1.2), (1, String(repeating: "x", count: 64), 0, 1.2), (-1, "a-", 0, 1.2), (1, "a-", -5, 1.2), (1, "a-", 0, 2.5)] {
+            await #expect(throws: CommandFailure.self) {
+                _ = try await AccountPopulation.populate(database: missing, users: users, passkeysPerUser: share, batch: 10, prefix: prefix, first: first)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
     @Test func secondPasskeysAverageTheShareAsked() {
         for (share, users, expected) in [(1.2, 1_000, 200), (1.0, 1_000, 0), (2.0, 1_000, 1_000), (1.5, 9, 4), (1.2, 5, 1)] {
             #expect((0..<users).filter { AccountPopulation.hasSecond($0, share) }.count == expected)
