@@ -33,6 +33,7 @@ extension PostgresPasskeyStore {
     }
 
     enum InsertCeremonySQL: PreparedSQL {
+        static let name = "passkey_insert_ceremony"
         static let sql = """
             INSERT INTO ceremonies (\(CeremonyRow.columns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
@@ -77,6 +78,7 @@ extension PostgresPasskeyStore {
     }
 
     enum AuthenticationContextSQL: PreparedSQL {
+        static let name = "passkey_authentication_context"
         static let sql = """
             SELECT \(CredentialRow.columns(of: "c")), u.disabled, \(CeremonyRow.columns(of: "k"))
             FROM (SELECT 1) AS one
@@ -218,6 +220,7 @@ extension PostgresPasskeyStore {
     /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
     /// $26–$32 the regression event, alike.
     enum CompleteAuthenticationSQL: PreparedSQL {
+        static let name = "passkey_complete_authentication"
         static let sql = """
             WITH spent AS (
                 DELETE FROM ceremonies

@@ -10,6 +10,9 @@ internal import PasskeyStorage
 /// A profile of durable finalizes on PostgreSQL found half of the database's CPU in parsing,
 /// analysing and planning the unnamed statements PostgresNIO sends for each query.
 protocol PreparedSQL {
+    /// The statement's name on the connection: short and unique, since PostgreSQL keeps only a
+    /// name's first 63 bytes (the type's own name would be longer, and alike in its first 63).
+    static var name: String { get }
     static var sql: String { get }
     static var types: [PostgresDataType] { get }
 }
@@ -19,6 +22,7 @@ protocol PreparedSQL {
 struct Prepared<Text: PreparedSQL>: PostgresPreparedStatement {
     typealias Row = PostgresRow
 
+    static var name: String { Text.name }
     static var sql: String { Text.sql }
     static var bindingDataTypes: [PostgresDataType] { Text.types }
 
@@ -49,4 +53,12 @@ extension PostgresPasskeyStore {
         }
         return result
     }
+}
+
+extension PostgresPasskeyStore {
+    /// Every prepared statement of the store, for the test that their names are distinct within
+    /// PostgreSQL's 63 bytes.
+    static let preparedStatements: [any PreparedSQL.Type] = [
+        InsertCeremonySQL.self, AuthenticationContextSQL.self, CompleteAuthenticationSQL.self,
+    ]
 }

@@ -45,6 +45,19 @@ struct PostgresTests {
         }
     }
 
+    @Test("prepared statements: names distinct within PostgreSQL's 63 bytes, a type for every parameter the SQL uses")
+    func preparedStatements() {
+        let statements = PostgresPasskeyStore.preparedStatements
+        let names = statements.map { $0.name }
+        #expect(names.allSatisfy { !$0.isEmpty && $0.utf8.count <= 63 }, "\(names)")
+        #expect(Set(names).count == names.count, "\(names)")
+        for statement in statements {
+            let numbers = statement.sql.split(separator: "$").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+            #expect(numbers.max() == statement.types.count, "\(statement.name)")
+            #expect(Set(numbers).count == statement.types.count, "\(statement.name): a declared parameter is not used")
+        }
+    }
+
     @Test("URLs: user, password and database percent-decoded; port, sslmode and defaults")
     func locations() throws {
         let full = try PostgresLocation(url: "postgresql://app%40x:p%3As%2Fw@db.internal:6543/pass%20keys?sslmode=verify-full&sslrootcert=/etc/ca.pem")
