@@ -2,7 +2,11 @@ internal import PostgresNIO
 
 /// Reading result rows.
 extension PostgresPasskeyStore {
-    static func first<T>(_ rows: PostgresRowSequence, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
+    /// The first row, decoded; nil when there is none. Rows of a query, or of a prepared
+    /// statement (PostgresNIO maps those).
+    static func first<Rows: AsyncSequence, T>(
+        _ rows: Rows, _ decode: (PostgresRandomAccessRow) throws -> T
+    ) async throws -> T? where Rows.Element == PostgresRow {
         var result: T?
         for try await row in rows where result == nil {
             result = try decode(row.makeRandomAccess())

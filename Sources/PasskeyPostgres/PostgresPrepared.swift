@@ -43,19 +43,6 @@ struct Prepared<Text: PreparedSQL>: PostgresPreparedStatement {
 }
 
 extension PostgresPasskeyStore {
-    /// The first row of a prepared statement's answer, decoded; nil when there is none.
-    static func first<Rows: AsyncSequence, T>(
-        _ rows: Rows, _ decode: (PostgresRandomAccessRow) throws -> T
-    ) async throws -> T? where Rows.Element == PostgresRow {
-        var result: T?
-        for try await row in rows where result == nil {
-            result = try decode(row.makeRandomAccess())
-        }
-        return result
-    }
-}
-
-extension PostgresPasskeyStore {
     /// Every prepared statement of the store, for the test that their names are distinct within
     /// PostgreSQL's 63 bytes.
     static let preparedStatements: [any PreparedSQL.Type] = [
