@@ -81,10 +81,8 @@ async function start() {
     await continueDevice();
   } else if (authorization) {
     await continueAuthorization();
-  } else if (returnTo && pageOptions.get("rd") && !state.account) {
-    setStatus("idle", "Sign in to continue to the application.");
   } else if (returnTo && !state.account) {
-    setStatus("idle", "Sign in to continue in Messages.");
+    setStatus("idle", "Sign in to continue to the application.");
   }
   showFragment();
   if (!state.account) startConditional();

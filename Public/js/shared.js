@@ -12,10 +12,6 @@ export const authorization = (() => {
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 })();
 
-// Where to go once signed in: only this origin's OAuth authorization endpoint of Messages for
-// Business (it sends a browser without a session here with ?return=…), the resumption of a
-// held OpenID request, or /auth/return with forward authentication's ?rd= (which checks it);
-// anything else would make the page an open redirect.
 // An operator's invitation or reset link (accounts.md): /?invite=TOKEN registers a passkey for
 // the account it names.
 export const invitation = (() => {
@@ -27,28 +23,23 @@ export const invitation = (() => {
 // none was given; null on any other path.
 export const deviceCode = location.pathname === "/device" ? (pageOptions.get("user_code") ?? "").slice(0, 32) : null;
 
+// Where to go once signed in: the resumption of a held OpenID request (Messages for Business's
+// device among them), or /auth/return with forward authentication's ?rd= (which checks it);
+// anything else would make the page an open redirect.
 export const returnTo = (() => {
   // Signing in on the device page comes back to it, to approve the same code.
   if (deviceCode) return new URL("/device?user_code=" + encodeURIComponent(deviceCode), location.origin).href;
   if (authorization) return new URL("/oauth/authorize/resume?authorization=" + authorization, location.origin).href;
   // Forward authentication's ?rd=URL: the server's /auth/return decides whether to go there.
   const rd = pageOptions.get("rd");
-  if (rd) return new URL("/auth/return?rd=" + encodeURIComponent(rd), location.origin).href;
-  const value = pageOptions.get("return");
-  if (!value) return null;
-  try {
-    const url = new URL(value, location.origin);
-    return url.origin === location.origin && url.pathname === "/mfb/authorize" ? url.href : null;
-  } catch {
-    return null;
-  }
+  return rd ? new URL("/auth/return?rd=" + encodeURIComponent(rd), location.origin).href : null;
 })();
 
 // After a sign-in: back to where the sign-in was asked for, when there is such a place.
 export function followReturn() {
   if (!returnTo) return false;
   setStatus("busy", deviceCode ? "Signed in; back to the device…"
-    : authorization || pageOptions.get("rd") ? "Signed in; continuing to the application…" : "Signed in; returning to Messages…");
+    : "Signed in; continuing to the application…");
   location.assign(returnTo);
   return true;
 }

@@ -84,6 +84,7 @@ public struct PasskeyApplication: Sendable {
             push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
             mfb = configuration.messagesForBusinessEnabled
                 ? try MfBSignIn(passkeys: service, gateway: configuration.mfbGatewayURL.map { MfBGatewayHTTP(url: $0) }) : nil
+            try await mfb?.registerClient()
         } catch {
             await store.close()
             throw error
@@ -97,7 +98,7 @@ public struct PasskeyApplication: Sendable {
         }
         let (router, metricsRouter) = PasskeyHTTP.routers(
             configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
-            openID: OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP()),
+            openID: OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb),
             signingKeys: signingKeys, association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?

@@ -17,11 +17,12 @@ extension PostgresPasskeyStore {
                     INSERT INTO oauth_clients (
                         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
                         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
-                        created_at)
+                        mfb, created_at)
                     VALUES (
                         \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
                         \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
-                        \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh), \(created))
+                        \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
+                        \(c.messagesForBusiness), \(created))
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -55,6 +56,29 @@ extension PostgresPasskeyStore {
         }
     }
 
+    public func replaceClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
+        let c = client
+        let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let replaced = try await Self.count(
+                db.query(
+                    """
+                    UPDATE oauth_clients SET
+                        name = \(c.name), is_public = \(c.isPublic), secret_hash = \(secret), redirect_uris = \(c.redirectURIs),
+                        post_logout_redirect_uris = \(c.postLogoutRedirectURIs), backchannel_logout_uri = \(c.backchannelLogoutURI),
+                        scopes = \(c.scopes), id_token_alg = \(c.idTokenAlgorithm), introspection = \(c.introspection),
+                        token_exchange = \(c.tokenExchange), allowed_groups = \(c.allowedGroups), required_acr = \(c.requiredACR),
+                        device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
+                        mfb = \(c.messagesForBusiness)
+                    WHERE id = \(c.id)
+                    RETURNING id
+                    """, logger: Self.quiet)) == 1
+            if replaced { try await Self.insert(db, eventRow) }
+            return replaced
+        }
+    }
+
     public func deleteClient(id: String, event: AuditEvent?) async throws -> Bool {
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
@@ -68,7 +92,8 @@ extension PostgresPasskeyStore {
 struct ClientRow {
     static let columns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
-        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, created_at
+        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
+        created_at
         """
 
     static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
@@ -78,6 +103,6 @@ struct ClientRow {
             redirectURIs: try c.next(), postLogoutRedirectURIs: try c.next(), backchannelLogoutURI: try c.next(),
             scopes: try c.next(), idTokenAlgorithm: try c.next(), introspection: try c.next(), tokenExchange: try c.next(),
             allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
-            refresh: try c.next(), createdAt: try c.date())
+            refresh: try c.next(), messagesForBusiness: try c.next(), createdAt: try c.date())
     }
 }

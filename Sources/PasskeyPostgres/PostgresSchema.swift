@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22,
+        migration21, migration22, migration23,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,12 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 23: the Messages for Business client among the OpenID provider's clients
+    /// (SQLite's migration 23).
+    static let migration23 = Migration(additive: true, statements: [
+        "ALTER TABLE oauth_clients ADD COLUMN mfb boolean NOT NULL DEFAULT false",
+    ])
 
     /// Version 22: the gateway's message id and answer of a Messages for Business request
     /// (SQLite's migration 22).

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22,
+        migration21, migration22, migration23,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,11 @@ enum Schema {
             }
         }
     }
+
+    /// Version 23: the Messages for Business client among the OpenID provider's clients. Only adds.
+    static let migration23: [String] = [
+        "ALTER TABLE oauth_clients ADD COLUMN mfb INTEGER NOT NULL DEFAULT 0 CHECK (mfb IN (0, 1))",
+    ]
 
     /// Version 22: Messages for Business requests sent through Apple's gateway keep the message's
     /// `id` header and the gateway's answer. Only adds.

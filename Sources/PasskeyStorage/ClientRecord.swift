@@ -25,12 +25,19 @@ public struct ClientRecord: Sendable, Equatable {
     public var requirePAR: Bool
     /// Refresh tokens for a public client (a confidential one always gets them).
     public var refresh: Bool
+    /// The Messages for Business client (mfb.md): registered from `--mfb-client-id` at start-up,
+    /// not by an operator. Apple's devices send no PKCE challenge and no nonce, so its requests
+    /// carry the request's `responseEncryptionKey` and `userHandle` instead, which the key audit
+    /// checks before any code is issued; it never gets refresh tokens (its secret travels in
+    /// the legacy message).
+    public var messagesForBusiness: Bool
     public var createdAt: Date
 
     public init(
         id: String, name: String?, isPublic: Bool, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String],
         backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
-        allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool, createdAt: Date
+        allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
+        messagesForBusiness: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -48,6 +55,7 @@ public struct ClientRecord: Sendable, Equatable {
         self.deviceFlow = deviceFlow
         self.requirePAR = requirePAR
         self.refresh = refresh
+        self.messagesForBusiness = messagesForBusiness
         self.createdAt = createdAt
     }
 }

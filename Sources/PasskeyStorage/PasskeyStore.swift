@@ -378,6 +378,9 @@ public protocol PasskeyStore: Sendable {
     func clients() async throws -> [ClientRecord]
     /// Replaces a confidential client's secret hash; false when there is no such confidential client.
     func replaceClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool
+    /// Replaces everything of the client with `client.id` but its id and creation time, with
+    /// `event`; false (nothing written) when there is no such client.
+    func replaceClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool
     /// Removes a client; false when there was none.
     func deleteClient(id: String, event: AuditEvent?) async throws -> Bool
 

@@ -284,7 +284,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("push-max-devices"), help: ArgumentHelp("Push devices an account may enrol. (env: PASSKEY_PUSH_MAX_DEVICES, default 5)", valueName: "N"))
     var pushMaxDevices: Int?
 
-    @Option(name: .customLong("mfb-client-id"), help: ArgumentHelp("Messages for Business: the OAuth client registered with Apple Business Register; turns MfB sign-in on. (env: PASSKEY_MFB_CLIENT_ID)", valueName: "ID"))
+    @Option(name: .customLong("mfb-client-id"), help: ArgumentHelp("Messages for Business: the OAuth client registered with Apple Business Register; turns MfB sign-in on, and is registered at start-up as a client of the OpenID provider (`clients list` shows it). (env: PASSKEY_MFB_CLIENT_ID)", valueName: "ID"))
     var mfbClientID: String?
 
     @Option(name: .customLong("mfb-client-secret"), help: ArgumentHelp("The client's secret: the token endpoint checks it, and each message carries it as clientSecret. (env: PASSKEY_MFB_CLIENT_SECRET)", valueName: "SECRET"))

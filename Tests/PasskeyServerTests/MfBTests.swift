@@ -278,16 +278,22 @@ import Testing
         try await Self.withBusiness { business in
             let (_, key, _) = try await business.request()
             let unknownClient = try await business.authorize(key: key, session: nil, clientID: "other")
-            #expect(unknownClient.status == 400 && unknownClient.json["error"] as? String == "invalid_request")
+            #expect(unknownClient.status == 400 && unknownClient.json["error"] as? String == "invalid_client")
+            #expect(unknownClient.header("Location") == nil)
             let badRedirect = try await business.authorize(key: key, session: nil, redirectURI: "https://evil.example/cb")
             #expect(badRedirect.status == 400 && badRedirect.header("Location") == nil)
-            // Without a session: to the sign-in page, which comes back here.
+            // Without a session: the provider holds the request and sends the browser to the
+            // sign-in page, which continues it once signed in; the key audit runs then.
             let signIn = try await business.authorize(key: key, session: nil)
             #expect(signIn.status == 302)
             let location = try #require(signIn.header("Location"))
-            #expect(location.hasPrefix("/?return="))
-            let back = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "return" }?.value)
-            #expect(back.hasPrefix("/mfb/authorize?"))
+            let handle = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "authorization" }?.value)
+            #expect(URLComponents(string: location)?.path == "/")
+            let (registered, _, _) = try await business.ceremonies.register("held")
+            let session = try #require(registered.json["session"] as? String)
+            let resumed = Business.parse(try await RawHTTP.exchange(port: business.server.port, request: Array(
+                "GET /oauth/authorize/resume?authorization=\(handle) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(session)\r\nConnection: close\r\n\r\n".utf8)))
+            #expect(resumed.status == 302 && resumed.header("Location")?.hasPrefix(Self.redirectURI + "?code=") == true)
         }
     }
 

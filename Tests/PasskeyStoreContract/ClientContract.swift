@@ -9,6 +9,7 @@ struct ClientContract {
         StoreCheck("a taken client id is refused and changes nothing") { try await ClientContract().takenID($0) },
         StoreCheck("a secret is replaced for a confidential client only; removal is once") { try await ClientContract().secretAndRemoval($0) },
         StoreCheck("a client added on one instance is seen by the other at once") { try await ClientContract().twoInstances($0) },
+        StoreCheck("a client is replaced whole but for its id and creation time, with its event") { try await ClientContract().replaced($0) },
     ]
 
     static func client(_ id: String, public isPublic: Bool = false) -> ClientRecord {
@@ -18,7 +19,7 @@ struct ClientContract {
             backchannelLogoutURI: isPublic ? nil : "https://wiki.example/logout", scopes: ["openid", "profile", "email", "groups"],
             idTokenAlgorithm: isPublic ? "ES256" : "RS256", introspection: !isPublic, tokenExchange: isPublic,
             allowedGroups: isPublic ? [] : ["staff", "ops \"quoted\""], requiredACR: isPublic ? nil : "phrh", deviceFlow: isPublic,
-            requirePAR: !isPublic, refresh: isPublic, createdAt: Fixture.date())
+            requirePAR: !isPublic, refresh: isPublic, messagesForBusiness: !isPublic, createdAt: Fixture.date())
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {
@@ -68,6 +69,33 @@ struct ClientContract {
             #expect(try await second.client(id: "wiki") == wiki)
             #expect(try await second.deleteClient(id: "wiki") == true)
             #expect(try await first.client(id: "wiki") == nil)
+        }
+    }
+
+    func replaced(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { (store: any PasskeyStore) async throws in
+            let wiki = Self.client("wiki")
+            let app = Self.client("app", public: true)
+            #expect(try await store.insertClient(wiki) == true)
+            #expect(try await store.insertClient(app) == true)
+            // Every field of another client, under wiki's id and a later creation time.
+            var replacement = Self.client("wiki", public: true)
+            replacement.createdAt = Fixture.date().addingTimeInterval(3600)
+            let event = AuditEvent(userHandle: [], type: "client_replaced", at: Fixture.date(), ip: nil, userAgent: nil, details: ["client_id": "wiki"])
+            #expect(try await store.replaceClient(replacement, event: event) == true)
+            var expected = replacement
+            expected.createdAt = wiki.createdAt
+            #expect(try await store.client(id: "wiki") == expected)
+            #expect(try await store.client(id: "app") == app)
+            #expect(try await store.events(userHandle: nil, since: nil, after: nil, limit: 10).contains { $0.type == "client_replaced" })
+            // And back: the flags go both ways.
+            #expect(try await store.replaceClient(wiki, event: nil) == true)
+            #expect(try await store.client(id: "wiki") == wiki)
+            var absent = Self.client("absent")
+            absent.name = "nobody"
+            #expect(try await store.replaceClient(absent, event: event) == false)
+            #expect(try await store.client(id: "absent") == nil)
+            #expect(try await store.events(userHandle: nil, since: nil, after: nil, limit: 10).filter { $0.type == "client_replaced" }.count == 1)
         }
     }
 }

@@ -14,9 +14,11 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public let redirectURI: String
     public let responseMode: ResponseMode
     public let state: String
-    public let nonce: String
+    /// Required, but of the Messages for Business client (its device sends none).
+    public let nonce: String?
     public let scopes: [String]
-    /// The PKCE S256 challenge.
+    /// The PKCE S256 challenge; "" only for the Messages for Business client, whose device
+    /// sends none.
     public let codeChallenge: String
     public let prompt: Prompt?
     public let maxAge: Int?
@@ -24,6 +26,14 @@ public struct AuthorizationRequest: Sendable, Equatable {
     /// The class every sign-in needs: the stricter of what the request asks (as essential) and
     /// what the client requires; nil for any session.
     public let requiredACR: String?
+    /// The Messages for Business client's request: the two parameters seed 001 adds to it,
+    /// which the key audit checks before any code is issued. Nil for every other client.
+    public let messagesForBusiness: MfBParameters?
+
+    public struct MfBParameters: Sendable, Equatable {
+        public let responseEncryptionKey: String?
+        public let userHandle: String?
+    }
 
     /// Why a request is refused.
     public enum Refusal: Error, Sendable, Equatable {
@@ -60,7 +70,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
         guard clientID.utf8.count <= 128, let client = try await lookup(clientID) else {
             throw Refusal.shown(error: "invalid_client", description: "no client is registered with this client_id")
         }
-        guard let redirectURI = values["redirect_uri"], !redirectURI.isEmpty else {
+        guard let redirectURI = values["redirect_uri"].flatMap({ $0.isEmpty ? nil : $0 }) ?? impliedRedirectURI(client) else {
             throw Refusal.shown(error: "invalid_request", description: "redirect_uri is missing")
         }
         guard RedirectURI.match(redirectURI, in: client.redirectURIs) != nil else {
@@ -86,10 +96,16 @@ public struct AuthorizationRequest: Sendable, Equatable {
             throw refuse("unsupported_response_type", "response_type must be code")
         }
         let scopes = try checkScopes(values["scope"], client: client, refuse: refuse)
-        let challenge = try checkPKCE(values["code_challenge"], method: values["code_challenge_method"], refuse: refuse)
-        guard let nonce = values["nonce"], !nonce.isEmpty, nonce.utf8.count <= maximumNonceLength else {
-            throw refuse("invalid_request", "nonce is required, at most \(maximumNonceLength) bytes")
+        // The Messages for Business device sends neither a PKCE challenge nor a nonce; its
+        // request is bound by the key audit instead, and its client is confidential.
+        let device = client.messagesForBusiness
+        let challenge = device && values["code_challenge"] == nil && values["code_challenge_method"] == nil
+            ? "" : try checkPKCE(values["code_challenge"], method: values["code_challenge_method"], refuse: refuse)
+        let nonce = values["nonce"]
+        if let nonce, nonce.isEmpty || nonce.utf8.count > maximumNonceLength {
+            throw refuse("invalid_request", "nonce must be 1 to \(maximumNonceLength) bytes")
         }
+        if nonce == nil, !device { throw refuse("invalid_request", "nonce is required, at most \(maximumNonceLength) bytes") }
         let prompt = try checkPrompt(values["prompt"], refuse: refuse)
         var maxAge: Int?
         if let text = values["max_age"] {
@@ -105,13 +121,23 @@ public struct AuthorizationRequest: Sendable, Equatable {
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, responseMode: responseMode, state: state, nonce: nonce, scopes: scopes,
             codeChallenge: challenge, prompt: prompt, maxAge: maxAge, loginHint: values["login_hint"].flatMap { $0.isEmpty ? nil : $0 },
-            requiredACR: acr)
+            requiredACR: acr,
+            messagesForBusiness: device
+                ? MfBParameters(responseEncryptionKey: values["responseEncryptionKey"], userHandle: values["userHandle"]) : nil)
     }
 
-    /// `scope` names `openid` and only scopes the client may ask for.
+    /// RFC 6749 §3.1.2.3: a client with one registered redirect URI may leave it out. Only the
+    /// Messages for Business client does (mfb.md); OpenID Connect requires it of the others.
+    static func impliedRedirectURI(_ client: ClientRecord) -> String? {
+        guard client.messagesForBusiness, client.redirectURIs.count == 1 else { return nil }
+        return client.redirectURIs.first
+    }
+
+    /// `scope` names `openid` (but for the Messages for Business client, whose device asks by
+    /// OAuth 2.0 alone) and only scopes the client may ask for.
     static func checkScopes(_ text: String?, client: ClientRecord, refuse: (String, String) -> Refusal) throws(Refusal) -> [String] {
         let scopes = (text ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        guard scopes.contains("openid") else { throw refuse("invalid_scope", "scope must contain openid") }
+        guard scopes.contains("openid") || client.messagesForBusiness else { throw refuse("invalid_scope", "scope must contain openid") }
         if let other = scopes.first(where: { !client.scopes.contains($0) }) {
             throw refuse("invalid_scope", "\(other.prefix(32)) is not a scope this client may ask for")
         }

@@ -79,11 +79,49 @@ public struct ClientRegistry: Sendable {
     public func rotateSecret(_ id: String) async throws -> (client: ClientRecord, secret: String) {
         let client = try await show(id)
         guard !client.isPublic else { throw Failure(description: "\(id) is a public client: it has no secret") }
+        guard !client.messagesForBusiness else {
+            throw Failure(description: "\(id) is the Messages for Business client: its secret is --mfb-client-secret, set at start-up")
+        }
         let secret = Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
         guard try await store.replaceClientSecret(id: id, secretHash: Self.secretHash(secret)) else {
             throw Failure(description: "no confidential client has the id \(id)")
         }
         return (client, secret)
+    }
+
+    /// The Messages for Business client (mfb.md) as the serve flags describe it: added when
+    /// absent, replaced when the flags changed, left as it is when they did not. Its values are
+    /// checked as any client's; a client of that id that an operator registered is not taken over.
+    public func registerMessagesForBusiness(
+        id: String, secret: String, redirectURIs: [String], scopes: [String], now: Date
+    ) async throws -> ClientRecord {
+        var registration = Registration(id: id)
+        registration.name = "Messages for Business"
+        registration.redirectURIs = redirectURIs
+        registration.scopes = scopes
+        let checked = try Self.check(registration)
+        var client = ClientRecord(
+            id: checked.id, name: checked.name, isPublic: false, secretHash: Self.secretHash(secret), redirectURIs: checked.redirectURIs,
+            postLogoutRedirectURIs: [], backchannelLogoutURI: nil, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
+            introspection: false, tokenExchange: false, allowedGroups: [], requiredACR: nil, deviceFlow: false, requirePAR: false,
+            refresh: false, messagesForBusiness: true, createdAt: now)
+        func event(_ type: String) -> AuditEvent {
+            AuditEvent(userHandle: [], type: type, at: now, ip: nil, userAgent: nil, details: ["client_id": id, "by": "--mfb-client-id"])
+        }
+        // Twice at most: another instance starting at the same moment may add it first.
+        for _ in 0..<2 {
+            guard let existing = try await store.client(id: id) else {
+                if try await store.insertClient(client, event: event("client_added")) { return client }
+                continue
+            }
+            guard existing.messagesForBusiness else {
+                throw Failure(description: "\(id) is a client registered with `clients add`; give Messages for Business an id of its own")
+            }
+            client.createdAt = existing.createdAt
+            if existing == client { return existing }
+            if try await store.replaceClient(client, event: event("client_updated")) { return client }
+        }
+        throw Failure(description: "\(id) changed while it was being registered; start again")
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
@@ -212,13 +250,14 @@ public struct ClientRegistry: Sendable {
             "scope": .string(client.scopes.joined(separator: " ")), "id_token_alg": .string(client.idTokenAlgorithm),
             "introspection": .bool(client.introspection), "token_exchange": .bool(client.tokenExchange),
             "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
-            "require_par": .bool(client.requirePAR), "refresh": .bool(client.refresh || !client.isPublic),
+            "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
             "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
         ]
         if let name = client.name { object["name"] = .string(name) }
         if let uri = client.backchannelLogoutURI { object["backchannel_logout_uri"] = .string(uri) }
         if let acr = client.requiredACR { object["require_acr"] = .string(acr) }
         if let secret { object["client_secret"] = .string(secret) }
+        if client.messagesForBusiness { object["messages_for_business"] = .bool(true) }
         return .object(object)
     }
 

@@ -7,12 +7,15 @@ public import PasskeyStorage
 
 /// The token endpoint (identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
 extension OpenIDProvider {
-    /// `POST /oauth/token`: `parameters` is the form body in order (repeats kept), `basic` the
+    /// `POST /oauth/token`: `parameters` is the form body in order (repeats kept), `query` the
+    /// URI's (read only for the Messages for Business client), `basic` the
     /// `Authorization: Basic` credentials when sent. Answers the token response's JSON object.
     public func token(
-        _ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?
+        _ parameters: [(name: String, value: String)], query: [(name: String, value: String)] = [],
+        basic: (id: String, secret: String)?
     ) async throws -> [String: JSONValue] {
-        let values = try Self.singleValues(parameters)
+        var values = try Self.singleValues(parameters)
+        if !query.isEmpty { values = try await withDeviceQuery(values, query: query, basic: basic) }
         let client = try await authenticateClient(values, basic: basic)
         switch values["grant_type"] {
         case nil:
@@ -28,6 +31,27 @@ extension OpenIDProvider {
         case let other?:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }
+    }
+
+    /// Seed 000: a Messages for Business device before iOS 15 puts the token request's
+    /// parameters in the URI. They are read for that client only (every other client's are the
+    /// form body's, RFC 6749 §3.2, and its URI's query is left alone); a parameter in both
+    /// places with two values is refused.
+    func withDeviceQuery(
+        _ values: [String: String], query: [(name: String, value: String)], basic: (id: String, secret: String)?
+    ) async throws -> [String: String] {
+        let extra = try Self.singleValues(query)
+        guard let id = basic?.id ?? values["client_id"] ?? extra["client_id"], id.utf8.count <= ClientRegistry.maximumIDLength,
+              try await store.client(id: id)?.messagesForBusiness == true
+        else { return values }
+        var merged = values
+        for (name, value) in extra {
+            if let other = merged[name], other != value {
+                throw OAuthError.invalidRequest("\(name.prefix(32)) is given twice, in the URI and in the body, with two values")
+            }
+            merged[name] = value
+        }
+        return merged
     }
 
     // MARK: Client authentication
@@ -67,15 +91,24 @@ extension OpenIDProvider {
         return client
     }
 
-    /// Refresh tokens go to confidential clients, and to public ones registered with `--refresh`.
-    static func getsRefreshTokens(_ client: ClientRecord) -> Bool { !client.isPublic || client.refresh }
+    /// Refresh tokens go to confidential clients, and to public ones registered with `--refresh`;
+    /// never to the Messages for Business client, whose secret the legacy message hands to
+    /// every customer's device.
+    static func getsRefreshTokens(_ client: ClientRecord) -> Bool {
+        !client.messagesForBusiness && (!client.isPublic || client.refresh)
+    }
 
     // MARK: authorization_code
 
     func redeemCode(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
         guard let code = values["code"] else { throw OAuthError.invalidRequest("code is missing") }
-        guard let redirectURI = values["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing") }
-        guard let verifier = values["code_verifier"] else { throw OAuthError.invalidRequest("code_verifier is missing (PKCE is required)") }
+        guard let redirectURI = values["redirect_uri"] ?? AuthorizationRequest.impliedRedirectURI(client) else {
+            throw OAuthError.invalidRequest("redirect_uri is missing")
+        }
+        let verifier = values["code_verifier"]
+        guard verifier != nil || client.messagesForBusiness else {
+            throw OAuthError.invalidRequest("code_verifier is missing (PKCE is required)")
+        }
         guard let bytes = Base64URL.decodeStrict(code), bytes.count == 32, let grant = try await store.grant(codeHash: Digest.sha256.hash(bytes)),
               grant.clientID == client.id
         else { throw OAuthError.invalidGrant("the code is not one this server issued to this client") }
@@ -87,10 +120,27 @@ extension OpenIDProvider {
         guard !grant.revoked else { throw OAuthError.invalidGrant("the code was revoked") }
         guard grant.codeExpiresAt > at else { throw OAuthError.invalidGrant("the code has expired") }
         guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
-        try Self.checkVerifier(verifier, challenge: grant.codeChallenge)
+        try Self.checkPKCE(verifier, grant: grant, client: client)
         try await checkSessionAlive(grant, at: at)
         let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", at: at)
-        return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+        let response = try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+        if client.messagesForBusiness, let mfb = messagesForBusiness, case .string(let accessToken)? = response["access_token"] {
+            try await mfb.bindAccessToken(accessToken, code: code, clientID: client.id, redirectURI: grant.redirectURI, at: at)
+        }
+        return response
+    }
+
+    /// RFC 7636 §4.6 for a code issued with a challenge; a code issued without one (only the
+    /// Messages for Business client's) takes no verifier.
+    static func checkPKCE(_ verifier: String?, grant: GrantRecord, client: ClientRecord) throws(OAuthError) {
+        guard !grant.codeChallenge.isEmpty else {
+            guard client.messagesForBusiness, verifier == nil else {
+                throw OAuthError.invalidGrant("the code was issued without a code_challenge")
+            }
+            return
+        }
+        guard let verifier else { throw OAuthError.invalidRequest("code_verifier is missing (PKCE is required)") }
+        try checkVerifier(verifier, challenge: grant.codeChallenge)
     }
 
     /// Spends the start of a grant (its code, or a device's approval) once, with the refresh

@@ -43,11 +43,16 @@ extension OpenIDProvider {
         idClaims["sid"] = .string(Self.sessionID(grant.sessionHash))
         if includeNonce, let nonce = grant.nonce { idClaims["nonce"] = .string(nonce) }
         idClaims["at_hash"] = .string(Self.leftHalfHash(accessToken))
-        let idToken = try JWS.sign(header: ["typ": .string("JWT"), "kid": .string(key.record.keyID)], claims: idClaims, key: key.privateKey, algorithm: algorithm)
         var response: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": .string("Bearer"), "expires_in": .integer(Int64(configuration.accessTokenTTL)),
-            "id_token": .string(idToken), "scope": .string(scopes.joined(separator: " ")),
+            "scope": .string(scopes.joined(separator: " ")),
         ]
+        // An ID token answers an OpenID Connect request; the Messages for Business device may
+        // ask by OAuth 2.0 alone (no `openid`), and gets none.
+        if grant.scopes.contains("openid") {
+            response["id_token"] = .string(
+                try JWS.sign(header: ["typ": .string("JWT"), "kid": .string(key.record.keyID)], claims: idClaims, key: key.privateKey, algorithm: algorithm))
+        }
         if let refreshToken { response["refresh_token"] = .string(Base64URL.encode(refreshToken)) }
         return response
     }

@@ -26,14 +26,19 @@ public final class OpenIDProvider: Sendable {
     let clientLimiter: RateLimiter
     /// Wrong user codes at `/device`, per client address and per account.
     let userCodeLimiter = RateLimiter(perMinute: OpenIDProvider.wrongUserCodesPerMinute)
+    /// Messages for Business (mfb.md), when on: its client's requests pass its key audit before
+    /// a code is issued, and the codes and access tokens they get are bound to its requests.
+    let messagesForBusiness: MfBSignIn?
     var store: any PasskeyStore { passkeys.store }
     var configuration: ServerConfiguration { passkeys.configuration }
 
     /// Starts listening to the passkey service's ended sessions (for back-channel logout).
     public init(
-        passkeys: PasskeySignIn, keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil
+        passkeys: PasskeySignIn, keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
+        messagesForBusiness: MfBSignIn? = nil
     ) {
         self.passkeys = passkeys
+        self.messagesForBusiness = messagesForBusiness
         self.keys = keys
         self.backChannel = backChannel
         self.logoutRetryDelays = passkeys.configuration.logoutRetryDelays
@@ -289,10 +294,24 @@ public final class OpenIDProvider: Sendable {
     // MARK: Codes
 
     /// A code (≥ 128 random bits; only its hash stored) on a new grant bound to the client, the
-    /// redirect URI, the PKCE challenge, the nonce, the session and the scopes.
+    /// redirect URI, the PKCE challenge, the nonce, the session and the scopes. For the
+    /// Messages for Business client, the key audit first: a key that is no pending request's
+    /// gets no code (a 400 page, never a redirect), and a code is bound to the request it passed.
     func issueCode(_ request: AuthorizationRequest, signedIn: SignedInUser, session: SessionRecord) async throws -> AuthorizationOutcome {
         let code = SecureRandom.bytes(32)
         let at = now()
+        if let parameters = request.messagesForBusiness {
+            guard let mfb = messagesForBusiness else {
+                return .shown(error: "invalid_client", description: "Messages for Business is not on at this server")
+            }
+            do {
+                try await mfb.bindCode(
+                    Base64URL.encode(code), parameters: parameters, userHandle: signedIn.user.handle, clientID: request.client.id,
+                    redirectURI: request.redirectURI, expiresAt: at.addingTimeInterval(Self.codeTTL))
+            } catch let refusal as APIError {
+                return .shown(error: refusal.code, description: refusal.message)
+            }
+        }
         let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
         let grant = GrantRecord(
             id: Base64URL.encode(SecureRandom.bytes(16)), clientID: request.client.id, userHandle: signedIn.user.handle,

@@ -2,7 +2,7 @@ internal import PasskeyJSON
 internal import PasskeyHTTPParsing
 public import Foundation
 public import PasskeyMfB
-public import PasskeyStorage
+internal import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyTelemetry
@@ -23,14 +23,14 @@ public struct MfBGatewayFailure: Error, Encodable, Sendable, Equatable {
 }
 
 /// Messages for Business sign-in (mfb.md), free of HTTP: the business's requests with their
-/// P-384 keys, the OAuth authorization and token endpoints whose sign-in is the passkey page,
-/// the public-key audit, and the decryption of the device's reply.
+/// P-384 keys, the public-key audit, and the decryption of the device's reply. Its OAuth
+/// provider is the server's OpenID provider: the client registered from the flags, whose
+/// authorization step runs the key audit here and binds the code it issues to the request.
 public final class MfBSignIn: Sendable {
     let passkeys: PasskeySignIn
     let clientID: String
     let clientSecret: String
-    /// SHA-256 of the client secret and of the api token, for comparisons in constant time.
-    let clientSecretHash: [UInt8]
+    /// SHA-256 of the api token, for comparisons in constant time.
     let apiTokenHash: [UInt8]
     /// SHA-256 of `--mfb-audit-token`: a third-party authentication provider's credential for
     /// the key audit (`POST /mfb/key-audits`); nil: no provider may call it.
@@ -46,8 +46,6 @@ public final class MfBSignIn: Sendable {
     let mspSecret: [UInt8]?
     /// How long `create` waits before each retry of a message the gateway may take later.
     let retryDelays: [TimeInterval]
-    /// An authorization code lives 60 s (mfb.md).
-    static let codeTTL: TimeInterval = 60
 
     var store: any PasskeyStore { passkeys.store }
 
@@ -63,7 +61,6 @@ public final class MfBSignIn: Sendable {
         self.passkeys = passkeys
         self.clientID = clientID
         self.clientSecret = secret
-        self.clientSecretHash = Digest.sha256.hash(Array(secret.utf8))
         self.apiTokenHash = Digest.sha256.hash(Array(token.utf8))
         self.auditTokenHash = c.mfbAuditToken.map { Digest.sha256.hash(Array($0.utf8)) }
         self.redirectURIs = c.mfbRedirectURIs
@@ -351,6 +348,8 @@ public final class MfBSignIn: Sendable {
                 try Self.check(outcome)
                 throw APIError.internalError
             }
+            // An authorization code (the iOS 16 message) has done its work: spent at the provider too.
+            try await spendProviderCode(plaintext)
             return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName)
         }
     }
@@ -388,63 +387,58 @@ public final class MfBSignIn: Sendable {
     static let unknownRequest = APIError(code: "not_found", message: "No request has this requestIdentifier, or it expired.")
     static let alreadyAnswered = APIError(code: "already_answered", message: "The request was answered already.")
 
-    // MARK: The OAuth provider
+    // MARK: The OAuth provider's part
 
-    /// Where the authorization endpoint sends the browser.
-    public enum Authorization: Sendable, Equatable {
-        /// To the sign-in page, which comes back to `returnPath` once signed in.
-        case signIn(returnPath: String)
-        /// Back to the client: `redirect_uri` with the code (or an OAuth error) and the state.
-        case redirect(String)
+    /// The Messages for Business client's scopes: what its messages may ask for (never
+    /// `offline_access`: it gets no refresh tokens).
+    public static let clientScopes = ["openid", "profile", "email", "groups", "passkey"]
+
+    /// Registers the Messages for Business client with the OpenID provider, as the flags
+    /// describe it (mfb.md: the business's OAuth provider is this server's, and its client is
+    /// one registered client). Runs at start-up, before the server listens.
+    public func registerClient() async throws {
+        do {
+            _ = try await ClientRegistry(store: store).registerMessagesForBusiness(
+                id: clientID, secret: clientSecret, redirectURIs: redirectURIs, scopes: Self.clientScopes, now: passkeys.now())
+        } catch let failure as ClientRegistry.Failure {
+            throw ServerStartupError(message: "--mfb-client-id: \(failure.description)")
+        }
     }
 
-    /// `GET|POST /mfb/authorize`. Order: client and redirect URI (never redirected to when
-    /// wrong), the response type, the session, then the key audit.
-    public func authorize(_ parameters: [String: String], session: SignedInUser?) async throws -> Authorization {
-        let redirectURI = try checkClient(parameters)
-        let state = parameters["state"]
-        guard parameters["response_type"] == "code" else {
-            return .redirect(Self.appending(["error": "unsupported_response_type", "state": state], to: redirectURI))
-        }
-        guard let session else {
-            return .signIn(returnPath: "/mfb/authorize?" + Self.sortedForm(parameters))
-        }
-        let request = try await auditKey(parameters, session: session)
-        let code = Base64URL.encode(SecureRandom.bytes(32))
+    /// The key audit at the provider's authorization endpoint, for a request of the Messages
+    /// for Business client from a signed-in user: the key must be a pending request's (and the
+    /// device's `userHandle` the one bound to it), or no code is issued (`mfb_key_mismatch`,
+    /// with an event on the user's account). On success the code is bound to that request, so
+    /// that it, or the access token it is exchanged for, answers that request and no other.
+    func bindCode(
+        _ code: String, parameters: AuthorizationRequest.MfBParameters, userHandle: [UInt8], clientID: String, redirectURI: String,
+        expiresAt: Date
+    ) async throws {
+        let request = try await audit(key: parameters.responseEncryptionKey, deviceUser: parameters.userHandle ?? "", eventUser: userHandle)
         let grant = MfBGrantRecord(
-            hash: Digest.sha256.hash(Array(code.utf8)), kind: .code, requestID: request.id, userHandle: session.user.handle,
-            clientID: clientID, redirectURI: redirectURI, expiresAt: passkeys.now().addingTimeInterval(Self.codeTTL))
+            hash: Digest.sha256.hash(Array(code.utf8)), kind: .code, requestID: request.id, userHandle: userHandle, clientID: clientID,
+            redirectURI: redirectURI, expiresAt: expiresAt)
         guard try await store.insertMfBGrant(grant, now: passkeys.now()) else { throw Self.keyMismatch }
-        return .redirect(Self.appending(["code": code, "state": state], to: redirectURI))
     }
 
-    /// `client_id` must be ours and `redirect_uri` one configured (exactly; omitted only when
-    /// one is configured): the redirect URI to use.
-    func checkClient(_ parameters: [String: String]) throws -> String {
-        guard let presented = parameters["client_id"], constantTimeEquals(Array(presented.utf8), Array(clientID.utf8)) else {
-            throw APIError.invalidRequest("client_id is not this server's Messages for Business client.")
-        }
-        return try redirectURI(parameters["redirect_uri"])
+    /// The provider's token endpoint exchanged a code of the Messages for Business client: the
+    /// access token takes the code's place as what may answer its request (the legacy message,
+    /// whose device returns the access token). A code whose request was answered or expired
+    /// meanwhile binds nothing.
+    func bindAccessToken(_ accessToken: String, code: String, clientID: String, redirectURI: String, at: Date) async throws {
+        _ = try await store.exchangeMfBCode(
+            hash: Digest.sha256.hash(Array(code.utf8)), clientID: clientID, redirectURI: redirectURI, now: at,
+            accessTokenHash: Digest.sha256.hash(Array(accessToken.utf8)),
+            accessTokenExpiresAt: at.addingTimeInterval(passkeys.configuration.accessTokenTTL))
     }
 
-    /// The presented `redirect_uri` when configured, or the only configured one when omitted.
-    func redirectURI(_ presented: String?) throws -> String {
-        if let redirect = presented {
-            guard redirectURIs.contains(redirect) else {
-                throw APIError.invalidRequest("redirect_uri is not one of the configured redirect URIs.")
-            }
-            return redirect
-        }
-        guard redirectURIs.count == 1, let only = redirectURIs.first else {
-            throw APIError.invalidRequest("redirect_uri is required when more than one is configured.")
-        }
-        return only
-    }
-
-    /// "Validate the Public Key" at this server's own authorization endpoint: the audit below,
-    /// its event on the signed-in account.
-    func auditKey(_ parameters: [String: String], session: SignedInUser) async throws -> MfBRequestRecord {
-        try await audit(key: parameters["responseEncryptionKey"], deviceUser: parameters["userHandle"] ?? "", eventUser: session.user.handle)
+    /// A code that answered its request (the iOS 16 message) is spent at the provider too: it
+    /// can no longer be exchanged for tokens.
+    func spendProviderCode(_ plaintext: [UInt8]) async throws {
+        guard let bytes = Base64URL.decodeStrict(String(decoding: plaintext, as: UTF8.self)), bytes.count == 32,
+              let grant = try await store.grant(codeHash: Digest.sha256.hash(bytes)), grant.clientID == clientID
+        else { return }
+        _ = try await store.revokeGrant(id: grant.id, event: nil)
     }
 
     /// A third-party provider's credential for `POST /mfb/key-audits`, in constant time.
@@ -497,35 +491,6 @@ public final class MfBSignIn: Sendable {
         code: "mfb_key_mismatch",
         message: "responseEncryptionKey and userHandle are not those of a pending request made here; no code is issued.")
 
-    /// `POST /mfb/token` (RFC 6749 §4.1.3): the code for an access token bound to the same
-    /// request. Client authentication by `client_secret` in the form or HTTP Basic.
-    public func token(_ parameters: [String: String], basic: (id: String, secret: String)?) async throws -> MfBTokenResponse {
-        let presentedID = basic?.id ?? parameters["client_id"]
-        let presentedSecret = basic?.secret ?? parameters["client_secret"]
-        guard let presentedID, let presentedSecret,
-              constantTimeEquals(Array(presentedID.utf8), Array(clientID.utf8)),
-              constantTimeEquals(Digest.sha256.hash(Array(presentedSecret.utf8)), clientSecretHash)
-        else {
-            throw OAuthError.invalidClient("Client authentication failed.", basic: true)
-        }
-        guard let grantType = parameters["grant_type"] else { throw OAuthError("invalid_request", "grant_type is required.") }
-        guard grantType == "authorization_code" else {
-            throw OAuthError("unsupported_grant_type", "Only authorization_code is supported.")
-        }
-        guard let code = parameters["code"] else { throw OAuthError("invalid_request", "code is required.") }
-        let redirectURI = try? redirectURI(parameters["redirect_uri"])
-        let now = passkeys.now()
-        let accessToken = Base64URL.encode(SecureRandom.bytes(32))
-        guard let redirectURI, code.utf8.count <= 128,
-              try await store.exchangeMfBCode(
-                hash: Digest.sha256.hash(Array(code.utf8)), clientID: clientID, redirectURI: redirectURI, now: now,
-                accessTokenHash: Digest.sha256.hash(Array(accessToken.utf8)), accessTokenExpiresAt: now.addingTimeInterval(requestTTL))
-        else {
-            throw OAuthError("invalid_grant", "The code is unknown, spent, expired, or issued to another redirect_uri.")
-        }
-        return MfBTokenResponse(accessToken: accessToken, tokenType: "Bearer", expiresIn: Int(requestTTL))
-    }
-
     // MARK: Helpers
 
     /// RFC 6749 scope-token: %x21 / %x23-5B / %x5D-7E.
@@ -540,22 +505,6 @@ public final class MfBSignIn: Sendable {
         else {
             throw APIError.invalidRequest("\(field) must be 1 to \(limit) bytes without control characters.")
         }
-    }
-
-    /// The parameters given a value, in the order of their names.
-    static func sortedPairs(_ parameters: [String: String?]) -> [(name: String, value: String)] {
-        parameters.compactMapValues { $0 }.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-    }
-
-    /// `application/x-www-form-urlencoded`, keys sorted.
-    static func sortedForm(_ parameters: [String: String]) -> String {
-        FormURLEncoded.encode(sortedPairs(parameters.mapValues { $0 }))
-    }
-
-    /// The redirect URI with the answer's parameters, in the order of their names, added to
-    /// its query.
-    static func appending(_ parameters: [String: String?], to uri: String) -> String {
-        FormURLEncoded.appending(sortedPairs(parameters), to: uri)
     }
 }
 
@@ -610,17 +559,4 @@ public struct MfBReplyAnswer: Encodable, Sendable {
 public struct MfBKeyAuditAnswer: Encodable, Sendable {
     public let valid: Bool
     public let requestIdentifier: String
-}
-
-public struct MfBTokenResponse: Encodable, Sendable {
-
-    enum CodingKeys: String, CodingKey {
-
-        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in"
-
-    }
-
-    public let accessToken: String
-    public let tokenType: String
-    public let expiresIn: Int
 }

@@ -21,11 +21,8 @@ extension Routes {
         router.get("/.well-known/openid-configuration") { _, _ in
             Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
         }
+        registerAuthorizationEndpoint("/oauth/authorize", on: router)
         for method: HTTPRequest.Method in [.get, .post] {
-            router.on("/oauth/authorize", method: method) { request, _ in
-                guard let parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
-                return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
-            }
             // RP-initiated logout; a POST may also be the confirmation page's answer (`confirm`).
             router.on("/oauth/logout", method: method) { request, _ in
                 guard var parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
@@ -49,11 +46,7 @@ extension Routes {
             if let hint = held.loginHint { body["login_hint"] = .string(hint) }
             return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()))
         }
-        router.post("/oauth/token") { request, _ in
-            try await Self.oauth(request) { parameters in
-                try await openID.token(parameters, basic: Self.basicCredentials(request))
-            }
-        }
+        registerTokenEndpoint("/oauth/token", on: router)
         router.post("/oauth/par") { request, _ in
             var response = try await Self.oauth(request) { parameters in
                 try await openID.pushAuthorizationRequest(parameters, basic: Self.basicCredentials(request))
@@ -119,6 +112,31 @@ extension Routes {
         }
         router.post("/oauth/userinfo") { request, _ in
             try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
+        }
+    }
+
+    /// The authorization endpoint (GET and POST) at `path`.
+    func registerAuthorizationEndpoint(_ path: RouterPath, on router: Router<Context>) {
+        for method: HTTPRequest.Method in [.get, .post] {
+            router.on(path, method: method) { request, _ in
+                guard let parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
+                return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
+            }
+        }
+    }
+
+    /// The token endpoint at `path`. The URI's query is passed on: the provider reads it for
+    /// the Messages for Business client only (seed 000's devices before iOS 15 put the
+    /// parameters there).
+    func registerTokenEndpoint(_ path: RouterPath, on router: Router<Context>) {
+        router.post(path) { request, _ in
+            try await Self.oauth(request) { parameters in
+                let text = request.uri.query ?? ""
+                guard let query = text.isEmpty ? [] : try? FormURLEncoded.pairs(text) else {
+                    throw OAuthError("invalid_request", "the URI's query is not valid percent-encoded UTF-8")
+                }
+                return try await openID.token(parameters, query: query, basic: Self.basicCredentials(request))
+            }
         }
     }
 
