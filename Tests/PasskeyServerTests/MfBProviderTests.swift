@@ -170,4 +170,20 @@ import Testing
             }
         }
     }
+
+    /// A Messages for Business client left in the registry after MfB was turned off gets no
+    /// code and no waiver: without the key audit there is nothing to bind a code to.
+    @Test func theClientIsRefusedWhenMessagesForBusinessIsOff() async throws {
+        try await withServer { server, ceremonies, _ in
+            _ = try await ClientRegistry(store: server.app.store).registerMessagesForBusiness(
+                id: "left-over", secret: "s", redirectURIs: [MfBTests.redirectURI], scopes: MfBSignIn.clientScopes, now: server.clock.now())
+            let (session, _, _) = try await TestRelyingParty.signedIn(ceremonies)
+            let rp = TestRelyingParty(server: server, clientID: "left-over", secret: "s")
+            let refused = try await rp.authorize([
+                ("response_type", "code"), ("client_id", "left-over"), ("redirect_uri", MfBTests.redirectURI), ("scope", "profile"),
+                ("state", "s"), ("responseEncryptionKey", "AAAA"), ("userHandle", "u"),
+            ], session: session)
+            #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_client" && refused.header("Location") == nil)
+        }
+    }
 }

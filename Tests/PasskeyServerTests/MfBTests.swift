@@ -179,6 +179,8 @@ import Testing
             #expect(token.json["token_type"] as? String == "Bearer")
             let accessToken = try #require(token.json["access_token"] as? String)
             #expect((token.json["expires_in"] as? Int ?? 0) > 0)
+            // An OAuth 2.0 request (no openid): no ID token; and never a refresh token.
+            #expect(token.json["id_token"] == nil && token.json["refresh_token"] == nil)
             // The code is single-use.
             #expect(try await business.token(code: code).json["error"] as? String == "invalid_grant")
 
