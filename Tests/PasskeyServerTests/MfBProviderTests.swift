@@ -68,6 +68,10 @@ import Testing
             #expect(try await rp.verified(accessToken, typ: "at+jwt")["client_id"] == .string(MfBTests.clientID))
             let answered = try await business.respond(id: id, key: key, plaintext: accessToken)
             #expect(answered.status == 200 && answered.json["user_name"] as? String == "lena", "\(String(decoding: answered.body, as: UTF8.self))")
+            // The business learns the account's subject, the one the provider's ID token names.
+            let sub = try #require(claims["sub"])
+            #expect(answered.json["sub"] as? String == sub.stringValue)
+            #expect(try await business.call("GET", "/mfb/requests/\(id)").json["sub"] as? String == sub.stringValue)
         }
     }
 

@@ -292,7 +292,10 @@ public final class MfBSignIn: Sendable {
         status.gatewayStatus = request.gatewayStatus
         switch request.status {
         case "authenticated":
-            if let handle = request.userHandle { status.userName = try await store.user(handle: handle)?.name }
+            if let handle = request.userHandle {
+                status.userName = try await store.user(handle: handle)?.name
+                status.sub = OpenIDProvider.subject(handle)
+            }
         case "failed":
             status.errors = request.errors.flatMap { try? JSONDecoder().decode([MfBReply.DeviceError].self, from: Data($0.utf8)) } ?? []
         default:
@@ -350,7 +353,10 @@ public final class MfBSignIn: Sendable {
             }
             // An authorization code (the iOS 16 message) has done its work: spent at the provider too.
             try await spendProviderCode(plaintext)
-            return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName)
+            // The account's subject, as the provider's tokens name it: the business can match the
+            // sign-in to an ID token of the same person.
+            let sub = try await store.mfbRequest(id: reply.requestIdentifier)?.userHandle.map(OpenIDProvider.subject)
+            return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName, sub: sub)
         }
     }
 
@@ -529,7 +535,7 @@ public struct MfBRequestStatus: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
 
-        case requestIdentifier, status, userName = "user_name", errors, gatewayMessageId = "gateway_message_id"
+        case requestIdentifier, status, userName = "user_name", sub, errors, gatewayMessageId = "gateway_message_id"
         case gatewayStatus = "gateway_status"
 
     }
@@ -537,6 +543,8 @@ public struct MfBRequestStatus: Encodable, Sendable {
     public let requestIdentifier: String
     public var status: String
     public var userName: String?
+    /// The OpenID provider's `sub` of the account that signed in.
+    public var sub: String?
     public var errors: [MfBReply.DeviceError]?
     public var gatewayMessageId: String?
     public var gatewayStatus: Int?
@@ -546,13 +554,15 @@ public struct MfBReplyAnswer: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
 
-        case requestIdentifier, status, userName = "user_name", errors
+        case requestIdentifier, status, userName = "user_name", sub, errors
 
     }
 
     public let requestIdentifier: String
     public let status: String
     public var userName: String?
+    /// The OpenID provider's `sub` of the account that signed in.
+    public var sub: String?
     public var errors: [MfBReply.DeviceError]?
 }
 
