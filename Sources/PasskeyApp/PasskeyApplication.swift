@@ -271,9 +271,13 @@ struct SweeperService: Service {
     }
 }
 
-/// Seals new audit events into the chain every second (PostgreSQL links them after their
+/// Seals new audit events into the chain every `interval` (PostgreSQL links them after their
 /// commit, so that no commit waits for another's; on SQLite there is never anything to seal).
+/// A round that finds nothing to seal only reads an index: an idle server writes nothing. (At
+/// 100 ms instead of 1 s the window before sealing shrinks tenfold, but an idle server then
+/// spends about 9 ms of CPU a second on the checks, and PostgreSQL 4 ms.)
 struct AuditSealerService: Service {
+    static let interval = Duration.seconds(1)
     let store: any PasskeyStore
     let logger: Logger
 
@@ -286,7 +290,7 @@ struct AuditSealerService: Service {
             } catch {
                 logger.error("sealing audit events into the chain failed", metadata: ["error": "\(error)"])
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
         }
     }
 }

@@ -161,6 +161,43 @@ struct PostgresTests {
         }
     }
 
+    @Test("a seal with nothing to seal takes no lock (an idle server writes nothing), and one with events waits for the head",
+          .enabled(if: TestPostgres.isAvailable))
+    func idleSealTakesNoLock() async throws {
+        try await TestPostgres.withDatabase { url in
+            let location = try PostgresLocation(url: url)
+            let store = try await PostgresPasskeyStore(location: location, timeout: testTimeout, logger: quietLogger)
+            // Gives up after 5 s, where `store` would wait for as long as the lock is held.
+            let impatient = try await PostgresPasskeyStore(location: location, timeout: .seconds(5), logger: quietLogger)
+            // Another session holds the chain's head row until it is ended below.
+            let holder = Task {
+                try await TestPostgres.query(
+                    url, "WITH held AS MATERIALIZED (SELECT head_seq FROM audit_chain WHERE id = 1 FOR UPDATE) SELECT pg_sleep(60)::text FROM held",
+                    as: String.self)
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            // Nothing to seal: answered although the head is locked.
+            #expect(try await impatient.sealAuditChain() == 0)
+            // Something to seal: the seal waits for the head.
+            try await store.insertEvent(AuditEvent(userHandle: [], type: "test", at: Fixture.date(), ip: nil, userAgent: nil, details: [:]))
+            await #expect(throws: StoreError.self) { _ = try await impatient.sealAuditChain() }
+            _ = try await TestPostgres.query(
+                url, "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
+                as: String.self)
+            _ = try? await holder.value
+            // Sealed once the head is free: by this seal, or by the abandoned one that gave up.
+            var chained = 0
+            for _ in 0..<20 where chained == 0 {
+                _ = try await store.sealAuditChain()
+                chained = try await store.chainedEvents(after: 0, limit: 10).count
+                if chained == 0 { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect(chained == 1)
+            await impatient.close()
+            await store.close()
+        }
+    }
+
     @Test("two instances sweeping at once: every expired row is deleted once, none twice", .enabled(if: TestPostgres.isAvailable))
     func concurrentSweeps() async throws {
         try await withTwoStores(.postgres) { first, second in
