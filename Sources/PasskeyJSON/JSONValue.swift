@@ -20,16 +20,12 @@ public indirect enum JSONValue: Sendable, Equatable, Codable {
         public let description: String
     }
 
-    /// Parses `bytes` as one strict JSON text (`StrictJSON.validate` first: a member repeated in
-    /// one object, a byte order mark, invalid UTF-8, a number a double cannot hold or nesting
-    /// deeper than 32 is refused before Foundation sees it); nil for anything else.
+    /// Parses `bytes` as one strict JSON text (a member repeated in one object, a byte order
+    /// mark, invalid UTF-8, a number a double cannot hold or nesting deeper than 32 is refused);
+    /// nil for anything else. One pass (`StrictJSON.parse`): the checks and the value together,
+    /// where the check and then Foundation's decoder read the bytes twice.
     public static func strict(_ bytes: [UInt8]) -> JSONValue? {
-        do {
-            try StrictJSON.validate(bytes)
-            return try JSONValue(parsing: bytes)
-        } catch {
-            return nil
-        }
+        try? StrictJSON.parse(bytes)
     }
 
     /// `strict(bytes)` when it is an object; nil for anything else.

@@ -15,26 +15,45 @@ public enum StrictJSON {
     }
 
     public static func validate(_ bytes: [UInt8]) throws(Refusal) {
+        _ = try run(bytes, building: false)
+    }
+
+    /// The checks of `validate` and the value, in one pass over the bytes: what
+    /// `JSONValue(parsing:)` gives for the same text (numbers as it reads them: an integer when
+    /// the number is one an Int64 holds exactly, else a double), without a second parse by
+    /// Foundation.
+    public static func parse(_ bytes: [UInt8]) throws(Refusal) -> JSONValue {
+        try run(bytes, building: true)
+    }
+
+    private static func run(_ bytes: [UInt8], building: Bool) throws(Refusal) -> JSONValue {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw Refusal(reason: "JSON must not start with a byte order mark")
         }
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw Refusal(reason: "JSON is not valid UTF-8")
         }
-        var parser = Parser(bytes: bytes)
+        var parser = Parser(bytes: bytes, building: building)
         try parser.skipWhitespace()
-        try parser.value(depth: 1)
+        let value = try parser.value(depth: 1)
         try parser.skipWhitespace()
         guard parser.index == bytes.count else {
             throw Refusal(reason: "bytes after the JSON value at offset \(parser.index)")
         }
+        return value
     }
 
+    /// Checks, and with `building` also makes the value (without it every value is `.null`,
+    /// and nothing is allocated but member names).
     private struct Parser {
         let bytes: [UInt8]
+        let building: Bool
         var index = 0
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: [UInt8], building: Bool) {
+            self.bytes = bytes
+            self.building = building
+        }
 
         func fail(_ reason: String) -> Refusal {
             Refusal(reason: "\(reason) at offset \(index)")
@@ -53,19 +72,40 @@ public enum StrictJSON {
             index += 1
         }
 
-        mutating func value(depth: Int) throws(Refusal) {
+        mutating func value(depth: Int) throws(Refusal) -> JSONValue {
             guard depth <= StrictJSON.maximumDepth else { throw fail("nesting deeper than \(StrictJSON.maximumDepth)") }
             guard let byte = current else { throw fail("unexpected end of JSON") }
             switch byte {
-            case UInt8(ascii: "{"): try object(depth: depth)
-            case UInt8(ascii: "["): try array(depth: depth)
-            case UInt8(ascii: "\""): _ = try string(collecting: false)
-            case UInt8(ascii: "t"): try literal("true")
-            case UInt8(ascii: "f"): try literal("false")
-            case UInt8(ascii: "n"): try literal("null")
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return try stringValue()
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw fail("unexpected character")
             }
+        }
+
+        /// A string value: checked; with `building`, its text, read straight from the bytes
+        /// when it has no escape.
+        mutating func stringValue() throws(Refusal) -> JSONValue {
+            let start = index
+            _ = try string(collecting: false)
+            guard building else { return .null }
+            let body = bytes[(start + 1)..<(index - 1)]
+            guard body.contains(UInt8(ascii: "\\")) else { return .string(String(decoding: body, as: UTF8.self)) }
+            let end = index
+            index = start
+            let units = try string(collecting: true)
+            index = end
+            return .string(String(decoding: units, as: UTF16.self))
         }
 
         mutating func literal(_ word: String) throws(Refusal) {
@@ -76,14 +116,15 @@ public enum StrictJSON {
             index += expected.count
         }
 
-        mutating func object(depth: Int) throws(Refusal) {
+        mutating func object(depth: Int) throws(Refusal) -> JSONValue {
             try expect(UInt8(ascii: "{"))
             try skipWhitespace()
             if current == UInt8(ascii: "}") {
                 index += 1
-                return
+                return building ? .object([:]) : .null
             }
             var names = Set<[UInt16]>()
+            var members: [String: JSONValue] = [:]
             while true {
                 try skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -92,11 +133,17 @@ public enum StrictJSON {
                 try skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 try skipWhitespace()
-                try value(depth: depth + 1)
+                let member = try value(depth: depth + 1)
+                // Two names that differ in UTF-16 but are one Swift string (canonically
+                // equivalent) keep the first value, as Foundation's decoder does.
+                if building {
+                    let key = String(decoding: name, as: UTF16.self)
+                    if members[key] == nil { members[key] = member }
+                }
                 try skipWhitespace()
                 guard let byte = current else { throw fail("unterminated object") }
                 index += 1
-                if byte == UInt8(ascii: "}") { return }
+                if byte == UInt8(ascii: "}") { return building ? .object(members) : .null }
                 guard byte == UInt8(ascii: ",") else {
                     index -= 1
                     throw fail("expected ',' or '}'")
@@ -104,20 +151,22 @@ public enum StrictJSON {
             }
         }
 
-        mutating func array(depth: Int) throws(Refusal) {
+        mutating func array(depth: Int) throws(Refusal) -> JSONValue {
             try expect(UInt8(ascii: "["))
             try skipWhitespace()
             if current == UInt8(ascii: "]") {
                 index += 1
-                return
+                return building ? .array([]) : .null
             }
+            var items: [JSONValue] = []
             while true {
                 try skipWhitespace()
-                try value(depth: depth + 1)
+                let item = try value(depth: depth + 1)
+                if building { items.append(item) }
                 try skipWhitespace()
                 guard let byte = current else { throw fail("unterminated array") }
                 index += 1
-                if byte == UInt8(ascii: "]") { return }
+                if byte == UInt8(ascii: "]") { return building ? .array(items) : .null }
                 guard byte == UInt8(ascii: ",") else {
                     index -= 1
                     throw fail("expected ',' or ']'")
@@ -204,11 +253,19 @@ public enum StrictJSON {
 
         /// A number of RFC 8259 §6's grammar whose value a double can hold (§6: beyond that,
         /// parsers disagree; Foundation refuses `1e999`, so the checker does too).
-        mutating func number() throws(Refusal) {
+        /// With `building`, read as `JSONValue(parsing:)` reads it: digits alone are an integer
+        /// when an Int64 holds them, else a double. A number with a fraction or an exponent
+        /// (rare in what the server reads) is handed to Foundation on its own, whose reading of
+        /// those is its own (`1.0` and `1e2` are integers, `9007199254740993.5` is …993).
+        mutating func number() throws(Refusal) -> JSONValue {
             let start = index
             try numberSyntax()
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+            guard building else { return .null }
+            let plain = !bytes[start..<index].contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            if plain { return Int64(text).map(JSONValue.integer) ?? .double(value) }
+            return (try? JSONValue(parsing: bytes[start..<index])) ?? .double(value)
         }
 
         mutating func numberSyntax() throws(Refusal) {

@@ -7,12 +7,18 @@ import PasskeyCore
 ///
 /// Consistency check: what the strict checker accepts, Foundation parses too (the checker may
 /// refuse more, never less); and it never accepts a body with a repeated member name at the top
-/// level, which Foundation would silently collapse.
+/// level, which Foundation would silently collapse. The one-pass parser refuses exactly what the
+/// checker refuses and gives Foundation's value for the rest.
 enum StrictJSONTarget {
     static func run(_ bytes: [UInt8]) {
-        guard attempt("strict JSON", { try StrictJSON.validate(bytes) }) != nil else { return }
+        let onePass = try? StrictJSON.parse(bytes)
+        guard attempt("strict JSON", { try StrictJSON.validate(bytes) }) != nil else {
+            expect(onePass == nil, "StrictJSON.parse accepted what StrictJSON.validate refuses")
+            return
+        }
         let parsed = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         expect(parsed != nil, "StrictJSON accepted what Foundation cannot parse")
+        expect(onePass != nil && onePass == (try? JSONValue(parsing: bytes)), "StrictJSON.parse differs from Foundation's value")
         _ = attempt("clientDataJSON", { try CollectedClientData(bytes: bytes) })
     }
 }
