@@ -41,7 +41,7 @@ import Testing
 
     @Test func parseGivesFoundationsValueAndRefusesWhatValidateRefuses() throws {
         var compared = 0
-        for bytes in try Self.corpus() + Self.edges.map { Array($0.utf8) } {
+        for bytes in try Self.corpus() + Self.edges.map({ Array($0.utf8) }) {
             let parsed = try? StrictJSON.parse(bytes)
             guard (try? StrictJSON.validate(bytes)) != nil else {
                 #expect(parsed == nil, "\(String(decoding: bytes.prefix(80), as: UTF8.self))")

@@ -169,30 +169,41 @@ struct PostgresTests {
             let store = try await PostgresPasskeyStore(location: location, timeout: testTimeout, logger: quietLogger)
             // Gives up after 5 s, where `store` would wait for as long as the lock is held.
             let impatient = try await PostgresPasskeyStore(location: location, timeout: .seconds(5), logger: quietLogger)
-            // Another session holds the chain's head row until it is ended below.
+            // Another session holds the chain's head row until it is ended (30 s at most).
             let holder = Task {
                 try await TestPostgres.query(
-                    url, "WITH held AS MATERIALIZED (SELECT head_seq FROM audit_chain WHERE id = 1 FOR UPDATE) SELECT pg_sleep(60)::text FROM held",
+                    url, "WITH held AS MATERIALIZED (SELECT head_seq FROM audit_chain WHERE id = 1 FOR UPDATE) SELECT pg_sleep(30)::text FROM held",
                     as: String.self)
             }
-            try await Task.sleep(for: .milliseconds(500))
-            // Nothing to seal: answered although the head is locked.
-            #expect(try await impatient.sealAuditChain() == 0)
-            // Something to seal: the seal waits for the head.
-            try await store.insertEvent(AuditEvent(userHandle: [], type: "test", at: Fixture.date(), ip: nil, userAgent: nil, details: [:]))
-            await #expect(throws: StoreError.self) { _ = try await impatient.sealAuditChain() }
-            _ = try await TestPostgres.query(
-                url, "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()",
-                as: String.self)
-            _ = try? await holder.value
-            // Sealed once the head is free: by this seal, or by the abandoned one that gave up.
-            var chained = 0
-            for _ in 0..<20 where chained == 0 {
-                _ = try await store.sealAuditChain()
-                chained = try await store.chainedEvents(after: 0, limit: 10).count
-                if chained == 0 { try await Task.sleep(for: .milliseconds(250)) }
+            // Ends the holder, also when a check below throws, so that no lock outlives the test.
+            func release() async {
+                _ = try? await TestPostgres.query(
+                    url, "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)::text FROM held%' AND pid <> pg_backend_pid()",
+                    as: String.self)
+                _ = try? await holder.value
             }
-            #expect(chained == 1)
+            do {
+                try await Task.sleep(for: .milliseconds(500))
+                // Nothing to seal: answered although the head is locked.
+                #expect(try await impatient.sealAuditChain() == 0)
+                // Something to seal: the seal waits for the head.
+                try await store.insertEvent(AuditEvent(userHandle: [], type: "test", at: Fixture.date(), ip: nil, userAgent: nil, details: [:]))
+                await #expect(throws: StoreError.self) { _ = try await impatient.sealAuditChain() }
+                await release()
+                // Sealed once the head is free: by this seal, or by the abandoned one that gave up.
+                var chained = 0
+                for _ in 0..<20 where chained == 0 {
+                    _ = try await store.sealAuditChain()
+                    chained = try await store.chainedEvents(after: 0, limit: 10).count
+                    if chained == 0 { try await Task.sleep(for: .milliseconds(250)) }
+                }
+                #expect(chained == 1)
+            } catch {
+                await release()
+                await impatient.close()
+                await store.close()
+                throw error
+            }
             await impatient.close()
             await store.close()
         }
