@@ -20,23 +20,6 @@ public enum FormURLEncoded {
         public let description: String
     }
 
-    /// Every parameter (RFC 6749 §3.1), each at most once; one without a value counts as
-    /// omitted. `Invalid` for bad percent-encoding or a repeated name.
-    public static func parameters(_ text: String) throws(Invalid) -> [String: String] {
-        var parameters: [String: String] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "" else {
-                throw Invalid(description: "The parameters are not valid percent-encoded UTF-8.")
-            }
-            guard !value.isEmpty else { continue }
-            guard parameters.updateValue(value, forKey: name) == nil else {
-                throw Invalid(description: "The parameter \(name) is given more than once.")
-            }
-        }
-        return parameters
-    }
-
     /// Every parameter in order, repeats kept (the caller decides what a repeat means); one
     /// without a value counts as omitted (RFC 6749 §3.1). `Invalid` for bad percent-encoding.
     public static func pairs(_ text: String) throws(Invalid) -> [(name: String, value: String)] {

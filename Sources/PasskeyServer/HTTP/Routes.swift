@@ -96,11 +96,6 @@ struct Routes: Sendable {
         return response
     }
 
-    /// Form parameters (RFC 6749 §3.1); `invalid_request` when they cannot be read.
-    static func formParameters(_ text: String) throws -> [String: String] {
-        do { return try FormURLEncoded.parameters(text) } catch { throw APIError.invalidRequest(error.description) }
-    }
-
     /// A query parameter decoded as application/x-www-form-urlencoded (`+` is a space).
     static func query(_ name: String, _ request: Request) throws -> String? {
         guard let query = request.uri.query else { return nil }
