@@ -324,7 +324,8 @@ import Testing
             let code2 = try #require(Business.code(try await business.authorize(key: key2, session: session, state: "s-2")))
             let viaBasic = try await business.token(code: code2, basic: true)
             #expect(viaBasic.status == 200 && viaBasic.json["token_type"] as? String == "Bearer", "\(String(decoding: viaBasic.body, as: UTF8.self))")
-            #expect(viaBasic.header("Cache-Control") == "no-store")
+            #expect(viaBasic.header("Cache-Control") == "no-store" && viaBasic.header("Pragma") == "no-cache")
+            #expect(wrongSecret.header("Pragma") == "no-cache")
         }
     }
 

@@ -127,16 +127,19 @@ extension Routes {
 
     /// The token endpoint at `path`. The URI's query is passed on: the provider reads it for
     /// the Messages for Business client only (seed 000's devices before iOS 15 put the
-    /// parameters there).
+    /// parameters there). RFC 6749 §5.1: besides `Cache-Control: no-store`, `Pragma: no-cache`
+    /// on every answer, tokens and errors alike.
     func registerTokenEndpoint(_ path: RouterPath, on router: Router<Context>) {
         router.post(path) { request, _ in
-            try await Self.oauth(request) { parameters in
+            var response = try await Self.oauth(request) { parameters in
                 let text = request.uri.query ?? ""
                 guard let query = text.isEmpty ? [] : try? FormURLEncoded.pairs(text) else {
                     throw OAuthError("invalid_request", "the URI's query is not valid percent-encoded UTF-8")
                 }
                 return try await openID.token(parameters, query: query, basic: Self.basicCredentials(request))
             }
+            response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+            return response
         }
     }
 
