@@ -122,7 +122,7 @@ extension PostgresPasskeyStore {
             var event = signedIn
             event.userHandle = Array(handle.readableBytesView)
             try await Self.insert(db, try EventRow(event))
-            return .authenticated(userName: name)
+            return .authenticated(userName: name, userHandle: event.userHandle)
         }
     }
 

@@ -94,7 +94,7 @@ extension SQLitePasskeyStore {
             var event = signedIn
             event.userHandle = userHandle
             try Self.insertEvent(db, try event.insertArguments())
-            return .authenticated(userName: name)
+            return .authenticated(userName: name, userHandle: userHandle)
         }
     }
 

@@ -75,8 +75,8 @@ public struct MfBGrantRecord: Sendable, Equatable {
 
 /// What the device's reply did to its request.
 public enum MfBReplyOutcome: Sendable, Equatable {
-    /// Authenticated: the grant is spent, the key deleted; the account's name.
-    case authenticated(userName: String)
+    /// Authenticated: the grant is spent, the key deleted; the account's name and handle.
+    case authenticated(userName: String, userHandle: [UInt8])
     /// Failed: the errors are recorded, the key deleted.
     case failed
     /// No such request, or it expired: nothing changed.

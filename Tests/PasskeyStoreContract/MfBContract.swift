@@ -80,7 +80,7 @@ struct MfBContract {
             #expect(try await !exchange(at: 4))
             // The token answers the request, for the code's account.
             let outcome = try await store.completeMfBRequest(id: request.id, grantHash: token, now: Fixture.date(5), signedIn: Self.event("mfb_signed_in"))
-            #expect(outcome == .authenticated(userName: "mfb-ana"))
+            #expect(outcome == .authenticated(userName: "mfb-ana", userHandle: user.handle))
             let done = try #require(try await store.mfbRequest(id: request.id))
             #expect(done.status == "authenticated" && done.userHandle == user.handle && done.privateKey == nil)
             #expect(try await store.events(userHandle: user.handle, before: nil, limit: 10).map(\.type).contains("mfb_signed_in"))

@@ -347,7 +347,7 @@ public final class MfBSignIn: Sendable {
             let event = passkeys.event([], "sign_in", at: now, ["method": "mfb", "request": reply.requestIdentifier])
             let outcome = try await store.completeMfBRequest(
                 id: reply.requestIdentifier, grantHash: Digest.sha256.hash(plaintext), now: now, signedIn: event)
-            guard case .authenticated(let userName) = outcome else {
+            guard case .authenticated(let userName, let userHandle) = outcome else {
                 try Self.check(outcome)
                 throw APIError.internalError
             }
@@ -355,8 +355,9 @@ public final class MfBSignIn: Sendable {
             try await spendProviderCode(plaintext)
             // The account's subject, as the provider's tokens name it: the business can match the
             // sign-in to an ID token of the same person.
-            let sub = try await store.mfbRequest(id: reply.requestIdentifier)?.userHandle.map(OpenIDProvider.subject)
-            return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName, sub: sub)
+            return MfBReplyAnswer(
+                requestIdentifier: reply.requestIdentifier, status: "authenticated", userName: userName,
+                sub: OpenIDProvider.subject(userHandle))
         }
     }
 
