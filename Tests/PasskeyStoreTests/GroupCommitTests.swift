@@ -56,10 +56,15 @@ struct GroupCommitSyncTests {
             let database = store.database
             // Hold the writer in a first group so that the next two wait and are drained together.
             let release = Mutex(false)
+            let holding = Mutex(false)
             async let holder: Void = database.write { _ in
+                holding.withLock { $0 = true }
                 while !release.withLock({ $0 }) { usleep(1_000) }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // Under a loaded suite the holder can take longer than any fixed pause to reach the
+            // writer; the two writes below must queue behind it, not beside it.
+            let entered = ContinuousClock.now + .seconds(30)
+            while !holding.withLock({ $0 }), ContinuousClock.now < entered { try await Task.sleep(for: .milliseconds(10)) }
             async let pending: Int64 = database.write(durable: false) { try Self.synchronous($0) }
             async let durable: Int64 = database.write { try Self.synchronous($0) }
             let deadline = ContinuousClock.now + .seconds(30)
