@@ -54,13 +54,7 @@ public struct ClientRegistry: Sendable {
     public func add(_ registration: Registration, now: Date, by actor: String = "command line") async throws -> (client: ClientRecord, secret: String?) {
         let checked = try Self.check(registration)
         let secret = checked.isPublic ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
-        let client = ClientRecord(
-            id: checked.id, name: checked.name, isPublic: checked.isPublic, secretHash: secret.map(Self.secretHash),
-            redirectURIs: checked.redirectURIs, postLogoutRedirectURIs: checked.postLogoutRedirectURIs,
-            backchannelLogoutURI: checked.backchannelLogoutURI, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
-            introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
-            requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
-            refresh: checked.refresh, createdAt: now)
+        let client = Self.record(checked, secretHash: secret.map(Self.secretHash), createdAt: now)
         let event = AuditEvent(userHandle: [], type: "client_added", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: ["client_id": checked.id, "by": actor])
         guard try await store.insertClient(client, event: event) else {
             throw Failure(description: "a client with the id \(checked.id) exists already")
@@ -99,12 +93,7 @@ public struct ClientRegistry: Sendable {
         registration.name = "Messages for Business"
         registration.redirectURIs = redirectURIs
         registration.scopes = scopes
-        let checked = try Self.check(registration)
-        var client = ClientRecord(
-            id: checked.id, name: checked.name, isPublic: false, secretHash: Self.secretHash(secret), redirectURIs: checked.redirectURIs,
-            postLogoutRedirectURIs: [], backchannelLogoutURI: nil, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
-            introspection: false, tokenExchange: false, allowedGroups: [], requiredACR: nil, deviceFlow: false, requirePAR: false,
-            refresh: false, messagesForBusiness: true, createdAt: now)
+        var client = Self.record(try Self.check(registration), secretHash: Self.secretHash(secret), messagesForBusiness: true, createdAt: now)
         func event(_ type: String) -> AuditEvent {
             AuditEvent(userHandle: [], type: type, at: now, ip: nil, userAgent: nil, details: ["client_id": id, "by": "--mfb-client-id"])
         }
@@ -122,6 +111,17 @@ public struct ClientRegistry: Sendable {
             if try await store.replaceClient(client, event: event("client_updated")) { return client }
         }
         throw Failure(description: "\(id) changed while it was being registered; start again")
+    }
+
+    /// The record of a checked registration.
+    static func record(_ checked: Registration, secretHash: [UInt8]?, messagesForBusiness: Bool = false, createdAt: Date) -> ClientRecord {
+        ClientRecord(
+            id: checked.id, name: checked.name, isPublic: checked.isPublic, secretHash: secretHash,
+            redirectURIs: checked.redirectURIs, postLogoutRedirectURIs: checked.postLogoutRedirectURIs,
+            backchannelLogoutURI: checked.backchannelLogoutURI, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
+            introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
+            requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
+            refresh: checked.refresh, messagesForBusiness: messagesForBusiness, createdAt: createdAt)
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
