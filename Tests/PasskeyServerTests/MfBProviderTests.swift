@@ -127,6 +127,11 @@ import Testing
             ])
             let inURI = try await ordinary.raw("POST", "/oauth/token?" + query, headers: ["Authorization": basic], body: "")
             #expect(inURI.status == 400 && inURI.json["error"] as? String == "invalid_request", "\(String(decoding: inURI.body, as: UTF8.self))")
+            // A URI query that is not percent-encoded UTF-8 is the client's mistake, and spends nothing.
+            let unreadable = try await ordinary.raw("POST", "/oauth/token?code=%zz", headers: ["Authorization": basic], body: String(query))
+            #expect(unreadable.status == 400 && unreadable.json["error"] as? String == "invalid_request")
+            let redeemed = try await ordinary.raw("POST", "/oauth/token", headers: ["Authorization": basic], body: query)
+            #expect(redeemed.status == 200, "\(String(decoding: redeemed.body, as: UTF8.self))")
             // The device's code, issued without a challenge, refuses a verifier.
             let deviceAuthorized = try await business.authorize(key: key, session: session)
             let deviceCode = try #require(Business.code(deviceAuthorized))
