@@ -8,6 +8,8 @@
 /// hold, nesting deeper than `maximumDepth`, and bytes after the value (other than white space).
 public enum StrictJSON {
     public static let maximumDepth = 32
+    /// The refusal's reason for bytes that are not UTF-8.
+    public static let notUTF8 = "JSON is not valid UTF-8"
 
     public struct Refusal: Error, Sendable, CustomStringConvertible {
         public let reason: String
@@ -31,7 +33,7 @@ public enum StrictJSON {
             throw Refusal(reason: "JSON must not start with a byte order mark")
         }
         guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw Refusal(reason: "JSON is not valid UTF-8")
+            throw Refusal(reason: notUTF8)
         }
         var parser = Parser(bytes: bytes, building: building)
         try parser.skipWhitespace()
@@ -123,23 +125,19 @@ public enum StrictJSON {
                 index += 1
                 return building ? .object([:]) : .null
             }
-            var names = Set<[UInt16]>()
+            var names = MemberNames()
             var members: [String: JSONValue] = [:]
             while true {
                 try skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-                let name = try string(collecting: true)
-                guard names.insert(name).inserted else { throw fail("member name repeated in one object") }
+                let key = try memberName(into: &names)
                 try skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 try skipWhitespace()
                 let member = try value(depth: depth + 1)
                 // Two names that differ in UTF-16 but are one Swift string (canonically
                 // equivalent) keep the first value, as Foundation's decoder does.
-                if building {
-                    let key = String(decoding: name, as: UTF16.self)
-                    if members[key] == nil { members[key] = member }
-                }
+                if let key, members[key] == nil { members[key] = member }
                 try skipWhitespace()
                 guard let byte = current else { throw fail("unterminated object") }
                 index += 1
@@ -149,6 +147,29 @@ public enum StrictJSON {
                     throw fail("expected ',' or '}'")
                 }
             }
+        }
+
+        /// A member name, checked and added to `names`; a name `names` already holds is
+        /// refused. With `building`, the name as a Swift string (nil without).
+        /// A name of plain ASCII (no escape) is compared as its bytes, with no allocation; any
+        /// other is unescaped first, so `"a"` and `"\u0061"` are one name.
+        mutating func memberName(into names: inout MemberNames) throws(Refusal) -> String? {
+            let start = index
+            _ = try string(collecting: false)
+            let body = bytes[(start + 1)..<(index - 1)]
+            if !body.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) {
+                guard names.insert(ascii: body) else { throw fail("member name repeated in one object") }
+                return building ? String(decoding: body, as: UTF8.self) : nil
+            }
+            let end = index
+            index = start
+            let units = try string(collecting: true)
+            index = end
+            let inserted = units.allSatisfy { $0 < 0x80 }
+                ? names.insert(ascii: ArraySlice(units.map { UInt8($0) }))
+                : names.insert(other: units)
+            guard inserted else { throw fail("member name repeated in one object") }
+            return building ? String(decoding: units, as: UTF16.self) : nil
         }
 
         mutating func array(depth: Int) throws(Refusal) -> JSONValue {
@@ -289,5 +310,34 @@ public enum StrictJSON {
         }
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    }
+
+    /// The member names of one object so far, as UTF-16 code units after unescaping (two
+    /// names are one when those are equal). A name of ASCII code units is kept as its bytes:
+    /// the first 16 in a list (a few compares beat hashing), beyond that in a set, so a
+    /// hostile object of many members costs no more than hashing each name once.
+    struct MemberNames {
+        private static let listed = 16
+        private var list: [ArraySlice<UInt8>] = []
+        private var set: Set<ArraySlice<UInt8>> = []
+        private var other: Set<[UInt16]> = []
+
+        /// False when the name was already there.
+        mutating func insert(ascii name: ArraySlice<UInt8>) -> Bool {
+            if set.isEmpty {
+                if list.contains(name) { return false }
+                if list.count < Self.listed {
+                    list.append(name)
+                    return true
+                }
+                set = Set(list)
+                list = []
+            }
+            return set.insert(name).inserted
+        }
+
+        mutating func insert(other name: [UInt16]) -> Bool {
+            other.insert(name).inserted
+        }
     }
 }

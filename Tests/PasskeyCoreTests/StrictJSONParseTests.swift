@@ -64,4 +64,25 @@ import Testing
             #expect(throws: StrictJSON.Refusal.self, "\(text)") { try StrictJSON.parse(Array(text.utf8)) }
         }
     }
+
+    /// Names are compared after unescaping, whether the object holds a few (compared in a
+    /// list) or many (in a set): a name repeated as itself, escaped, or among non-ASCII names
+    /// is refused at any position; names that are only canonically equivalent are two names.
+    @Test(arguments: [1, 15, 16, 17, 40])
+    func aRepeatedNameIsFoundAmongAnyNumberOfMembers(_ count: Int) throws {
+        let members = (0..<count).map { #""m\#($0)":\#($0)"# }
+        let object = { (extra: String) in Array(("{" + (members + [extra]).joined(separator: ",") + "}").utf8) }
+        for repeated in [#""m0":"x""#, #""\u006d0":"x""#, #""m\#(count - 1)":"x""#, #""\u006d\#(count - 1)":"x""#] {
+            #expect(throws: StrictJSON.Refusal.self, "\(count) \(repeated)") { try StrictJSON.parse(object(repeated)) }
+            #expect(throws: StrictJSON.Refusal.self, "\(count) \(repeated)") { try StrictJSON.validate(object(repeated)) }
+        }
+        let value = try StrictJSON.parse(object(#""m\#(count)":"new""#))
+        #expect(value.objectValue?.count == count + 1)
+        #expect(value.objectValue?["m\(count)"] == .string("new"))
+        // Non-ASCII names: the same name twice (raw and escaped) is refused; the Kelvin sign and
+        // K, or é and e + U+0301, are different names, and the value is the first one's.
+        #expect(throws: StrictJSON.Refusal.self) { try StrictJSON.parse(object(#""é":1,"\u00e9":2"#)) }
+        #expect(try StrictJSON.parse(object(#""K":"first","\u212A":"second""#)).objectValue?["K"] == .string("first"))
+        #expect(try StrictJSON.parse(object(#""é":"first","e\u0301":"second""#)).objectValue?["é"] == .string("first"))
+    }
 }

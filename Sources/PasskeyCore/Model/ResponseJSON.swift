@@ -1,5 +1,4 @@
 internal import PasskeyJSON
-public import Foundation
 
 /// RegistrationResponseJSON (WebAuthn L3 §5.1.3), decoded: every binary field accepts base64url
 /// or base64, padded or not; `id` may be absent when `rawId` is given (and the reverse); a
@@ -16,26 +15,6 @@ public struct RegistrationResponse: Sendable {
     /// client also returned is not read: it is the user's secret, not the server's.
     public let prfEnabled: Bool?
 
-    private struct JSON: Decodable {
-        struct Response: Decodable {
-            let clientDataJSON: String
-            let attestationObject: String
-            let transports: [String]?
-        }
-        struct Extensions: Decodable {
-            struct CredProps: Decodable { let rk: Bool? }
-            struct PRF: Decodable { let enabled: Bool? }
-            let credProps: CredProps?
-            let prf: PRF?
-        }
-        let id: String?
-        let rawId: String?
-        let type: String?
-        let response: Response
-        let authenticatorAttachment: String?
-        let clientExtensionResults: Extensions?
-    }
-
     /// A transport name as WebAuthn spells them (`usb`, `hybrid`, `smart-card`): 1–32 lower-case
     /// ASCII letters, digits and hyphens. Unknown names of that shape are kept (clients add new
     /// transports); anything else, a NUL or a control character among them, is not a transport.
@@ -48,21 +27,26 @@ public struct RegistrationResponse: Sendable {
     /// - Parameter authenticationEndpoint: where an authentication response sent here by
     ///   mistake belongs, as the refusal names it (`/authentication_finalize` over HTTP).
     public init(json: [UInt8], authenticationEndpoint: String = "the authentication finalize endpoint") throws {
-        let decoded: JSON
-        do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
-            throw ResponseDecoding.otherCeremony(json, expected: .registration, otherEndpoint: authenticationEndpoint) ?? error
+        let members = try ResponseDecoding.members(json, expected: .registration, otherEndpoint: authenticationEndpoint) { top, response throws(JSONFields.Problem) in
+            let extensions = try top.optionalObject("clientExtensionResults")
+            return try (
+                clientData: response.string("clientDataJSON"),
+                attestationObject: response.string("attestationObject"),
+                transports: response.optionalStrings("transports") ?? [],
+                attachment: top.optionalString("authenticatorAttachment"),
+                residentKey: extensions?.optionalObject("credProps")?.optionalBool("rk"),
+                prfEnabled: extensions?.optionalObject("prf")?.optionalBool("enabled")
+            )
         }
-        credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
-        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
-        attestationObject = try AttestationObject(bytes: ResponseDecoding.binary(decoded.response.attestationObject, "response.attestationObject"))
-        let transports = decoded.response.transports ?? []
+        let (clientDataText, attestationText, transports) = (members.read.clientData, members.read.attestationObject, members.read.transports)
+        (authenticatorAttachment, residentKey, prfEnabled) = (members.read.attachment, members.read.residentKey, members.read.prfEnabled)
+        credentialID = members.credentialID
+        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(clientDataText, "response.clientDataJSON"))
+        attestationObject = try AttestationObject(bytes: ResponseDecoding.binary(attestationText, "response.attestationObject"))
         guard transports.count <= 16, transports.allSatisfy(Self.isTransportName) else {
             throw WebAuthnError.invalidRequest("response.transports is not a short list of transport names")
         }
         self.transports = transports
-        authenticatorAttachment = decoded.authenticatorAttachment
-        residentKey = decoded.clientExtensionResults?.credProps?.rk
-        prfEnabled = decoded.clientExtensionResults?.prf?.enabled
     }
 }
 
@@ -75,32 +59,24 @@ public struct AuthenticationResponse: Sendable {
     /// nil when absent, null or empty.
     public let userHandle: [UInt8]?
 
-    private struct JSON: Decodable {
-        struct Response: Decodable {
-            let clientDataJSON: String
-            let authenticatorData: String
-            let signature: String
-            let userHandle: String?
-        }
-        let id: String?
-        let rawId: String?
-        let type: String?
-        let response: Response
-    }
-
     /// - Parameter registrationEndpoint: where a registration response sent here by mistake
     ///   belongs, as the refusal names it (`/registration_finalize` over HTTP).
     public init(json: [UInt8], registrationEndpoint: String = "the registration finalize endpoint") throws {
-        let decoded: JSON
-        do { decoded = try ResponseDecoding.decode(json, as: JSON.self) } catch {
-            throw ResponseDecoding.otherCeremony(json, expected: .authentication, otherEndpoint: registrationEndpoint) ?? error
+        let members = try ResponseDecoding.members(json, expected: .authentication, otherEndpoint: registrationEndpoint) { _, response throws(JSONFields.Problem) in
+            try (
+                clientData: response.string("clientDataJSON"),
+                authenticatorData: response.string("authenticatorData"),
+                signature: response.string("signature"),
+                userHandle: response.optionalString("userHandle")
+            )
         }
-        credentialID = try ResponseDecoding.credentialID(id: decoded.id, rawId: decoded.rawId, type: decoded.type)
-        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(decoded.response.clientDataJSON, "response.clientDataJSON"))
-        authenticatorData = try AuthenticatorData(bytes: ResponseDecoding.binary(decoded.response.authenticatorData, "response.authenticatorData"))
-        signature = try ResponseDecoding.binary(decoded.response.signature, "response.signature")
-        if let handle = decoded.response.userHandle, !handle.isEmpty {
-            userHandle = try ResponseDecoding.binary(handle, "response.userHandle")
+        let (clientDataText, authenticatorText, signatureText, handleText) = members.read
+        credentialID = members.credentialID
+        clientData = try CollectedClientData(bytes: ResponseDecoding.binary(clientDataText, "response.clientDataJSON"))
+        authenticatorData = try AuthenticatorData(bytes: ResponseDecoding.binary(authenticatorText, "response.authenticatorData"))
+        signature = try ResponseDecoding.binary(signatureText, "response.signature")
+        if let handleText, !handleText.isEmpty {
+            userHandle = try ResponseDecoding.binary(handleText, "response.userHandle")
         } else {
             userHandle = nil
         }
@@ -110,44 +86,56 @@ public struct AuthenticationResponse: Sendable {
 enum ResponseDecoding {
     enum Ceremony { case registration, authentication }
 
-    /// The members that tell the two responses apart (WebAuthn L3 §5.2.1, §5.2.2).
-    private struct Shape: Decodable {
-        struct Response: Decodable {
-            let attestationObject: String?
-            let signature: String?
-        }
-        let response: Response?
-    }
-
-    /// When a body that failed to decode is the other ceremony's response (a registration sent
-    /// to the authentication endpoint, or the reverse): an error that says so and names
-    /// `otherEndpoint`, where it belongs. Nil otherwise.
-    static func otherCeremony(_ json: [UInt8], expected: Ceremony, otherEndpoint: String) -> WebAuthnError? {
-        guard let response = (try? JSONDecoder().decode(Shape.self, from: Data(json)))?.response else { return nil }
+    /// When a body whose members are not this ceremony's is the other ceremony's response (a
+    /// registration sent to the authentication endpoint, or the reverse; WebAuthn L3 §5.2.1,
+    /// §5.2.2 tell them apart by `response.attestationObject` and `response.signature`): an
+    /// error that says so and names `otherEndpoint`, where it belongs. Nil otherwise.
+    static func otherCeremony(_ body: JSONValue, expected: Ceremony, otherEndpoint: String) -> WebAuthnError? {
+        guard let response = body.objectValue?["response"]?.objectValue else { return nil }
+        let attestationObject = response["attestationObject"]?.stringValue
+        let signature = response["signature"]?.stringValue
         switch expected {
-        case .authentication where response.attestationObject != nil && response.signature == nil:
+        case .authentication where attestationObject != nil && signature == nil:
             return .invalidRequest("this is a registration response (it carries response.attestationObject): send it to \(otherEndpoint)")
-        case .registration where response.signature != nil && response.attestationObject == nil:
+        case .registration where signature != nil && attestationObject == nil:
             return .invalidRequest("this is an authentication response (it carries response.signature): send it to \(otherEndpoint)")
         default:
             return nil
         }
     }
 
-    static func decode<T: Decodable>(_ json: [UInt8], as type: T.Type) throws -> T {
-        do { try StrictJSON.validate(json) } catch {
+    /// The body read in one pass (the strict checks and the value together): the credential
+    /// ID from the top's `id`, `rawId` and `type`, and what `read` takes from the top object and
+    /// its `response` object. A member that is not the shape `read` asks for is refused with its
+    /// path, or, when the body is the other ceremony's response, with where that belongs.
+    static func members<Read>(
+        _ json: [UInt8], expected: Ceremony, otherEndpoint: String,
+        _ read: (_ top: JSONFields, _ response: JSONFields) throws(JSONFields.Problem) -> Read
+    ) throws -> (credentialID: [UInt8], read: Read) {
+        let body: JSONValue
+        do { body = try StrictJSON.parse(json) } catch {
             throw WebAuthnError.invalidRequest("body is not strict JSON: \(error.reason)")
         }
+        let id, rawId, type: String?
+        let members: Read
         do {
-            return try JSONDecoder().decode(T.self, from: Data(json))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw WebAuthnError.invalidRequest("missing field \(key.stringValue)")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw WebAuthnError.invalidRequest("wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw WebAuthnError.invalidRequest("null at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            let top = try JSONFields(body)
+            let response = try top.object("response")
+            (id, rawId, type) = try (top.optionalString("id"), top.optionalString("rawId"), top.optionalString("type"))
+            members = try read(top, response)
         } catch {
-            throw WebAuthnError.invalidRequest("body is not valid JSON")
+            throw otherCeremony(body, expected: expected, otherEndpoint: otherEndpoint) ?? refusal(error)
+        }
+        return (try credentialID(id: id, rawId: rawId, type: type), members)
+    }
+
+    /// A member that is not what the response's shape asks for, as the refusal says it.
+    static func refusal(_ problem: JSONFields.Problem) -> WebAuthnError {
+        switch problem {
+        case .missing(let path): .invalidRequest("missing field \(path)")
+        case .wrongType(let path) where path.isEmpty: .invalidRequest("body is not a JSON object")
+        case .wrongType(let path): .invalidRequest("wrong type at \(path)")
+        case .null(let path): .invalidRequest("null at \(path)")
         }
     }
 
