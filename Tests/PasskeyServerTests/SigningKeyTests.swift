@@ -85,6 +85,28 @@ import Testing
         }
     }
 
+    /// Signing reuses the records it read (no store read per token); a key it lacks is read
+    /// again when a token names it, and its own rotation is seen at once.
+    @Test func signingReusesTheKeysItReadAndAKeyItLacksIsReadAgain() async throws {
+        try await withServer { server, _, _ in
+            let now = server.clock.now()
+            let later = now.addingTimeInterval(1)  // past the stored (millisecond) activation
+            let keys = SigningKeys(store: server.app.store, recordsReuse: .seconds(3600))
+            let other = SigningKeys(store: server.app.store)  // another instance, or `keys rotate`
+            let first = try await keys.signer(.es256, now: now)
+            let second = try await other.rotate(.es256, now: now, publishAhead: 0)
+                        #expect(try await keys.signer(.es256, now: later).record.keyID == first.record.keyID)
+            // A token signed by the other's new key: not among the records reused, so read again.
+            let found = try await keys.key(id: second.record.keyID, algorithm: .es256, now: later)
+            #expect(found?.state == .signing)
+            #expect(try await keys.signer(.es256, now: later).record.keyID == second.record.keyID)
+            #expect(try await keys.key(id: "no-such-key", algorithm: .es256, now: now) == nil)
+            // Its own rotation signs at once.
+            let third = try await keys.rotate(.es256, now: now, publishAhead: 0)
+            #expect(try await keys.signer(.es256, now: later).record.keyID == third.record.keyID)
+        }
+    }
+
     @Test func onlyGetAndTheCanonicalPathReachTheKeySet() async throws {
         try await withServer { (_, _, client) async throws in
             #expect(try await client.send("POST", "/oauth/jwks", body: Data("{}".utf8)).status == 405)

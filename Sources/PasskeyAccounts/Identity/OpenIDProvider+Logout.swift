@@ -72,7 +72,7 @@ extension OpenIDProvider {
     /// with this issuer; its claims, or nil.
     func checkIDTokenHint(_ token: String) async throws -> [String: JSONValue]? {
         guard let jws = try? JWS(compact: token), let algorithm = try? jws.checkAlgorithm(Self.tokenPolicy), let kid = jws.keyID,
-              let key = try await keys.keys(now: now()).first(where: { $0.record.keyID == kid && $0.algorithm == algorithm }),
+              let key = try await keys.key(id: kid, algorithm: algorithm, now: now()),
               (try? jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)) != nil,
               let claims = try? jws.claims(), (try? JWTClaims.checkIssuer(claims, expected: issuer)) != nil
         else { return nil }

@@ -132,7 +132,7 @@ extension OpenIDProvider {
             guard jws.header["typ"]?.stringValue == "at+jwt" else { throw JOSEError(.headerRefused, "typ is not at+jwt") }
             let algorithm = try jws.checkAlgorithm(Self.tokenPolicy)
             guard let kid = jws.keyID,
-                  let key = try await keys.keys(now: at).first(where: { $0.record.keyID == kid && $0.state != .withdrawn && $0.algorithm == algorithm })
+                  let key = try await keys.key(id: kid, algorithm: algorithm, now: at), key.state != .withdrawn
             else { throw JOSEError(.badSignature, "the token names no key this server publishes") }
             try jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)
             claims = try jws.claims()

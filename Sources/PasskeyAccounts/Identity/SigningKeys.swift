@@ -54,20 +54,54 @@ public final class SigningKeys: Sendable {
     private let parsed = Mutex<[String: (pkcs8: [UInt8], key: PrivateKey)]>([:])
     /// The first keys being made, while they are.
     private let creation = Mutex<Task<Void, any Error>?>(nil)
+    /// The records as last read, and when (monotonic time). Signing and checking a token reuse
+    /// them for `recordsReuse` instead of a store read per request; listing the keys, the
+    /// published key set and rotation always read. A `kid` the reused records lack is read
+    /// again, so a key another instance or process has just made verifies at once; a key that
+    /// another one made to sign from now takes over here within `recordsReuse`, while the key it
+    /// replaces is still published.
+    private let recent = Mutex<(records: [SigningKeyRecord], readAt: ContinuousClock.Instant)?>(nil)
+    let recordsReuse: Duration
 
-    public init(store: any PasskeyStore) {
+    public init(store: any PasskeyStore, recordsReuse: Duration = .seconds(1)) {
         self.store = store
+        self.recordsReuse = recordsReuse
     }
 
     /// Every key with its state at `now`, by algorithm and generation; makes the first key of an
     /// algorithm that has none.
     public func keys(now: Date) async throws -> [Key] {
+        try await keys(now: now, reusing: false)
+    }
+
+    /// `keys(now:)`, from the records read within `recordsReuse` when `reusing`.
+    func keys(now: Date, reusing: Bool) async throws -> [Key] {
+        try Self.states(await records(now: now, reusing: reusing), now: now, read: privateKey)
+    }
+
+    private func records(now: Date, reusing: Bool) async throws -> [SigningKeyRecord] {
+        if reusing, let recent = recent.withLock({ $0 }), ContinuousClock.now - recent.readAt < recordsReuse {
+            return recent.records
+        }
+        let readAt = ContinuousClock.now
         var records = try await store.signingKeys()
         if Self.algorithms.contains(where: { algorithm in !records.contains { $0.algorithm == algorithm.rawValue } }) {
             try await makeFirstKeys(now: now)
             records = try await store.signingKeys()  // ours, or the ones another instance stored first
         }
-        return try Self.states(records, now: now, read: privateKey)
+        recent.withLock { $0 = (records, readAt) }
+        return records
+    }
+
+    /// The key `kid` of `algorithm`, whatever its state at `now` (the caller decides which it
+    /// accepts), for checking a signature; nil when no stored key is that one.
+    public func key(id kid: String, algorithm: JWSAlgorithm, now: Date) async throws -> Key? {
+        for reusing in [true, false] {
+            if let key = try await keys(now: now, reusing: reusing).first(where: { $0.record.keyID == kid && $0.algorithm == algorithm }) {
+                return key
+            }
+        }
+        return nil
     }
 
     /// Makes the first key of each algorithm that has none, once however many requests ask at
@@ -111,6 +145,7 @@ public final class SigningKeys: Sendable {
             let generation = (current.map(\.record.generation).max() ?? 0) + 1
             let record = try Self.generate(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
             if try await store.insertSigningKey(record) {
+                recent.withLock { $0 = nil }
                 return try Self.key(record, state: publishAhead > 0 ? .upcoming : .signing, read: privateKey)
             }
         }
@@ -119,7 +154,7 @@ public final class SigningKeys: Sendable {
 
     /// The key that signs with `algorithm` at `now`.
     public func signer(_ algorithm: JWSAlgorithm, now: Date) async throws -> Key {
-        guard let key = try await keys(now: now).first(where: { $0.algorithm == algorithm && $0.state == .signing }) else {
+        guard let key = try await keys(now: now, reusing: true).first(where: { $0.algorithm == algorithm && $0.state == .signing }) else {
             throw Failure(description: "no \(algorithm.rawValue) key signs at \(now)")
         }
         return key
