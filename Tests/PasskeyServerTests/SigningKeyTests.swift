@@ -95,7 +95,7 @@ import Testing
             let other = SigningKeys(store: server.app.store)  // another instance, or `keys rotate`
             let first = try await keys.signer(.es256, now: now)
             let second = try await other.rotate(.es256, now: now, publishAhead: 0)
-                        #expect(try await keys.signer(.es256, now: later).record.keyID == first.record.keyID)
+            #expect(try await keys.signer(.es256, now: later).record.keyID == first.record.keyID)
             // A token signed by the other's new key: not among the records reused, so read again.
             let found = try await keys.key(id: second.record.keyID, algorithm: .es256, now: later)
             #expect(found?.state == .signing)
