@@ -60,8 +60,16 @@ public final class SigningKeys: Sendable {
     /// again, so a key another instance or process has just made verifies at once; a key that
     /// another one made to sign from now takes over here within `recordsReuse`, while the key it
     /// replaces is still published.
-    private let recent = Mutex<(records: [SigningKeyRecord], readAt: ContinuousClock.Instant)?>(nil)
+    /// A read that started before a rotation of this instance, or before a later read, never
+    /// replaces what that one left (`epoch` counts the rotations).
+    private let recent = Mutex<Recent>(Recent())
     let recordsReuse: Duration
+
+    private struct Recent {
+        var records: [SigningKeyRecord]?
+        var readAt: ContinuousClock.Instant?
+        var epoch = 0
+    }
 
     public init(store: any PasskeyStore, recordsReuse: Duration = .seconds(1)) {
         self.store = store
@@ -80,16 +88,21 @@ public final class SigningKeys: Sendable {
     }
 
     private func records(now: Date, reusing: Bool) async throws -> [SigningKeyRecord] {
-        if reusing, let recent = recent.withLock({ $0 }), ContinuousClock.now - recent.readAt < recordsReuse {
-            return recent.records
+        let (reused, epoch) = recent.withLock { recent -> ([SigningKeyRecord]?, Int) in
+            guard reusing, let readAt = recent.readAt, ContinuousClock.now - readAt < recordsReuse else { return (nil, recent.epoch) }
+            return (recent.records, recent.epoch)
         }
+        if let reused { return reused }
         let readAt = ContinuousClock.now
         var records = try await store.signingKeys()
         if Self.algorithms.contains(where: { algorithm in !records.contains { $0.algorithm == algorithm.rawValue } }) {
             try await makeFirstKeys(now: now)
             records = try await store.signingKeys()  // ours, or the ones another instance stored first
         }
-        recent.withLock { $0 = (records, readAt) }
+        recent.withLock { recent in
+            guard recent.epoch == epoch, recent.readAt.map({ $0 < readAt }) ?? true else { return }
+            (recent.records, recent.readAt) = (records, readAt)
+        }
         return records
     }
 
@@ -145,7 +158,9 @@ public final class SigningKeys: Sendable {
             let generation = (current.map(\.record.generation).max() ?? 0) + 1
             let record = try Self.generate(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
             if try await store.insertSigningKey(record) {
-                recent.withLock { $0 = nil }
+                recent.withLock { recent in
+                    recent = Recent(epoch: recent.epoch + 1)
+                }
                 return try Self.key(record, state: publishAhead > 0 ? .upcoming : .signing, read: privateKey)
             }
         }
