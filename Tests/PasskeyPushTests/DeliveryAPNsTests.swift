@@ -178,7 +178,7 @@ final class APNsStandIn: Sendable {
             let http1 = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             let provider = try APNsPushProvider(
                 privateKey: apns.key, keyID: APNsStandIn.keyID, teamID: APNsStandIn.teamID, topic: APNsStandIn.topic,
-                baseURL: apns.server.base, httpClient: http1)
+                baseURL: apns.server.base, timeout: 60, httpClient: http1)
             let result = await provider.send(samplePush)
             try await http1.shutdown()
             #expect(result == .delivered)
