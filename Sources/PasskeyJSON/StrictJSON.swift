@@ -46,7 +46,7 @@ public enum StrictJSON {
     }
 
     /// Checks, and with `building` also makes the value (without it every value is `.null`,
-    /// and nothing is allocated but member names).
+    /// and nothing is allocated but the list of member names, and escaped or non-ASCII names).
     private struct Parser {
         let bytes: [UInt8]
         let building: Bool

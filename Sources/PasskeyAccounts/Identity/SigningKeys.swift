@@ -66,8 +66,7 @@ public final class SigningKeys: Sendable {
     let recordsReuse: Duration
 
     private struct Recent {
-        var records: [SigningKeyRecord]?
-        var readAt: ContinuousClock.Instant?
+        var last: (records: [SigningKeyRecord], readAt: ContinuousClock.Instant)?
         var epoch = 0
     }
 
@@ -79,20 +78,22 @@ public final class SigningKeys: Sendable {
     /// Every key with its state at `now`, by algorithm and generation; makes the first key of an
     /// algorithm that has none.
     public func keys(now: Date) async throws -> [Key] {
-        try await keys(now: now, reusing: false)
+        try await keys(now: now, reusing: false).keys
     }
 
-    /// `keys(now:)`, from the records read within `recordsReuse` when `reusing`.
-    func keys(now: Date, reusing: Bool) async throws -> [Key] {
-        try Self.states(await records(now: now, reusing: reusing), now: now, read: privateKey)
+    /// `keys(now:)`, from the records read within `recordsReuse` when `reusing`; `reused` says
+    /// whether they were.
+    func keys(now: Date, reusing: Bool) async throws -> (keys: [Key], reused: Bool) {
+        let (records, reused) = try await records(now: now, reusing: reusing)
+        return (try Self.states(records, now: now, read: privateKey), reused)
     }
 
-    private func records(now: Date, reusing: Bool) async throws -> [SigningKeyRecord] {
+    private func records(now: Date, reusing: Bool) async throws -> (records: [SigningKeyRecord], reused: Bool) {
         let (reused, epoch) = recent.withLock { recent -> ([SigningKeyRecord]?, Int) in
-            guard reusing, let readAt = recent.readAt, ContinuousClock.now - readAt < recordsReuse else { return (nil, recent.epoch) }
-            return (recent.records, recent.epoch)
+            guard reusing, let last = recent.last, ContinuousClock.now - last.readAt < recordsReuse else { return (nil, recent.epoch) }
+            return (last.records, recent.epoch)
         }
-        if let reused { return reused }
+        if let reused { return (reused, true) }
         let readAt = ContinuousClock.now
         var records = try await store.signingKeys()
         if Self.algorithms.contains(where: { algorithm in !records.contains { $0.algorithm == algorithm.rawValue } }) {
@@ -100,21 +101,20 @@ public final class SigningKeys: Sendable {
             records = try await store.signingKeys()  // ours, or the ones another instance stored first
         }
         recent.withLock { recent in
-            guard recent.epoch == epoch, recent.readAt.map({ $0 < readAt }) ?? true else { return }
-            (recent.records, recent.readAt) = (records, readAt)
+            guard recent.epoch == epoch, recent.last.map({ $0.readAt < readAt }) ?? true else { return }
+            recent.last = (records, readAt)
         }
-        return records
+        return (records, false)
     }
 
     /// The key `kid` of `algorithm`, whatever its state at `now` (the caller decides which it
-    /// accepts), for checking a signature; nil when no stored key is that one.
+    /// accepts), for checking a signature; nil when no stored key is that one. The store is read
+    /// again only when the reused records lack it, not after a read that was fresh already.
     public func key(id kid: String, algorithm: JWSAlgorithm, now: Date) async throws -> Key? {
-        for reusing in [true, false] {
-            if let key = try await keys(now: now, reusing: reusing).first(where: { $0.record.keyID == kid && $0.algorithm == algorithm }) {
-                return key
-            }
-        }
-        return nil
+        func named(_ keys: [Key]) -> Key? { keys.first { $0.record.keyID == kid && $0.algorithm == algorithm } }
+        let (keys, reused) = try await keys(now: now, reusing: true)
+        if let key = named(keys) { return key }
+        return reused ? named(try await self.keys(now: now, reusing: false).keys) : nil
     }
 
     /// Makes the first key of each algorithm that has none, once however many requests ask at
@@ -169,7 +169,7 @@ public final class SigningKeys: Sendable {
 
     /// The key that signs with `algorithm` at `now`.
     public func signer(_ algorithm: JWSAlgorithm, now: Date) async throws -> Key {
-        guard let key = try await keys(now: now, reusing: true).first(where: { $0.algorithm == algorithm && $0.state == .signing }) else {
+        guard let key = try await keys(now: now, reusing: true).keys.first(where: { $0.algorithm == algorithm && $0.state == .signing }) else {
             throw Failure(description: "no \(algorithm.rawValue) key signs at \(now)")
         }
         return key
