@@ -7,12 +7,20 @@ internal import PasskeyCore
 public enum FormURLEncoded {
     /// The first value of `name`, decoded; `.some(nil)` when present but undecodable.
     public static func value(_ name: String, in query: Substring) -> String?? {
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard decode(parts[0]) == name else { continue }
-            return .some(parts.count == 2 ? decode(parts[1]) : "")
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let (rawName, rawValue) = split(pair)
+            guard decode(rawName) == name else { continue }
+            return .some(rawValue.map(decode) ?? "")
         }
         return nil
+    }
+
+    /// A pair at its first `=` (WHATWG: the bytes, not the characters, so a combining mark after
+    /// `&` or `=` cannot hide one); a pair without `=` has no value. Read as bytes: splitting by
+    /// `Character` took 5 % of an authorization request's CPU.
+    private static func split(_ pair: Substring.UTF8View.SubSequence) -> (name: Substring, value: Substring?) {
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return (Substring(pair), nil) }
+        return (Substring(pair[..<equals]), Substring(pair[pair.index(after: equals)...]))
     }
 
     /// Why a form body cannot be read.
@@ -24,9 +32,9 @@ public enum FormURLEncoded {
     /// without a value counts as omitted (RFC 6749 §3.1). `Invalid` for bad percent-encoding.
     public static func pairs(_ text: String) throws(Invalid) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "" else {
+        for pair in text[...].utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let (rawName, rawValue) = split(pair)
+            guard let name = decode(rawName), let value = rawValue.map(decode) ?? "" else {
                 throw Invalid(description: "The parameters are not valid percent-encoded UTF-8.")
             }
             if !value.isEmpty { pairs.append((name, value)) }
