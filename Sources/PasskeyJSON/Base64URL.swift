@@ -20,7 +20,11 @@ public enum Base64URL {
         var index = 0
         while index + 3 <= input.count {
             let n = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            // One append per character: an array literal here was a heap array per three bytes.
+            output.append(alphabet[Int(n >> 18 & 63)])
+            output.append(alphabet[Int(n >> 12 & 63)])
+            output.append(alphabet[Int(n >> 6 & 63)])
+            output.append(alphabet[Int(n & 63)])
             index += 3
         }
         switch input.count - index {

@@ -74,7 +74,10 @@ extension OpenIDProvider {
             "sid": .string(Self.sessionID(grant.sessionHash)),
         ]
         if let acr = grant.acr { claims["acr"] = .string(acr) }
-        return try JWS.sign(header: ["typ": .string("at+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: key.algorithm)
+        let token = try JWS.sign(
+            header: ["typ": .string("at+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: key.algorithm)
+        signedTokens.remember(token)
+        return token
     }
 
     /// The claims each scope gives (identity.md): `profile` → `preferred_username`, `name`;
@@ -134,7 +137,9 @@ extension OpenIDProvider {
             guard let kid = jws.keyID,
                   let key = try await keys.key(id: kid, algorithm: algorithm, now: at), key.state != .withdrawn
             else { throw JOSEError(.badSignature, "the token names no key this server publishes") }
-            try jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)
+            if !signedTokens.signedHere(token) {
+                try jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)
+            }
             claims = try jws.claims()
             try JWTClaims.checkIssuer(claims, expected: issuer)
             try JWTClaims.checkExpiry(claims, now: at, leeway: 0)

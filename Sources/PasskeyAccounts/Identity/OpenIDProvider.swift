@@ -26,6 +26,9 @@ public final class OpenIDProvider: Sendable {
     let clientLimiter: RateLimiter
     /// Wrong user codes at `/device`, per client address and per account.
     let userCodeLimiter = RateLimiter(perMinute: OpenIDProvider.wrongUserCodesPerMinute)
+    /// The access tokens this process signed lately: one that comes back unchanged is not
+    /// verified a second time (everything else about it still is).
+    let signedTokens = SignedTokens()
     /// Messages for Business (mfb.md), when on: its client's requests pass its key audit before
     /// a code is issued, and the codes and access tokens they get are bound to its requests.
     let messagesForBusiness: MfBSignIn?
