@@ -6,23 +6,7 @@ public enum AuthorizationHeader {
     /// `Bearer TOKEN` (RFC 6750 §2.1): the token, trimmed; nil for another scheme or no token.
     public static func bearer(_ value: String) -> String? {
         guard let (scheme, rest) = split(value), scheme == "bearer" else { return nil }
-        return String(trimmingWhitespace(rest))
-    }
-
-    /// `text` without the spaces and tabs around it (RFC 9110's optional whitespace), read as
-    /// bytes: Foundation's `trimmingCharacters` went through `NSString` and took 8 % of a
-    /// userinfo request's CPU.
-    static func trimmingWhitespace(_ text: Substring) -> Substring {
-        let bytes = text.utf8
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { bytes.formIndex(after: &start) }
-        while start < end {
-            let last = bytes.index(before: end)
-            guard bytes[last] == UInt8(ascii: " ") || bytes[last] == UInt8(ascii: "\t") else { break }
-            end = last
-        }
-        return Substring(bytes[start..<end])
+        return String(Substring(OptionalWhitespace.trimmed(rest.utf8)))
     }
 
     /// HTTP Basic client credentials (RFC 6749 §2.3.1: each part form-encoded before base64).
