@@ -214,13 +214,18 @@ let package = Package(
         // The store contract, written once: every engine's test target runs its checks.
         .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage"], path: "Tests/PasskeyStoreContract"),
 
-        // Throughput next to `openssl speed` (`make bench`) and the scale benchmark's database
-        // filler (`passkey-bench populate`, `make bench-scale`).
+        // Throughput next to `openssl speed` (`make bench`), the scale benchmark's database
+        // filler (`passkey-bench populate`, `make bench-scale`) and the bare HTTP stacks whose
+        // 404 `make bench-http` measures beside the server's (`passkey-bench floor`).
         .executableTarget(
             name: "passkey-bench",
             dependencies: [
                 "PasskeyApp", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeyTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
 
         // docs/architecture.md against every import under Sources/: no dependencies, builds first.

@@ -10,8 +10,8 @@ import PasskeyTestSupport
 struct PasskeyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-bench",
-        abstract: "Benchmarks that run without the HTTP server, and the database filler for the ones that do.",
-        subcommands: [Speed.self, Populate.self],
+        abstract: "Benchmarks that run without the HTTP server, the database filler for the ones that do, and the bare HTTP stacks they are measured against.",
+        subcommands: [Speed.self, Populate.self, Floor.self],
         defaultSubcommand: Speed.self)
 }
 
