@@ -57,7 +57,8 @@ public final class PostgresPasskeyStore: PasskeyStore {
         // that PostgreSQL sends (the startup parameters below): they hold a NAT's or a
         // firewall's state and find a peer that is gone, without a query and a timer per lease.
         // A connection PostgreSQL closes leaves the pool, which opens another; one that breaks
-        // silently fails the call that uses it (`.unavailable`) and is replaced.
+        // without a word (a host gone) fails the calls that use it at their deadline
+        // (`.unavailable`) until the system reports the socket broken, as it did before.
         configuration.options.minimumConnections = keepsConnections ? max(1, poolSize) : 0
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = timeout
