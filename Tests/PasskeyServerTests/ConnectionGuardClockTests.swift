@@ -53,6 +53,19 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    @Test("an idle timeout shorter than the header timeout: the first answer's idle time is not stretched to the header timer")
+    func shorterIdle() throws {
+        let (loop, channel) = try Self.guarded(header: 10, idle: 5)
+        loop.advanceTime(by: .seconds(1))
+        try Self.head(channel)
+        loop.advanceTime(by: .seconds(1))
+        try Self.answer(channel)                      // idle until t=7; the header timer was set for t=10
+        loop.advanceTime(by: .milliseconds(4500))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
+
     @Test("requests that keep coming on one connection: the timer armed after the first answer does not close it")
     func keptBusy() throws {
         let (loop, channel) = try Self.guarded()

@@ -77,8 +77,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// When the connection is closed unless a request head comes first; nil while a request is
     /// in flight.
     private var idleUntil: NIODeadline?
-    /// The one timer, when armed.
+    /// The one timer, when armed, and the moment it fires.
     private var timer: Scheduled<Void>?
+    private var timerAt: NIODeadline?
 
     init(counter: ConnectionCounter, resolver: ClientAddressResolver, headerTimeout: TimeAmount, idleTimeout: TimeAmount) {
         self.counter = counter
@@ -115,6 +116,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        timerAt = nil
         idleUntil = nil
         if accepted {
             accepted = false
@@ -140,11 +142,14 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     /// The connection is idle from now: closed after `amount` unless a head comes. The timer is
-    /// armed only when none is.
+    /// armed when none is, and moved only when it would fire after the new moment (the first
+    /// answer of a connection whose header timeout is longer than its idle timeout).
     private func idle(_ context: ChannelHandlerContext, for amount: TimeAmount) {
         let until = context.eventLoop.now + amount
         idleUntil = until
-        if timer == nil { arm(context, at: until) }
+        if let timerAt, timerAt <= until { return }
+        timer?.cancel()
+        arm(context, at: until)
     }
 
     private func arm(_ context: ChannelHandlerContext, at moment: NIODeadline) {
@@ -153,6 +158,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private func arm(_ channel: any Channel, on loop: any EventLoop, at moment: NIODeadline) {
         let handler = NIOLoopBound(self, eventLoop: loop)
+        timerAt = moment
         timer = loop.scheduleTask(deadline: moment) {
             handler.value.timerFired(channel, on: loop)
         }
@@ -160,6 +166,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private func timerFired(_ channel: any Channel, on loop: any EventLoop) {
         timer = nil
+        timerAt = nil
         guard let until = idleUntil else { return }   // a request is in flight; its end arms again
         if loop.now >= until {
             channel.close(promise: nil)
@@ -171,6 +178,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        timerAt = nil
     }
 }
 
