@@ -65,7 +65,7 @@ public struct PasskeyApplication: Sendable {
 
         let registry = MetricsRegistry()
         let metrics = registry.metrics
-        let store = try await openStore(configuration, serving: true, logger: logger) { writes, seconds in
+        let store = try await openStore(configuration, logger: logger) { writes, seconds in
             metrics.databaseCommit(seconds: seconds, batch: writes)
         }
         if let blob = trust.metadata, let newer = try await store.acceptMetadataNumber(blob.number) {
@@ -172,11 +172,9 @@ public struct PasskeyApplication: Sendable {
     }
 
     /// The SQLite file, or the PostgreSQL database when `--database` is a postgres:// URL. A
-    /// PostgreSQL that cannot be reached stops start-up (after `--database-timeout`). A server
-    /// (`serving`) keeps its whole PostgreSQL pool open; a command opens connections as it needs.
+    /// PostgreSQL that cannot be reached stops start-up (after `--database-timeout`).
     static func openStore(
-        _ configuration: ServerConfiguration, serving: Bool = false, logger: Logger,
-        onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
+        _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
     ) async throws -> any PasskeyStore {
         let location: PostgresLocation
         do {
@@ -189,7 +187,7 @@ public struct PasskeyApplication: Sendable {
         }
         do {
             let store = try await PostgresPasskeyStore(
-                location: location, poolSize: configuration.databasePoolSize, keepsConnections: serving,
+                location: location, poolSize: configuration.databasePoolSize,
                 timeout: .milliseconds(Int64(configuration.databaseTimeout * 1000)), logger: logger, onCommit: onCommit)
             logger.info("database", metadata: ["postgres": "\(location)"])
             return store

@@ -33,36 +33,33 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// migrates the schema under an advisory lock.
     ///
     /// - Parameters:
-    ///   - keepsConnections: opens all `poolSize` connections at start and keeps them open (a
-    ///     server); otherwise connections are opened as calls need them and closed after 30 s
-    ///     unused (a command, which makes a few calls and exits).
     ///   - timeout: the longest a call may take, waiting for a connection included; also each
     ///     statement's `statement_timeout` on the server.
     ///   - onCommit: hears of each durable commit: the writes it held (always 1 here; PostgreSQL
     ///     groups concurrent commits' flushes itself) and how long the COMMIT took (for a write
     ///     of one statement, which commits itself, the statement).
     public init(
-        location: PostgresLocation, poolSize: Int = 10, keepsConnections: Bool = false, timeout: Duration = .seconds(5), logger: Logger,
+        location: PostgresLocation, poolSize: Int = 10, timeout: Duration = .seconds(5), logger: Logger,
         onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void = { _, _ in }
     ) async throws {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: try Self.tls(location))
         configuration.options.maximumConnections = max(1, poolSize)
-        // A connection above the pool's minimum gets an idle-timeout timer each time it goes
-        // back to the pool, and with PostgresNIO's keep-alive every idle connection gets one
-        // more: a child task sleeping through `dispatch_after`, cancelled at the next lease.
-        // Two timers per query were a tenth of the server's CPU per finalize. A server keeps
-        // its whole pool open instead, and idle connections are kept alive by TCP keep-alives
-        // that PostgreSQL sends (the startup parameters below): they hold a NAT's or a
-        // firewall's state and find a peer that is gone, without a query and a timer per lease.
-        // A connection PostgreSQL closes leaves the pool, which opens another; one that breaks
-        // without a word (a host gone) fails the calls that use it at their deadline
-        // (`.unavailable`) until the system reports the socket broken, as it did before.
-        configuration.options.minimumConnections = keepsConnections ? max(1, poolSize) : 0
+        // No keep-alive query: PostgresNIO arms a keep-alive timer (a child task sleeping through
+        // `dispatch_after`, cancelled at the next lease) each time a connection goes back to the
+        // pool, a timer per query. The pool closes a connection idle for 30 s anyway, at the
+        // moment the first keep-alive would have run. (A minimum of connections kept open would
+        // spare the other timer, the idle timeout's, but PostgresNIO 1.33's pool stops on a
+        // precondition when a request comes while fewer than the minimum are up: an outage.)
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = timeout
-        configuration.options.additionalStartupParameters = Self.startupParameters(timeout: timeout)
+        let milliseconds = Self.milliseconds(timeout)
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", "\(milliseconds)"),
+            ("idle_in_transaction_session_timeout", "\(max(milliseconds * 2, 1000))"),
+            ("application_name", "passkey-server"),
+        ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
@@ -75,21 +72,6 @@ public final class PostgresPasskeyStore: PasskeyStore {
             runner.cancel()
             throw error
         }
-    }
-
-    /// The settings each connection starts with: every statement's deadline, a transaction left
-    /// idle ended, the name the server's sessions show, and TCP keep-alives sent by PostgreSQL
-    /// after 30 s of silence (then every 10 s, 3 unanswered close the connection).
-    static func startupParameters(timeout: Duration) -> [(String, String)] {
-        let milliseconds = Self.milliseconds(timeout)
-        return [
-            ("statement_timeout", "\(milliseconds)"),
-            ("idle_in_transaction_session_timeout", "\(max(milliseconds * 2, 1000))"),
-            ("application_name", "passkey-server"),
-            ("tcp_keepalives_idle", "30"),
-            ("tcp_keepalives_interval", "10"),
-            ("tcp_keepalives_count", "3"),
-        ]
     }
 
     public func close() async {

@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("metrics-listen"), help: ArgumentHelp("Serve GET /metrics (Prometheus) on this address instead of the main port; recommended in production, so that only the scraper reaches it. (env: PASSKEY_METRICS_LISTEN)", valueName: "HOST:PORT"))
     var metricsListen: String?
 
-    @Option(name: .customLong("database-pool-size"), help: ArgumentHelp("PostgreSQL: the connections a serving process opens at start and keeps; a command opens at most this many. (env: PASSKEY_DATABASE_POOL_SIZE, default 10)", valueName: "N"))
+    @Option(name: .customLong("database-pool-size"), help: ArgumentHelp("PostgreSQL: the most connections this process opens. (env: PASSKEY_DATABASE_POOL_SIZE, default 10)", valueName: "N"))
     var databasePoolSize: Int?
 
     @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take, waiting for a connection included, and each statement's timeout; past it the request gets 503 unavailable. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))

@@ -118,44 +118,6 @@ struct PostgresTests {
         }
     }
 
-    /// A pool's idle connections used to get PostgresNIO's keep-alive and idle-timeout timers at
-    /// every release, two timers per query; a server keeps its pool open instead, with
-    /// PostgreSQL's TCP keep-alives, and a command opens only what it uses.
-    @Test("a serving store opens its whole pool and keeps it, with TCP keep-alives; a command's store opens what it uses",
-          .enabled(if: TestPostgres.isAvailable))
-    func servingPool() async throws {
-        let parameters = Dictionary(uniqueKeysWithValues: PostgresPasskeyStore.startupParameters(timeout: .seconds(5)))
-        #expect(parameters["tcp_keepalives_idle"] == "30")
-        #expect(parameters["tcp_keepalives_interval"] == "10")
-        #expect(parameters["tcp_keepalives_count"] == "3")
-        #expect(parameters["statement_timeout"] == "5000")
-        try await TestPostgres.withDatabase { url in
-            let location = try PostgresLocation(url: url)
-            let sessions = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'passkey-server' AND datname = current_database()"
-            let command = try await PostgresPasskeyStore(location: location, poolSize: 3, timeout: testTimeout, logger: quietLogger)
-            #expect(try await command.schemaVersion == postgresSchemaVersion)
-            #expect(try await TestPostgres.query(url, sessions, as: Int64.self) == [1])
-            await command.close()
-            for _ in 0..<600 where try await TestPostgres.query(url, sessions, as: Int64.self) != [0] {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-
-            let server = try await PostgresPasskeyStore(
-                location: location, poolSize: 3, keepsConnections: true, timeout: testTimeout, logger: quietLogger)
-            // The pool opens the rest in the background; bounded wait, not a timing assertion.
-            var open: [Int64] = []
-            for _ in 0..<600 {
-                open = try await TestPostgres.query(url, sessions, as: Int64.self)
-                if open == [3] { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(open == [3])
-            #expect(try await server.schemaVersion == postgresSchemaVersion)
-            #expect(try await TestPostgres.query(url, sessions, as: Int64.self) == [3])
-            await server.close()
-        }
-    }
-
     @Test("six instances starting at once on an empty database: one migrates, all start", .enabled(if: TestPostgres.isAvailable))
     func concurrentMigration() async throws {
         try await TestPostgres.withDatabase { url in
