@@ -48,11 +48,13 @@ public final class PostgresPasskeyStore: PasskeyStore {
         configuration.options.maximumConnections = max(1, poolSize)
         // No keep-alive query: PostgresNIO arms a keep-alive timer (a child task sleeping through
         // `dispatch_after`, cancelled at the next lease) each time a connection goes back to the
-        // pool, a timer per query. The pool closes a connection idle for 30 s anyway, at the
-        // moment the first keep-alive would have run. (A minimum of connections kept open would
-        // spare the other timer, the idle timeout's, but PostgresNIO 1.33's pool stops on a
-        // precondition when a request comes while fewer than the minimum are up: an outage.)
+        // pool, a timer per query. The pool closes a connection idle for 30 s instead (its
+        // default is 60 s), when the first keep-alive would have run, so that no idle connection
+        // outlives a NAT's or a firewall's memory of it. (A minimum of connections kept open
+        // would spare the other timer, the idle timeout's, but PostgresNIO 1.33's pool stops on
+        // a precondition when a request comes while fewer than the minimum are up: an outage.)
         configuration.options.keepAliveBehavior = nil
+        configuration.options.connectionIdleTimeout = .seconds(30)
         configuration.options.connectTimeout = timeout
         let milliseconds = Self.milliseconds(timeout)
         configuration.options.additionalStartupParameters = [
