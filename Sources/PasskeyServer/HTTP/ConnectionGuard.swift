@@ -149,11 +149,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         idleUntil = until
         if let timerAt, timerAt <= until { return }
         timer?.cancel()
-        arm(context, at: until)
-    }
-
-    private func arm(_ context: ChannelHandlerContext, at moment: NIODeadline) {
-        arm(context.channel, on: context.eventLoop, at: moment)
+        arm(context.channel, on: context.eventLoop, at: until)
     }
 
     private func arm(_ channel: any Channel, on loop: any EventLoop, at moment: NIODeadline) {
