@@ -13,9 +13,11 @@ public struct ForwardedRequest: Sendable, Equatable {
     public let port: Int?
     /// Path and query as the client sent them, starting with `/`.
     public let uri: String
-    /// The path with escapes of unreserved characters decoded (`/%61dmin` is `/admin`), or nil
-    /// when the path has another spelling of a path (a dot segment, an empty segment, an
-    /// encoded `/`, `\`, `.` or `%`, a backslash): no path rule can be judged on it.
+    /// The path with each segment's `;` parameters removed (`/secure;x/users` is
+    /// `/secure/users`, as a servlet container resolves it) and escapes of unreserved characters
+    /// decoded (`/%61dmin` is `/admin`), or nil when the path has another spelling of a path (a
+    /// dot segment, `..;` included, an empty segment, an encoded `/`, `\`, `.` or `%`, a
+    /// backslash): no path rule can be judged on it.
     public let canonicalPath: String?
 
     public static let maximumHostLength = 253
@@ -110,11 +112,11 @@ public struct ForwardedRequest: Sendable, Equatable {
         return value
     }
 
-    /// The path with `%XX` of unreserved characters decoded, other escapes upper-cased; nil for
-    /// another spelling of a path.
+    /// The path without segments' parameters, with `%XX` of unreserved characters decoded, other
+    /// escapes upper-cased; nil for another spelling of a path.
     static func canonical(_ path: String) -> String? {
         var out: [UInt8] = []
-        var bytes = path.utf8.makeIterator()
+        var bytes = withoutPathParameters(path).makeIterator()
         while let byte = bytes.next() {
             if byte == UInt8(ascii: "\\") { return nil }
             guard byte == UInt8(ascii: "%") else {
@@ -140,6 +142,23 @@ public struct ForwardedRequest: Sendable, Equatable {
             if segment.isEmpty, index != segments.count - 1 { return nil }
         }
         return text
+    }
+
+    /// Each segment cut at its first `;` (RFC 3986 §3.3 leaves their meaning to the scheme; a
+    /// servlet container drops them before it resolves the path, so a rule must too).
+    static func withoutPathParameters(_ path: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count)
+        var inParameters = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                inParameters = false
+            } else if byte == UInt8(ascii: ";") {
+                inParameters = true
+            }
+            if !inParameters { out.append(byte) }
+        }
+        return out
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 { Array("0123456789ABCDEF".utf8)[Int(value)] }

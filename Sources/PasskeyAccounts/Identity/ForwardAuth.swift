@@ -6,8 +6,9 @@ internal import PasskeyJSON
 /// One `--forward-auth-rule 'HOST[/PATH-PREFIX]=GROUP[,GROUP…]'` (identity.md, "Forward
 /// authentication for reverse proxies"): who may reach a host, or a path under it. `HOST` is a
 /// name matched exactly, or `*.example.com` for any name under example.com (not example.com
-/// itself); a path prefix matches whole segments (`/admin` matches `/admin` and `/admin/x`, not
-/// `/administrator`).
+/// itself), compared without case; a path prefix is kept as written and compared with case, as
+/// paths are, and matches whole segments (`/admin` matches `/admin` and `/admin/x`, not
+/// `/administrator` or `/Admin`).
 public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let pathPrefix: String?
@@ -24,13 +25,13 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         guard let equals = text.firstIndex(of: "=") else {
             throw Failure(description: "\(text.prefix(64)) is not HOST[/PATH-PREFIX]=GROUP[,GROUP…]")
         }
-        let target = text[..<equals].lowercased()
+        let target = text[..<equals]
         let groups = text[text.index(after: equals)...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard !groups.isEmpty, groups.allSatisfy({ (try? UserName($0)) != nil }) else {
             throw Failure(description: "\(text.prefix(64)): name one group or more, separated by commas")
         }
         let slash = target.firstIndex(of: "/") ?? target.endIndex
-        let host = String(target[..<slash])
+        let host = target[..<slash].lowercased()
         let wildcard = host.hasPrefix("*.")
         guard let checked = ForwardedRequest.parse(originalURL: "https://" + (wildcard ? String(host.dropFirst(2)) : host) + "/", method: nil),
               checked.port == nil, !host.contains(":")
@@ -39,7 +40,7 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         if slash != target.endIndex {
             let path = String(target[slash...])
             guard path != "/", let canonical = ForwardedRequest.parse(originalURL: "https://x" + path, method: nil)?.canonicalPath,
-                  canonical == path, !path.hasSuffix("/"), !path.contains("?")
+                  canonical == path, !path.hasSuffix("/"), !path.contains("?"), !path.contains(";")
             else { throw Failure(description: "\(text.prefix(64)): the path prefix must be a plain path such as /admin") }
             prefix = path
         }
@@ -104,14 +105,12 @@ public struct ForwardAuth: Sendable {
         }
     }
 
-    /// The most specific rule for `request`; nil when none names its host (or, for a path no
-    /// rule can judge, when any rule of the host has a path).
+    /// The most specific rule for `request`; nil when none names its host, and for a path that
+    /// has no one spelling (`ForwardedRequest.canonicalPath`), whatever the rules: an upstream
+    /// may resolve such a path under a stricter rule than the one its spelling would meet.
     public func rule(for request: ForwardedRequest) -> ForwardAuthRule? {
-        let forHost = rules.filter { $0.matchesHost(request.host) }
-        guard let path = request.canonicalPath else {
-            return forHost.contains { $0.pathPrefix != nil } ? nil : forHost.max { $0.specificity < $1.specificity }
-        }
-        return forHost.filter { $0.matchesPath(path) }.max { $0.specificity < $1.specificity }
+        guard let path = request.canonicalPath else { return nil }
+        return rules.filter { $0.matchesHost(request.host) && $0.matchesPath(path) }.max { $0.specificity < $1.specificity }
     }
 
     public func decide(_ request: ForwardedRequest, session: SignedInUser?) async throws -> Decision {
@@ -119,6 +118,7 @@ public struct ForwardAuth: Sendable {
         let facts = try await store.remoteUserFacts(userHandle: session.user.handle)
         let groups = facts.groups
         if !rules.isEmpty {
+            guard request.canonicalPath != nil else { return .forbidden("the path has more than one spelling") }
             guard let rule = rule(for: request) else { return .forbidden("no rule lets anyone reach \(request.host)") }
             guard groups.contains(where: { rule.groupKeys.contains($0.key) }) else {
                 return .forbidden("\(session.user.name) is in none of the groups \(rule.groups.joined(separator: ", "))")
