@@ -119,6 +119,45 @@ import Testing
         }
     }
 
+    /// A rule's path keeps its case, and no spelling of a path (another case, `;` parameters,
+    /// `..;`) reaches an upstream under a weaker rule than the one it resolves to.
+    @Test func aPathRuleHoldsWhateverTheSpellingOfThePath() async throws {
+        let rules = try ["app.example.com=staff", "app.example.com/Admin=admins", "app.example.com/secure=admins"].map { try ForwardAuthRule($0) }
+        try await withServer({ $0.trustedProxies = Self.loopback; $0.forwardAuthRules = rules }) { (server: TestServer, ceremonies: Ceremonies, _: Client) async throws in
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let handle = try #require(Base64URL.decode(ada.userID))
+            _ = try await server.app.store.addToGroup(userHandle: handle, name: "staff", nameKey: "staff", event: nil)
+            let cases: [(String, Int)] = [
+                ("https://app.example.com/Admin", 403), ("https://app.example.com/Admin/users", 403), ("https://App.Example.com/%41dmin/x", 403),
+                ("https://app.example.com/admin/users", 200), ("https://app.example.com/ADMIN", 200),
+                ("https://app.example.com/secure/users", 403), ("https://app.example.com/secure;x/users", 403),
+                ("https://app.example.com/secure;jsessionid=1", 403), ("https://app.example.com/x/..;/secure/users", 403),
+                ("https://app.example.com/x/..;/public", 403), ("https://app.example.com/x/.;/secure", 403),
+                ("https://app.example.com/public;x/page", 200), ("https://app.example.com/x%3B/secure", 200),
+            ]
+            for (url, status) in cases {
+                #expect(try await Self.ask(server, url: url, session: ada.session).status == status, "\(url)")
+            }
+            let caddy = try await Self.ask(server, "/auth/forward", forwarded: ("https", "app.example.com", "/secure;a=b/users"), session: ada.session)
+            #expect(caddy.status == 403)
+            _ = try await server.app.store.addToGroup(userHandle: handle, name: "admins", nameKey: "admins", event: nil)
+            #expect(try await Self.ask(server, url: "https://app.example.com/secure;x/users", session: ada.session).status == 200)
+            #expect(try await Self.ask(server, url: "https://app.example.com/Admin/users", session: ada.session).status == 200)
+            // `..` is never judged, whoever asks.
+            #expect(try await Self.ask(server, url: "https://app.example.com/x/..;/secure/users", session: ada.session).status == 403)
+        }
+    }
+
+    @Test func pathParametersAreRemovedBeforeTheCanonicalPath() {
+        let paths: [(String, String?)] = [
+            ("/secure;x/users", "/secure/users"), ("/a;b;c/d;e", "/a/d"), ("/x/..;/secure", nil), ("/x/.;/y", nil),
+            ("/;x/y", nil), ("/%61dmin;v=1", "/admin"), ("/a%3Bb/c", "/a%3Bb/c"), ("/Admin", "/Admin"),
+        ]
+        for (path, expected) in paths {
+            #expect(ForwardedRequest.parse(originalURL: "https://app.example.com" + path, method: nil)?.canonicalPath == expected, "\(path)")
+        }
+    }
+
     @Test func rulesAreCheckedWhenGiven() throws {
         for bad in ["app.example.com", "app.example.com=", "=staff", "app.example.com/=staff", "app.example.com/a/../b=staff",
                     "app.example.com/a/=staff", "app.example.com:8443=staff", "*.=staff", "exa mple.com=staff", "https://x.com=staff"] {
@@ -126,8 +165,11 @@ import Testing
         }
         let rule = try ForwardAuthRule("App.Example.com/Admin=Ops, Staff")
         #expect(rule.host == "app.example.com")
-        #expect(rule.pathPrefix == "/admin")
+        #expect(rule.pathPrefix == "/Admin")  // the host without case, the path as written
         #expect(rule.groups == ["Ops", "Staff"])
+        #expect(throws: ForwardAuthRule.Failure.self) { try ForwardAuthRule("app.example.com/admin;x=staff") }
+        // Paths that differ in case are two rules; hosts that differ in case are one.
+        try ForwardAuth.checkRules([try ForwardAuthRule("a.example.com/Admin=x"), try ForwardAuthRule("a.example.com/admin=y")])
         #expect(throws: ForwardAuthRule.Failure.self) {
             try ForwardAuth.checkRules([try ForwardAuthRule("a.example.com=x"), try ForwardAuthRule("A.example.com=y")])
         }
@@ -149,8 +191,8 @@ import Testing
     }
 }
 
-/// `--cookie-domain` (identity.md): the session cookie on the parent domain, so that every
-/// protected host under it sees it.
+/// `--cookie-domain` (identity.md): a forward-auth token on the parent domain, so that every
+/// protected host's proxy can ask about it, and the session on the server's own host only.
 @Suite struct CookieDomainTests {
     static func configure(_ c: inout ServerConfiguration) {
         c.rpID = "example.com"
@@ -159,7 +201,11 @@ import Testing
         c.trustedProxies = ForwardAuthTests.loopback
     }
 
-    @Test func theSessionCookieIsSecureSessionOnTheParentDomain() async throws {
+    /// The account's session stays host-only (`__Host-session`); the parent domain gets only
+    /// `__Secure-forward`, a token that forward authentication alone accepts: an application on
+    /// a sibling host that reads its Cookie header can replay it nowhere else, as a cookie or as
+    /// a Bearer token, and it is no step-up.
+    @Test func theParentDomainGetsAForwardTokenNotTheSession() async throws {
         try await withServer(Self.configure) { (server: TestServer, _: Ceremonies, client: Client) async throws in
             let initialize = try await client.get("/registration_initialize?user_name=ada")
             let options = try #require(initialize.json["publicKey"] as? [String: Any])
@@ -169,22 +215,56 @@ import Testing
                 credential: try TestCredential(userHandle: handle), rpID: "example.com", origin: "https://id.example.com", challenge: challenge).json()
             let registered = try await client.post("/registration_finalize", bytes: body)
             #expect(registered.status == 200)
-            let cookie = try #require(registered.setCookie)
+            let cookies = try #require(registered.setCookie)
             let token = try #require(registered.json["session"] as? String)
-            #expect(cookie.hasPrefix("__Secure-session=\(token);"))
-            #expect(cookie.contains("Domain=example.com"))
-            #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
+            let session = try #require(cookies.firstMatch(of: /__Host-session=([^;]*);[^,]*/))
+            #expect(session.1 == token)
+            #expect(!session.0.contains("Domain=") && session.0.contains("; Secure") && session.0.contains("HttpOnly"))
+            let forwardCookie = try #require(cookies.firstMatch(of: /__Secure-forward=([^;]*);[^,]*/))
+            let forward = String(forwardCookie.1)
+            #expect(forwardCookie.0.contains("Domain=example.com") && forwardCookie.0.contains("; Secure"))
+            #expect(forwardCookie.0.contains("HttpOnly") && forwardCookie.0.contains("SameSite=Lax"))
+            #expect(forward != token && !forward.contains(token))
 
-            let me = { (cookie: String) async throws -> Int in
-                try await client.send("GET", "/me", headers: ["Cookie": cookie]).status
+            let me = { (headers: [String: String]) async throws -> Int in
+                try await client.send("GET", "/me", headers: headers).status
             }
-            #expect(try await me("__Secure-session=\(token)") == 200)
-            #expect(try await me("session=\(token)") == 401)
-            #expect(try await me("__Host-session=\(token)") == 401)
-            let forwarded = try await ForwardAuthTests.ask(
-                server, url: "https://wiki.example.com/", extra: ["Cookie": "__Secure-session=\(token)"])
+            #expect(try await me(["Cookie": "__Host-session=\(token)"]) == 200)
+            // The forward token opens nothing of the account: not as a cookie, not as a Bearer token.
+            for headers in [["Cookie": "__Secure-forward=\(forward)"], ["Cookie": "__Host-session=\(forward)"], ["Authorization": "Bearer \(forward)"],
+                            ["Cookie": "__Secure-session=\(token)"], ["Cookie": "session=\(token)"]] {
+                #expect(try await me(headers) == 401, "\(headers)")
+            }
+            // Nor does it mint recovery codes, though the session's step-up is fresh.
+            let minted = try await client.send(
+                "POST", "/me/recovery-codes", body: Data("{}".utf8), headers: ["Authorization": "Bearer \(forward)", "Content-Type": "application/json"])
+            #expect(minted.status == 401)
+            #expect(try await client.post("/me/recovery-codes", json: [String: String](), bearer: token).status == 200)
+            // Forward authentication takes it.
+            let forwarded = try await ForwardAuthTests.ask(server, url: "https://wiki.example.com/", extra: ["Cookie": "__Secure-forward=\(forward)"])
             #expect(forwarded.status == 200)
             #expect(forwarded.header("Remote-User") == "ada")
+            // A forged or altered one does not.
+            var altered = Array(forward)
+            altered[altered.count - 2] = altered[altered.count - 2] == "A" ? "B" : "A"
+            for bad in [String(altered), String(forward.prefix { $0 != "." }), token] {
+                let refused = try await ForwardAuthTests.ask(server, url: "https://wiki.example.com/", extra: ["Cookie": "__Secure-forward=\(bad)"])
+                #expect(refused.status == 401, "\(bad)")
+            }
+            // It dies with the session.
+            #expect(try await client.send("POST", "/logout", bearer: token).status == 200)
+            let ended = try await ForwardAuthTests.ask(server, url: "https://wiki.example.com/", extra: ["Cookie": "__Secure-forward=\(forward)"])
+            #expect(ended.status == 401)
+        }
+    }
+
+    /// Signing out clears both cookies.
+    @Test func signingOutClearsBothCookies() async throws {
+        try await withServer(Self.configure) { (server: TestServer, ceremonies: Ceremonies, client: Client) async throws in
+            let result = try await client.send("POST", "/logout", body: Data("{}".utf8), headers: ["Content-Type": "application/json"])
+            let cookies = result.setCookie ?? ""
+            #expect(cookies.contains("__Host-session=; Path=/; Max-Age=0"), "\(cookies)")
+            #expect(cookies.contains("__Secure-forward=; Domain=example.com; Path=/; Max-Age=0"), "\(cookies)")
         }
     }
 

@@ -8,6 +8,9 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case basic
         /// `WWW-Authenticate: Bearer error="…"` (userinfo).
         case bearer
+        /// `WWW-Authenticate: Bearer` alone, and no error code in the answer: a request that
+        /// carried no token at all (RFC 6750 §3.1).
+        case bearerWithoutError
     }
 
     public let error: String
@@ -30,6 +33,9 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     package static func invalidClient(_ description: String, basic: Bool) -> OAuthError {
         OAuthError("invalid_client", description, status: 401, challenge: basic ? .basic : .none)
     }
+    /// No access token at all (RFC 6750 §3.1): 401, the bare challenge, no error code.
+    static let noToken = OAuthError("invalid_request", "send the access token as Authorization: Bearer", status: 401, challenge: .bearerWithoutError)
+
     static func invalidToken(_ description: String) -> OAuthError {
         OAuthError("invalid_token", description, status: 401, challenge: .bearer)
     }

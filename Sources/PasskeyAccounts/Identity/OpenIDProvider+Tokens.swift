@@ -115,7 +115,7 @@ extension OpenIDProvider {
     /// token's scopes. The token must be one of ours, unexpired, of a grant that stands, whose
     /// session (unless `offline_access`) is still open; anything else is `invalid_token`.
     public func userinfo(accessToken: String?) async throws -> [String: JSONValue] {
-        guard let accessToken else { throw OAuthError("invalid_request", "send the access token as Authorization: Bearer", status: 401, challenge: .bearer) }
+        guard let accessToken else { throw OAuthError.noToken }
         let at = now()
         let (claims, grant) = try await checkAccessToken(accessToken, at: at)
         guard let user = try await store.user(handle: grant.userHandle) else { throw OAuthError.invalidToken("the account no longer exists") }

@@ -33,7 +33,7 @@ extension Routes {
                 enum CodingKeys: String, CodingKey { case status, credentialIDs = "credential_ids" }
             }
             var response = try Self.json(Deleted(credentialIDs: ids))
-            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
+            response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
             return response
         }
         router.post("/me/recovery-codes") { request, _ in
@@ -68,7 +68,7 @@ extension Routes {
             guard try await service.endSession(id: id, of: session) else { throw APIError.notFound }
             var response = Self.json(["status": "ok"])
             // Ending the session that asks signs this browser out too.
-            if id == session.sessionID { response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request) }
+            if id == session.sessionID { response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request) }
             return response
         }
         router.patch("/me") { request, _ in
@@ -93,7 +93,7 @@ extension Routes {
             let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
             try await service.logout(try await session(request, allowingRecovery: true), everywhere: everywhere)
             var response = Self.json(["status": "ok"])
-            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
+            response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
             return response
         }
         router.patch("/credentials/:id") { request, context in
@@ -116,7 +116,7 @@ extension Routes {
         switch start {
         case .opened(let answer, let token):
             var response = try Self.json(answer)
-            response.headers[.setCookie] = sessionCookie(token, maxAge: Int(PasskeySignIn.recoverySessionTTL), request: request)
+            response.headers[values: .setCookie] = sessionCookies(token, maxAge: Int(PasskeySignIn.recoverySessionTTL), request: request)
             return response
         case .waiting(let waiting):
             var response = try Self.json(waiting)

@@ -39,7 +39,7 @@ extension Routes {
             signIn.email = body.user?.email
             let result = try await apple.finalize(signIn, session: try await session(request))
             var response = try Self.json(result.body)
-            response.headers[.setCookie] = sessionCookie(result.session, maxAge: Int(sessionTTL), request: request)
+            response.headers[values: .setCookie] = sessionCookies(result.session, maxAge: Int(sessionTTL), request: request)
             return response
         }
         router.post("/siwa/callback") { request, _ in
@@ -70,10 +70,8 @@ extension Routes {
                     return response
                 }
                 var response = Self.redirect("/")
-                response.headers[values: .setCookie] = [
-                    sessionCookie(result.session, maxAge: Int(sessionTTL), request: request),
-                    SIWACookie.binding.header(value: "", maxAge: 0),
-                ]
+                response.headers[values: .setCookie] = sessionCookies(result.session, maxAge: Int(sessionTTL), request: request)
+                    + [SIWACookie.binding.header(value: "", maxAge: 0)]
                 return response
             } catch let error as APIError where error.status.code < 500 {
                 return Self.redirect("/?error=\(error.code)")

@@ -57,11 +57,16 @@ extension Routes {
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        // The session cookie only (identity.md): an Authorization header on the original request
-        // is the application's business, never read as a session of this server.
-        let cookie = SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
+        // Cookies only (identity.md): an Authorization header on the original request is the
+        // application's business, never read as a session of this server. With a cookie domain
+        // the forward cookie first (what the protected hosts receive), else this host's session.
+        let domain = service.configuration.cookieDomain
+        var session = try await service.signedInUser(forwardToken: SessionCookie.forwardToken(in: request, domain: domain))
+        if session == nil {
+            session = try await service.signedInUser(token: SessionCookie.token(in: request, secure: isSecure(request), domain: domain))
+        }
         // A recovery session is no sign-in for the applications behind the proxy.
-        let session = try await service.signedInUser(token: cookie).flatMap { $0.isRecovery ? nil : $0 }
+        if session?.isRecovery == true { session = nil }
         switch try await forwardAuth.decide(original, session: session) {
         case .allowed(let user):
             let values = [user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub]

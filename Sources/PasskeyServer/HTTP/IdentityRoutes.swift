@@ -175,9 +175,15 @@ extension Routes {
             }
             return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
         } catch let error as OAuthError {
+            if error.challenge == .bearerWithoutError {
+                var headers = HTTPFields()
+                headers[.wwwAuthenticate] = "Bearer"
+                headers[.cacheControl] = "no-store"
+                return Response(status: HTTPResponse.Status(code: error.status), headers: headers)
+            }
             var response = errorJSON(error.error, error.errorDescription, status: HTTPResponse.Status(code: error.status))
             switch error.challenge {
-            case .none: break
+            case .none, .bearerWithoutError: break
             case .basic: response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
             case .bearer: response.headers[.wwwAuthenticate] = "Bearer error=\"\(error.error)\""
             }
@@ -205,7 +211,7 @@ extension Routes {
         var response = Self.logoutPage(outcome, request: request)
         switch outcome {
         case .redirect, .signedOut:
-            response.headers[.setCookie] = sessionCookie("", maxAge: 0, request: request)
+            response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
         case .confirm, .refused:
             break
         }

@@ -38,7 +38,7 @@ extension Routes {
             let (status, token) = try await push.status(watch: try Self.query("watch", request))
             var response = try Self.json(status)
             if let token {
-                response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request)
+                response.headers[values: .setCookie] = sessionCookies(token, maxAge: Int(sessionTTL), request: request)
             }
             return response
         }

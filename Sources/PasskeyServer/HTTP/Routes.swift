@@ -79,9 +79,12 @@ struct Routes: Sendable {
         Self.bearer(request) ?? SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
     }
 
-    /// The session cookie's Set-Cookie value for this request (its scheme, or the cookie domain).
-    func sessionCookie(_ value: String, maxAge: Int, request: Request) -> String {
-        SessionCookie.header(value: value, maxAge: maxAge, secure: isSecure(request), domain: service.configuration.cookieDomain)
+    /// The session cookie's Set-Cookie values for this request (its scheme; with the cookie
+    /// domain, the host-only session cookie and the forward cookie); an empty `value` clears them.
+    func sessionCookies(_ value: String, maxAge: Int, request: Request) -> [String] {
+        let domain = service.configuration.cookieDomain
+        let forward = domain == nil || value.isEmpty ? nil : service.forwardToken(sessionToken: value)
+        return SessionCookie.headers(value: value, forward: forward, maxAge: maxAge, secure: isSecure(request), domain: domain)
     }
 
     func isSecure(_ request: Request) -> Bool {
@@ -92,7 +95,7 @@ struct Routes: Sendable {
     func signedIn(_ result: CeremonyResult, token: String, request: Request) throws -> Response {
         var response = Self.json(writing: result)
         // A step-up renews the session the client holds: nothing new to set.
-        if !result.renewed { response.headers[.setCookie] = sessionCookie(token, maxAge: Int(sessionTTL), request: request) }
+        if !result.renewed { response.headers[values: .setCookie] = sessionCookies(token, maxAge: Int(sessionTTL), request: request) }
         return response
     }
 
