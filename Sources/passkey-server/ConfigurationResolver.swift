@@ -129,6 +129,8 @@ struct ConfigurationResolver {
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
         c.headerTimeout = TimeInterval(try int(flags.headerTimeout, "HEADER_TIMEOUT", range: 1...3600) ?? Int(c.headerTimeout))
         c.idleTimeout = TimeInterval(try int(flags.idleTimeout, "IDLE_TIMEOUT", range: 1...86400) ?? Int(c.idleTimeout))
+        c.bodyTimeout = TimeInterval(try int(flags.bodyTimeout, "BODY_TIMEOUT", range: 1...3600) ?? Int(c.bodyTimeout))
+        c.shutdownTimeout = TimeInterval(try int(flags.shutdownTimeout, "SHUTDOWN_TIMEOUT", range: 0...3600) ?? Int(c.shutdownTimeout))
         c.maxConnections = try int(flags.maxConnections, "MAX_CONNECTIONS", range: 1...1_000_000) ?? c.maxConnections
         c.maxConnectionsPerAddress = try int(flags.maxConnectionsPerAddress, "MAX_CONNECTIONS_PER_ADDRESS", range: 1...1_000_000)
             ?? c.maxConnectionsPerAddress

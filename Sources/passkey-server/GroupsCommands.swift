@@ -30,7 +30,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a one-time link: for a new name it creates the account, for an existing one it registers a new passkey and ends the other sessions (a reset). Prints the link alone on the last line.")
         @Argument(help: ArgumentHelp("The user name (any case).", valueName: "NAME")) var name: String
-        @Option(help: "How long the link works: 90s, 10m, 24h, 7d (at most 30 days).") var ttl = "24h"
+        @Option(help: "How long the link works: 90s, 10m, 24h, 7d (at least 1 minute, at most 30 days).") var ttl = "24h"
         @Option(help: "The server's origin for the link. (env: PASSKEY_ORIGIN, its first entry; default http://localhost:8080)")
         var origin: String?
         @Option(help: ArgumentHelp("A group the new account joins when the link is used; repeatable.", valueName: "GROUP")) var group: [String] = []

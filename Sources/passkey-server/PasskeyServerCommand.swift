@@ -101,7 +101,7 @@ struct Serve: AsyncParsableCommand {
         valueName: "origin"))
     var relatedOrigin: [String] = []
 
-    @Option(name: .customLong("reauth-window"), help: "Seconds a user-verified passkey ceremony lets a session add or delete passkeys, link Apple IDs or phones. (env: PASSKEY_REAUTH_WINDOW, default 300)")
+    @Option(name: .customLong("reauth-window"), help: "Seconds a user-verified passkey ceremony lets a session add or delete passkeys, link Apple IDs or phones; 30 to 86400. (env: PASSKEY_REAUTH_WINDOW, default 300)")
     var reauthWindow: Int?
 
     @Option(name: .customLong("recovery-codes"), help: ArgumentHelp("Whether users may make recovery codes to get back in after losing every passkey; a code is a password in all but name, so turn them off for passkeys only. (env: PASSKEY_RECOVERY_CODES, default on)", valueName: "on|off"))
@@ -163,6 +163,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may wait for its next request; then it is closed. (env: PASSKEY_IDLE_TIMEOUT, default 60)")
     var idleTimeout: Int?
+
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request has to deliver its whole body once its head arrived (a trickled body does not reset it); then 408 and the connection is closed. (env: PASSKEY_BODY_TIMEOUT, default 30)")
+    var bodyTimeout: Int?
+
+    @Option(name: .customLong("shutdown-timeout"), help: "Seconds requests in flight may take to finish after SIGTERM or SIGINT; then every connection, stalled ones included, is closed and the server exits 0. (env: PASSKEY_SHUTDOWN_TIMEOUT, default 10)")
+    var shutdownTimeout: Int?
 
     @Option(name: .customLong("max-connections"), help: "Open connections at most; a connection over it is closed at once. (env: PASSKEY_MAX_CONNECTIONS, default 4096 or the file limit less 64)")
     var maxConnections: Int?

@@ -109,6 +109,31 @@ final class TestSocket: @unchecked Sendable {
         }
     }
 
+    /// A head followed by a body that never completes: 408 at the body timeout and the
+    /// connection closed, so stalled bodies cannot fill --max-connections.
+    @Test func aStalledBodyGets408AndFreesItsConnection() async throws {
+        try await withServer({ $0.bodyTimeout = 1; $0.maxConnections = 4; $0.headerTimeout = 120 }) { server, _, _ in
+            let stalled = try (0..<4).map { _ in try TestSocket(port: server.port) }
+            for socket in stalled {
+                socket.send("POST /registration_finalize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\"")
+            }
+            let started = Date()
+            let answers = try await onOwnThread { stalled.map { $0.read(for: Self.patience) } }
+            for answer in answers {
+                #expect(answer.text.hasPrefix("HTTP/1.1 408"), "\(answer.text)")
+                #expect(answer.text.contains(#""error":"request_timeout""#), "\(answer.text)")
+                #expect(answer.closed)
+            }
+            #expect(Date().timeIntervalSince(started) >= 0.9)
+            let again = try await Self.eventually {
+                let socket = try TestSocket(port: server.port)
+                socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return socket.read(for: 5).text.hasPrefix("HTTP/1.1 200")
+            }
+            #expect(again)
+        }
+    }
+
     @Test func connectionsAreCappedPerAddress() async throws {
         try await withServer({ $0.maxConnectionsPerAddress = 3; $0.headerTimeout = 120 }) { server, _, _ in
             // Four at once from one address: the server sets them up on two event loops, in no

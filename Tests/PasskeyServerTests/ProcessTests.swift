@@ -104,6 +104,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: database.path))
     }
 
+    /// SIGTERM with connections whose bodies never come: the server closes them at
+    /// --shutdown-timeout and exits 0, instead of waiting on them.
+    @Test func terminatesWithinTheShutdownTimeoutWhileBodiesStall() async throws {
+        let database = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let server = try await ServerProcess.start(arguments: [
+            "--port", "0", "--database", database.path, "--body-timeout", "600", "--shutdown-timeout", "2",
+        ])
+        let sockets = try (0..<5).map { _ in try TestSocket(port: server.port) }
+        for socket in sockets {
+            socket.send("POST /registration_finalize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        }
+        // The server has read every head before it is told to stop.
+        let healthy = try await Client(base: server.base).get("/healthz")
+        #expect(healthy.status == 200)
+        let started = Date()
+        let status = try await onOwnThread { server.terminate() }
+        let took = Date().timeIntervalSince(started)
+        #expect(status == 0)
+        #expect(took >= 1.5 && took < 12, "\(took) s")
+        let closed = try await onOwnThread { sockets.map { $0.read(for: 5).closed } }
+        #expect(closed.allSatisfy { $0 })
+    }
+
     /// The checkout's placeholder association file (its app is not anyone's) is not served
     /// unless asked for: without --aasa and --ios-app-id the path is 404, though the file sits
     /// in the working directory.
@@ -137,9 +161,15 @@ import Testing
         for flag in ["--host", "--port", "--rp-id", "--rp-name", "--origin", "--database", "--public-dir", "--aasa", "--ios-app-id",
                      "--user-verification", "--challenge-ttl", "--session-ttl", "--max-body", "--header-timeout", "--idle-timeout",
                      "--max-connections", "--max-connections-per-address", "PASSKEY_HEADER_TIMEOUT", "PASSKEY_",
+                     "--body-timeout", "PASSKEY_BODY_TIMEOUT", "--shutdown-timeout", "PASSKEY_SHUTDOWN_TIMEOUT",
                      "--resident-key", "--authenticator-attachment", "--attestation", "--fido-conformance"] {
             #expect(help.contains(flag), "\(flag)")
         }
+        // The limits a value is refused outside of are in --help, not only in the refusal.
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("30 to 86400. (env: PASSKEY_REAUTH_WINDOW"))
+        let invite = try await CommandRun.run(["users", "invite", "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(invite.contains("at least 1 minute, at most 30 days"), "\(invite)")
     }
 }
 

@@ -61,6 +61,12 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a kept-alive connection may wait between a response and the next request head
     /// (`--idle-timeout`).
     public var idleTimeout: TimeInterval = 60
+    /// Seconds a request has to deliver its whole body once its head arrived; then 408 and the
+    /// connection closes (`--body-timeout`).
+    public var bodyTimeout: TimeInterval = 30
+    /// Seconds requests in flight may take to finish once the server is told to stop; then every
+    /// connection is closed and the process exits (`--shutdown-timeout`).
+    public var shutdownTimeout: TimeInterval = 10
     /// Open connections at most (`--max-connections`); nil: 4096, or fewer when the process may
     /// open fewer files (its soft RLIMIT_NOFILE less 64 for the database and the rest).
     public var maxConnections: Int?
