@@ -144,7 +144,7 @@ extension PostgresPasskeyStore {
             }
             if let conflict = try await Self.insertAccount(db, credentialRow, userRow) { return conflict }
             try await Self.addMemberships(db, userHandle: owner, groups)
-            if endingOtherSessions { try await db.query("DELETE FROM sessions WHERE user_handle = \(owner)", logger: Self.quiet) }
+            if endingOtherSessions { _ = try await Self.revokeAccess(db, userHandle: owner) }
             try await Self.insert(db, sessionRow)
             try await Self.insert(db, eventRow)
             return .registered

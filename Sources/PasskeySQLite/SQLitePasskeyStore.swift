@@ -147,7 +147,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
                 return conflict
             }
             try Self.addMemberships(db, userHandle: credential.userHandle, groups)
-            if endingOtherSessions { try db.execute("DELETE FROM sessions WHERE user_handle = ?", [.blob(credential.userHandle)]) }
+            if endingOtherSessions { _ = try Self.revokeAccess(db, userHandle: credential.userHandle) }
             try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)
             return .registered

@@ -51,7 +51,9 @@ public protocol PasskeyStore: Sendable {
     /// `event` is stored when the registration is.
     /// With `invitation`, the invitation with that token hash is spent in the same write (gone or
     /// expired: `.invitationGone`, nothing but the ceremony spent); with `endingOtherSessions`
-    /// (a reset link), every other session of the account ends in it too.
+    /// (a recovery or a reset link: the account is being taken back), every other session of
+    /// the account ends in it too, and every grant of the account is revoked, offline ones
+    /// included, as `revokeAccess` does.
     func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord,
         invitation: [UInt8]?, endingOtherSessions: Bool, event: AuditEvent?

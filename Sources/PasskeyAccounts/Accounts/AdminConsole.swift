@@ -154,9 +154,12 @@ public struct AdminConsole: Sendable {
             }
         }
         if let disabled, disabled != user.disabled {
-            _ = try await store.setUserDisabled(
-                handle: user.handle, disabled: disabled,
-                event: Self.adminEvent(user.handle, disabled ? "account_disabled" : "account_enabled", at, admin, [:]))
+            // Disabling ends every session and revokes every grant in its write.
+            _ = try await AccountSessionEnding(passkeys: passkeys).ending(userHandle: user.handle) {
+                try await store.setUserDisabled(
+                    handle: user.handle, disabled: disabled,
+                    event: Self.adminEvent(user.handle, disabled ? "account_disabled" : "account_enabled", at, admin, [:]))
+            }
         }
         return try await self.user(sub: sub)
     }
@@ -173,8 +176,10 @@ public struct AdminConsole: Sendable {
     /// `DELETE users/{sub}/sessions`: ends every session and revokes its OpenID grants.
     public func endSessions(sub: String, by admin: Admin) async throws -> JSONValue {
         let user = try await resolve(sub)
-        let ended = try await store.revokeAccess(
-            userHandle: user.handle, event: Self.adminEvent(user.handle, "session_ended", passkeys.now(), admin, ["everywhere": "true"]))
+        let ended = try await AccountSessionEnding(passkeys: passkeys).ending(userHandle: user.handle) {
+            try await store.revokeAccess(
+                userHandle: user.handle, event: Self.adminEvent(user.handle, "session_ended", passkeys.now(), admin, ["everywhere": "true"]))
+        }
         return .object(["status": .string("ok"), "ended": .integer(Int64(ended.count))])
     }
 

@@ -85,10 +85,10 @@ extension PasskeySignIn {
     public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
         guard let session else { return }
         if everywhere {
-            let ended = try await store.sessions(userHandle: session.user.handle, now: now()).map(\.tokenHash)
-            try await store.deleteSessions(
-                userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
-            sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: ended))
+            _ = try await AccountSessionEnding(passkeys: self).ending(userHandle: session.user.handle) {
+                try await store.deleteSessions(
+                    userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
+            }
         } else {
             try await store.deleteSession(
                 tokenHash: session.tokenHash, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "false"]))

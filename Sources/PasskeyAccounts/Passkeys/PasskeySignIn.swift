@@ -260,11 +260,18 @@ public final class PasskeySignIn: Sendable {
             userHandle, "registration", at: created,
             ["credential": Base64URL.encode(verified.credentialID), "new_account": newUser == nil ? "false" : "true",
              "name": credential.name].merging(recovering ? ["recovery": "true"] : [:]) { $1 })
-        switch try await store.completeRegistration(
-            challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session,
-            invitation: ceremony.invitationHash, endingOtherSessions: recovering || (ceremony.invitationHash != nil && newUser == nil),
-            event: event)
-        {
+        // Taking an account back (a recovery, a reset link) ends every other session and revokes
+        // every grant in the registration's write, and tells the applications.
+        let takingBack = recovering || (ceremony.invitationHash != nil && newUser == nil)
+        let complete = { [store] in
+            try await store.completeRegistration(
+                challenge: ceremony.challenge, now: created, credential: credential, newUser: newUser, session: session,
+                invitation: ceremony.invitationHash, endingOtherSessions: takingBack, event: event)
+        }
+        let outcome = takingBack
+            ? try await AccountSessionEnding(passkeys: self).ending(userHandle: userHandle, keeping: session.tokenHash, complete)
+            : try await complete()
+        switch outcome {
         case .registered: break
         case .invitationGone: throw APIError.invalidInvite
         case .ceremonyGone: throw APIError.unknownChallenge
