@@ -5,6 +5,7 @@ internal import NIOCore
 internal import HTTPTypes
 internal import PasskeyCore
 internal import PasskeyHTTPParsing
+internal import Logging
 
 /// The contract's "Requests" rules, applied before any handler (and so before any challenge is
 /// looked up or anything is written), keyed on the route the router matched
@@ -31,6 +32,40 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         let client = clientAddress(request, context: context)
         if let endpoint = context.endpointPath {
             let policy = RoutePaths.routes[endpoint] ?? Self.unlisted
+            guard policy.oauthErrors else { return try await check(policy, request, context: context, client: client, next: next) }
+            do {
+                return try await check(policy, request, context: context, client: client, next: next)
+            } catch {
+                guard let answer = APIError.answer(to: error), let response = Self.oauthAnswer(answer) else { throw error }
+                if answer == .unavailable {
+                    context.logger.warning("database unavailable", metadata: ["path": "\(endpoint)", "error": "\(error)"])
+                }
+                return response
+            }
+        }
+        return try await check(nil, request, context: context, client: client, next: next)
+    }
+
+    /// A rate limit or an outage at an OAuth endpoint, in RFC 6749 §5.2's shape (`rate_limited`,
+    /// `temporarily_unavailable`) with `Retry-After` and the token endpoint's cache headers; nil
+    /// for any other error, which keeps the route's own answer.
+    static func oauthAnswer(_ error: APIError) -> Response? {
+        let code: String
+        switch error.code {
+        case "rate_limited": code = "rate_limited"
+        case "unavailable": code = "temporarily_unavailable"
+        default: return nil
+        }
+        var response = Routes.errorJSON(code, error.message, status: error.status)
+        response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+        if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
+    }
+
+    private func check(
+        _ policy: RoutePaths.Policy?, _ request: Request, context: Context, client: String, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if let policy {
             switch policy.body {
             case .form:
                 if request.method == .post { try Self.checkFormMediaType(request) }
@@ -74,11 +109,9 @@ struct RequestPolicyMiddleware: RouterMiddleware {
 
     /// JSON bodies must say so.
     static func checkMediaType(_ request: Request) throws {
-        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
-        let chunked = request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
         // A DELETE may carry a JSON body (`DELETE /me`'s confirmation); one that carries a body
         // is held to the same rule.
-        let hasBody = declared > 0 || chunked
+        let hasBody = hasBody(request)
         guard request.method == .post || request.method == .patch || request.method == .put || (request.method == .delete && hasBody) else {
             return
         }
@@ -89,10 +122,19 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         if hasBody { throw APIError.unsupportedMediaType }
     }
 
+    /// Whether the request declares a body: a Content-Length above 0, or chunked.
+    static func hasBody(_ request: Request) -> Bool {
+        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        return declared > 0 || request.headers[values: .transferEncoding].contains { $0.lowercased().contains("chunked") }
+    }
+
     /// A form post: `application/x-www-form-urlencoded`, nothing else. It comes from another
     /// origin (Apple's page, a device), so no Origin check: the callback trusts the token, its
     /// nonce and the state bound to it; the OAuth endpoints their client, code and key audit.
     static func checkFormMediaType(_ request: Request) throws {
+        // No body at all needs no type: a userinfo POST that carries its token in the header
+        // (OpenID Connect Core §5.3.1), as OAuth client libraries send it.
+        if request.headers[.contentType] == nil, !hasBody(request) { return }
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/x-www-form-urlencoded" else { throw APIError.unsupportedMediaType }
     }

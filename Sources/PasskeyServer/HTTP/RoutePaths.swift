@@ -28,6 +28,10 @@ public enum RoutePaths {
         /// Runs or starts a ceremony, or keeps something for a caller without a session:
         /// rate-limited per client address.
         var ceremony = false
+        /// An OAuth endpoint whose every answer is RFC 6749 §5.1/§5.2 shaped: a rate limit (429)
+        /// or a database outage (503) is `{"error", "error_description"}` with
+        /// `Cache-Control: no-store` and `Pragma: no-cache`, as its other refusals are.
+        var oauthErrors = false
     }
 
     /// The methods a forward-auth subrequest may carry (the original request's).
@@ -87,7 +91,7 @@ public enum RoutePaths {
         "/mfb/responses": Policy(methods: [.post]),
         "/mfb/key-audits": Policy(methods: [.post]),
         "/mfb/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
-        "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true),
+        "/mfb/token": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
         "/attestation/options": Policy(methods: [.post], ceremony: true),
         "/attestation/result": Policy(methods: [.post], ceremony: true),
         "/assertion/options": Policy(methods: [.post], ceremony: true),
@@ -97,11 +101,11 @@ public enum RoutePaths {
         "/oauth/authorize": Policy(methods: [.get, .post], body: .form, ceremony: true),
         "/oauth/authorize/resume": Policy(methods: [.get], ceremony: true),
         "/oauth/authorize/request": Policy(methods: [.get]),
-        "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true),
-        "/oauth/revoke": Policy(methods: [.post], body: .form, ceremony: true),
-        "/oauth/introspect": Policy(methods: [.post], body: .form, ceremony: true),
-        "/oauth/par": Policy(methods: [.post], body: .form, ceremony: true),
-        "/oauth/device": Policy(methods: [.post], body: .form, ceremony: true),
+        "/oauth/token": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
+        "/oauth/revoke": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
+        "/oauth/introspect": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
+        "/oauth/par": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
+        "/oauth/device": Policy(methods: [.post], body: .form, ceremony: true, oauthErrors: true),
         "/device": Policy(methods: [.get]),
         "/device/lookup": Policy(methods: [.post], ceremony: true),
         "/device/decision": Policy(methods: [.post]),
