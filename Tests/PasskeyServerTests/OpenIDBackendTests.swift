@@ -23,7 +23,7 @@ import Testing
 
     @Test func introspectionTellsWhatAStandingTokenIsAndOnlyActiveFalseOtherwise() async throws {
         try await withServer { server, ceremonies, client in
-            let backend = try await TestRelyingParty.register(server, id: "backend") { $0.introspection = true; $0.redirectURIs = [] }
+            let backend = try await TestRelyingParty.register(server, id: "backend") { $0.introspection = true }
             let wiki = try await TestRelyingParty.register(server)
             let ada = try await TestRelyingParty.signedIn(ceremonies)
             // A session token of the JSON endpoints.
@@ -43,8 +43,17 @@ import Testing
             #expect(access.json["client_id"] as? String == "wiki")
             #expect(access.json["scope"] as? String == "openid profile groups")
             #expect(access.json["token_type"] as? String == "access_token")
-            let refresh = try await Self.introspect(backend, try #require(tokens.json["refresh_token"] as? String))
+            // Another client's refresh token is not the backend's to know (RFC 7662 §4).
+            let wikiRefresh = try #require(tokens.json["refresh_token"] as? String)
+            #expect(String(decoding: try await Self.introspect(backend, wikiRefresh).body, as: UTF8.self) == #"{"active":false}"#)
+            #expect(String(decoding: try await Self.introspect(backend, wikiRefresh, hint: "refresh_token").body, as: UTF8.self) == #"{"active":false}"#)
+            // Its own refresh token it may introspect.
+            let ownCode = try #require(TestRelyingParty.answer(try await backend.authorize(
+                backend.authorizationParameters(), session: ada.session))["code"])
+            let own = try await backend.redeem(ownCode)
+            let refresh = try await Self.introspect(backend, try #require(own.json["refresh_token"] as? String))
             #expect(refresh.json["active"] as? Bool == true)
+            #expect(refresh.json["client_id"] as? String == "backend")
             #expect(refresh.json["token_type"] as? String == "refresh_token")
             // Inactive: unknown, garbage, and everything once the session ended; exactly one member.
             for token in ["nope", Base64URL.encode(SecureRandom.bytes(32)), "a.b.c"] {
@@ -53,7 +62,7 @@ import Testing
                 #expect(String(decoding: result.body, as: UTF8.self) == #"{"active":false}"#)
             }
             #expect(try await client.send("POST", "/logout", bearer: ada.session).status == 200)
-            for token in [ada.session, tokens.json["access_token"] as? String ?? "", tokens.json["refresh_token"] as? String ?? ""] {
+            for token in [ada.session, tokens.json["access_token"] as? String ?? "", own.json["refresh_token"] as? String ?? ""] {
                 #expect(String(decoding: try await Self.introspect(backend, token).body, as: UTF8.self) == #"{"active":false}"#)
             }
             // A client not registered for it may not introspect.

@@ -17,7 +17,7 @@ extension OpenIDProvider {
 
     /// `POST /oauth/introspect`, for clients registered with `--introspection`: what the token
     /// is, or exactly `{"active": false}` for anything that does not stand (unknown, expired,
-    /// revoked, its session ended).
+    /// revoked, its session ended) and for another client's refresh token.
     public func introspect(_ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?) async throws -> [String: JSONValue] {
         let values = try Self.singleValues(parameters)
         let client = try await authenticateClient(values, basic: basic)
@@ -38,6 +38,11 @@ extension OpenIDProvider {
         }
         guard let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return inactive }
         let hash = Digest.sha256.hash(bytes)
+        if hint != "session", case .current(let grant)? = try await store.grant(refreshHash: hash) {
+            // A refresh token is its client's alone (RFC 7662 §4): another client learns nothing
+            // of it, not even that it stands.
+            guard isOwnRefreshToken(grant, of: client) else { return inactive }
+        }
         if hint != "session", case .current(let grant)? = try await store.grant(refreshHash: hash), !grant.revoked,
            let expiry = grant.refreshExpiresAt, expiry > at,
            try await isStanding(grant, at: at),
@@ -64,6 +69,12 @@ extension OpenIDProvider {
             return answer
         }
         return inactive
+    }
+
+    /// Whether `grant`'s refresh token may be introspected by `client`: only by the client it was
+    /// issued to.
+    func isOwnRefreshToken(_ grant: GrantRecord, of client: ClientRecord) -> Bool {
+        grant.clientID == client.id
     }
 
     /// A grant without `offline_access` stands while its session does.
