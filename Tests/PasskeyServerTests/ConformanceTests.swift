@@ -117,6 +117,40 @@ import Testing
         }
     }
 
+    /// The profile's credential has `type` and `id`: one without either, or with another type,
+    /// is a failure the tools expect, and it spends nothing (the same response, whole, still
+    /// registers and signs in afterwards).
+    @Test func aCredentialWithoutTypeOrIdFails() async throws {
+        try await withServer(Self.on) { server, _, client in
+            func edited(_ bytes: [UInt8], _ edit: (inout [String: Any]) -> Void) throws -> [UInt8] {
+                var object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+                edit(&object)
+                return Array(try JSONSerialization.data(withJSONObject: object))
+            }
+            let options = try await client.post("/attestation/options", json: ["username": "fido-t", "displayName": "t"])
+            let challenge = Base64URL.decode(options.json["challenge"] as? String ?? "") ?? []
+            let handle = Base64URL.decode((options.json["user"] as? [String: Any])?["id"] as? String ?? "") ?? []
+            let credential = try TestCredential(userHandle: handle)
+            let body = try RegistrationBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: challenge).json()
+            let edits: [(inout [String: Any]) -> Void] = [
+                { $0["type"] = nil }, { $0["id"] = nil }, { $0["type"] = "password" }, { $0["id"] = "" }, { $0["id"] = "not base64url!" },
+            ]
+            for edit in edits {
+                Self.expectFailed(try await client.post("/attestation/result", bytes: try edited(body, edit)))
+            }
+            Self.expectOK(try await client.post("/attestation/result", bytes: body))
+
+            let request = try await client.post("/assertion/options", json: ["username": "fido-t"])
+            let assertionChallenge = Base64URL.decode(request.json["challenge"] as? String ?? "") ?? []
+            let assertion = try AssertionBuilder(
+                credential: credential, rpID: "localhost", origin: server.origin, challenge: assertionChallenge, signCount: 1).json()
+            for edit in edits {
+                Self.expectFailed(try await client.post("/assertion/result", bytes: try edited(assertion, edit)))
+            }
+            Self.expectOK(try await client.post("/assertion/result", bytes: assertion))
+        }
+    }
+
     @Test func offUnlessAskedFor() async throws {
         try await withServer { _, _, client in
             for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result"] {

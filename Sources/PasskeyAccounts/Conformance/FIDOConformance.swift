@@ -1,4 +1,5 @@
 public import PasskeyCore
+internal import PasskeyJSON
 internal import PasskeyStorage
 internal import Foundation
 
@@ -75,11 +76,27 @@ public struct FIDOConformance: Sendable {
     /// `/attestation/result` and `/assertion/result`: the JSON API's finalizes; the session
     /// they open is not handed out.
     public func attestationResult(body: [UInt8]) async throws {
+        try Self.checkCredentialShape(body)
         _ = try await passkeys.finishRegistration(body: body)
     }
 
     public func assertionResult(body: [UInt8]) async throws {
+        try Self.checkCredentialShape(body)
         _ = try await passkeys.finishAuthentication(body: body)
+    }
+
+    /// The profile's ServerPublicKeyCredential (§7.1.1 of the transport binding): `type` is
+    /// `public-key` and `id` a non-empty base64url string, both present. The JSON API leaves
+    /// them out for native clients; the conformance tools send them wrong or missing to see an
+    /// error, and checking nothing that a step finds before the signature would let them pass.
+    static func checkCredentialShape(_ body: [UInt8]) throws {
+        guard case .object(let members)? = try? StrictJSON.parse(body) else { throw APIError.invalidRequest("The body must be one JSON object.") }
+        guard case .string(let type)? = members["type"], type == "public-key" else {
+            throw APIError.invalidRequest("type must be \"public-key\".")
+        }
+        guard case .string(let id)? = members["id"], !id.isEmpty, Base64URL.decodeStrict(id) != nil else {
+            throw APIError.invalidRequest("id must be the credential's id in base64url.")
+        }
     }
 
     static func userVerification(_ value: String?, default fallback: UserVerificationRequirement) throws -> UserVerificationRequirement {
