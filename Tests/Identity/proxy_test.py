@@ -333,6 +333,17 @@ def proxy_checks(check, proxy, app, issuer, users):
     check(f"{n}: a POST with a body reaches the application whole (the server is asked without the body)",
           posted)
 
+    def forward_cookie_dropped():
+        cookies = f"a=1; session={alice['token']}; __Secure-forward=not-for-the-application; b=2"
+        status, _, body = request(proxy.port, probe_path(), extra=[("Cookie", cookies)])
+        expect(status == 200, f"{n} answered {status}: {body[:200]!r}")
+        sent = "; ".join(header_values(received(body), "Cookie"))
+        expect("__Secure-forward" not in sent and "not-for-the-application" not in sent,
+               f"the application got the forward-auth cookie: {sent!r}")
+        expect("a=1" in sent and "b=2" in sent, f"the application lost the other cookies: {sent!r}")
+    check(f"{n}: the forward-auth cookie is dropped before the application, the other cookies kept",
+          forward_cookie_dropped)
+
     def forged_dropped():
         status, _, body = request(proxy.port, probe_path(), cookie=alice["token"], extra=FORGED)
         expect(status == 200, f"{n} answered {status}: {body[:200]!r}")

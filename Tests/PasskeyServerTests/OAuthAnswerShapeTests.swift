@@ -21,6 +21,7 @@ import Testing
                 #expect(result.status == 401, "\(method)")
                 #expect(result.header("WWW-Authenticate") == "Bearer", "\(method)")
                 #expect(result.error == nil, "\(method): RFC 6750 §3.1 gives no error code to a request without credentials")
+                #expect(String(decoding: result.body, as: UTF8.self) == "{}", "\(method)")
             }
             // A token that is there but bad still names the error.
             let bad = try await rp.raw("GET", "/oauth/userinfo", headers: ["Authorization": "Bearer not-a-token"])

@@ -176,10 +176,10 @@ extension Routes {
             return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
         } catch let error as OAuthError {
             if error.challenge == .bearerWithoutError {
-                var headers = HTTPFields()
-                headers[.wwwAuthenticate] = "Bearer"
-                headers[.cacheControl] = "no-store"
-                return Response(status: HTTPResponse.Status(code: error.status), headers: headers)
+                // An empty object: JSON like every other answer, without an error code.
+                var response = jsonResponse(ByteBuffer(string: "{}"), status: HTTPResponse.Status(code: error.status))
+                response.headers[.wwwAuthenticate] = "Bearer"
+                return response
             }
             var response = errorJSON(error.error, error.errorDescription, status: HTTPResponse.Status(code: error.status))
             switch error.challenge {
