@@ -203,20 +203,22 @@ extension PostgresPasskeyStore {
         let statement = Prepared<CompleteAuthenticationSQL>(binds)
         return try await write { db in
             let rows = try await db.execute(statement, logger: Self.quiet)
-            let answer = try await Self.first(rows) { row -> (Bool, String?) in
-                (try row[0].decode(Bool.self), try row[1].decode(String?.self))
+            let answer = try await Self.first(rows) { row -> (Bool, String?, Bool) in
+                (try row[0].decode(Bool.self), try row[1].decode(String?.self), try row[2].decode(Bool.self))
             }
-            guard let (spent, name) = answer else {
+            guard let (spent, name, sessionStands) = answer else {
                 throw StoreError.database("the finalize statement returned no row")
             }
             guard spent else { return .ceremonyGone }
             guard let name else { return .counterRegression }
+            guard sessionStands else { return .sessionGone }
             return .signedIn(userName: name)
         }
     }
 
     /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
-    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing;
+    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
+    /// (a step-up whose session is gone records no sign-in, and the third column says so);
     /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
     /// $26–$32 the regression event, alike.
     enum CompleteAuthenticationSQL: PreparedSQL {
@@ -244,16 +246,17 @@ extension PostgresPasskeyStore {
                 UPDATE sessions SET auth_time = $17, user_verified = $13
                 WHERE $18 AND token_hash = $7 AND user_handle = $8 AND expires_at > $2
                   AND EXISTS (SELECT 1 FROM applied)
+                RETURNING 1
             ), signed_in AS (
                 INSERT INTO events (user_handle, type, at, ip, user_agent, details)
                 SELECT $20, $21, $22, $23, $24, $25
-                WHERE $19 AND EXISTS (SELECT 1 FROM applied)
+                WHERE $19 AND EXISTS (SELECT 1 FROM applied) AND (NOT $18 OR EXISTS (SELECT 1 FROM renewed))
             ), regressed AS (
                 INSERT INTO events (user_handle, type, at, ip, user_agent, details)
                 SELECT $27, $28, $29, $30, $31, $32
                 WHERE $26 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
             )
-            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied)
+            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied), NOT $18 OR EXISTS (SELECT 1 FROM renewed)
             """
         static let types: [PostgresDataType] =
             [.bytea, .int8, .int8, .bool, .bool, .bytea]

@@ -185,6 +185,7 @@ public final class SQLitePasskeyStore: PasskeyStore {
                 try db.execute(
                     "UPDATE sessions SET auth_time = ?, user_verified = ? WHERE token_hash = ? AND user_handle = ? AND expires_at > ?",
                     renewArguments)
+                guard try db.changes() == 1 else { return .sessionGone }
             } else {
                 try db.execute(SessionRecord.insert, sessionArguments)
             }

@@ -506,5 +506,9 @@ public enum AuthenticationOutcome: Sendable, Equatable {
     /// A concurrent assertion raised the counter first: the ceremony is spent and the
     /// credential marked possibly cloned, nothing else changed.
     case counterRegression
+    /// A step-up (`renewing`) whose session ended meanwhile: the ceremony is spent and the
+    /// counter applied (the assertion happened), but no session was renewed or opened and no
+    /// sign-in recorded.
+    case sessionGone
 }
 

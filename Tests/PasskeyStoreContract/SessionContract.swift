@@ -86,10 +86,14 @@ struct SessionContract {
             try await store.deleteSession(tokenHash: session.tokenHash, event: nil)
             let again = Fixture.ceremony(.authentication)
             try await store.insertCeremony(again)
-            _ = try await store.completeAuthentication(
+            let gone = try await store.completeAuthentication(
                 challenge: again.challenge, now: Fixture.date(61_000), credentialID: credential.id, signCount: 2, backupState: false,
-                userVerified: true, session: renewed, renewing: true, signedIn: nil, regression: nil)
+                userVerified: true, session: renewed, renewing: true,
+                signedIn: AuditEvent(userHandle: user.handle, type: "reauthenticated", at: Fixture.date(61_000), ip: nil, userAgent: nil), regression: nil)
+            #expect(gone == .sessionGone)
             #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date()).isEmpty)
+            // No step-up is recorded for it.
+            #expect(try await store.events(userHandle: user.handle, before: nil, limit: 10).allSatisfy { $0.type != "reauthenticated" })
         }
     }
 

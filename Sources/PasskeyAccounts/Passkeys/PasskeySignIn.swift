@@ -490,6 +490,10 @@ public final class PasskeySignIn: Sendable {
             throw APIError.unknownChallenge
         case .counterRegression:
             throw APIError(WebAuthnError(.counterRegression, "sign count did not increase over a concurrent assertion"))
+        case .sessionGone:
+            // The session that asked for the step-up ended meanwhile (signed out, ended
+            // elsewhere, the account taken back): nothing is renewed, and the caller signs in anew.
+            throw APIError.unauthorized
         }
     }
 
