@@ -61,6 +61,8 @@ extension PostgresPasskeyStore {
                 "DELETE FROM push_discoveries WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             let dayAgo = cutoff - 86_400_000
             try await db.query("DELETE FROM push_requests WHERE expires_at <= \(dayAgo)", logger: Self.quiet)
+            // Every limit's window is an hour at most: a day-old counter counts nothing.
+            try await db.query("DELETE FROM attempt_counters WHERE window_start <= \(dayAgo)", logger: Self.quiet)
             // Messages for Business: an expired request's key goes at once, the request a day later.
             try await db.query(
                 "UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= \(cutoff) AND private_key IS NOT NULL", logger: Self.quiet)

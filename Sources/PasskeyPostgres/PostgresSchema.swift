@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23,
+        migration21, migration22, migration23, migration24,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,19 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 24: counters of the limits that hold across instances (SQLite's migration 24).
+    static let migration24 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE attempt_counters (
+            key          text   NOT NULL,
+            window_start bigint NOT NULL,
+            count        bigint NOT NULL CHECK (count > 0),
+            PRIMARY KEY (key, window_start)
+        )
+        """,
+        "CREATE INDEX attempt_counters_by_window ON attempt_counters (window_start)",
+    ])
 
     /// Version 23: the Messages for Business client among the OpenID provider's clients
     /// (SQLite's migration 23).

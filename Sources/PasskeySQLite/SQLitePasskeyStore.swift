@@ -424,6 +424,8 @@ public final class SQLitePasskeyStore: PasskeyStore {
             let discoveries = try db.changes()
             let dayAgo = try SQLiteValue.time(now.addingTimeInterval(-86400))
             try db.execute("DELETE FROM push_requests WHERE expires_at <= ?", [dayAgo])
+            // Every limit's window is an hour at most: a day-old counter counts nothing.
+            try db.execute("DELETE FROM attempt_counters WHERE window_start <= ?", [dayAgo])
             // Messages for Business: an expired request's key goes at once, the request a day later.
             try db.execute("UPDATE mfb_requests SET private_key = NULL WHERE expires_at <= ? AND private_key IS NOT NULL", [cutoff])
             try db.execute("DELETE FROM mfb_grants WHERE expires_at <= ?", [cutoff])

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23,
+        migration21, migration22, migration23, migration24,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,21 @@ enum Schema {
             }
         }
     }
+
+    /// Version 24: counters of the limits that hold across processes on one database (recovery
+    /// attempts, wrong device user codes, push sign-in requests), a row per key and window.
+    /// Only adds.
+    static let migration24: [String] = [
+        """
+        CREATE TABLE attempt_counters (
+            key          TEXT    NOT NULL,
+            window_start INTEGER NOT NULL,
+            count        INTEGER NOT NULL CHECK (count > 0),
+            PRIMARY KEY (key, window_start)
+        ) STRICT, WITHOUT ROWID
+        """,
+        "CREATE INDEX attempt_counters_by_window ON attempt_counters (window_start)",
+    ]
 
     /// Version 23: the Messages for Business client among the OpenID provider's clients. Only adds.
     static let migration23: [String] = [

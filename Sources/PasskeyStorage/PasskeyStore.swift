@@ -221,6 +221,16 @@ public protocol PasskeyStore: Sendable {
     /// with `event`, in one write; false, and nothing written, when it is not (anymore).
     func claimRecovery(idHash: [UInt8], now: Date, session: SessionRecord, event: AuditEvent?) async throws -> Bool
 
+    // MARK: Limits across instances
+
+    /// Counts one attempt for each of `keys` in the window of `window` milliseconds that holds
+    /// `now`, in one statement per key that also checks it, so every instance on the database
+    /// shares the count: a key already at `limit` in this window is not counted further. Answers
+    /// the end of the window (milliseconds) when any key was at its limit, nil when all were
+    /// under it. With `counting` false nothing is counted: the same answer, for limits that
+    /// count only failures (check first, count on a failure).
+    func countAttempts(keys: [String], limit: Int, window: Int64, now: Date, counting: Bool) async throws -> Int64?
+
     // MARK: Admin tokens (accounts.md, "Administration")
 
     /// Keeps a new admin token, with `event`; false (nothing written) when the name is taken.

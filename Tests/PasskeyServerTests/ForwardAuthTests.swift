@@ -191,7 +191,7 @@ import Testing
     }
 }
 
-/// `--cookie-domain` (identity.md): a forward-auth token on the parent domain, so that every
+/// `--cookie-domain`: a forward-auth token on the parent domain, so that every
 /// protected host's proxy can ask about it, and the session on the server's own host only.
 @Suite struct CookieDomainTests {
     static func configure(_ c: inout ServerConfiguration) {

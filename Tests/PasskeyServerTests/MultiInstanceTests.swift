@@ -84,6 +84,30 @@ struct MultiInstanceTests {
         }
     }
 
+    @Test("recovery attempts and wrong device codes are limited across both instances, not per instance")
+    func limitsHoldAcrossInstances() async throws {
+        try await TestPostgres.withDatabase { database in
+            let (a, b) = try await Self.instances(database, extra: ["--database-timeout", "60", "--rate-limit-recovery", "3"])
+            defer { _ = a.terminate(); _ = b.terminate() }
+            let clients = [Client(base: a.base), Client(base: b.base)]
+            _ = try await Self.register("erin", start: clients[0], finish: clients[1])
+            // Three wrong codes an hour per name, whichever instance is asked: alternating
+            // between them, the fourth is 429 (per instance it would have been the seventh).
+            var answers: [Int] = []
+            for attempt in 0..<6 {
+                let result = try await clients[attempt % 2].post("/recovery", json: ["user_name": "erin", "code": "AAAA-BBBB-CCCC-DDDD"])
+                answers.append(result.status)
+            }
+            #expect(answers == [400, 400, 400, 429, 429, 429], "\(answers)")
+            // Five wrong device user codes a minute per address, across both.
+            var device: [Int] = []
+            for attempt in 0..<8 {
+                device.append(try await clients[attempt % 2].post("/device/lookup", json: ["user_code": "BCDF-GHJK"]).status)
+            }
+            #expect(device == [404, 404, 404, 404, 404, 429, 429, 429], "\(device)")
+        }
+    }
+
     @Test("20 racing finalizes of one assertion spread over both instances: exactly one 200")
     func racingFinalizes() async throws {
         try await TestPostgres.withDatabase { database in

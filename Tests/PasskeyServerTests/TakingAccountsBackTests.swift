@@ -8,8 +8,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// Taking an account back from an intruder (accounts.md, "Account recovery", "Administration"):
-/// a completed recovery or reset link, and an admin's disable or "end sessions", end every
+/// Taking an account back from an intruder: a completed recovery or reset link, and an admin's disable or "end sessions", end every
 /// other session with its applications told by back-channel logout, and a recovery or reset
 /// revokes every grant of the account, offline refresh tokens included.
 @Suite struct TakingAccountsBackTests {

@@ -36,7 +36,7 @@ public enum StoreContract {
         + SessionContract.checks + EventContract.checks + SecretContract.checks
         + AppleContract.checks + PushContract.checks + MfBContract.checks
         + LifecycleContract.checks + ConcurrencyContract.checks + SigningKeyContract.checks + ClientContract.checks + GroupContract.checks
-        + GrantContract.checks + DeviceContract.checks + RecoveryContract.checks
+        + GrantContract.checks + DeviceContract.checks + RecoveryContract.checks + LimitContract.checks
 }
 
 /// A fresh store of `engine`, closed afterwards.

@@ -42,7 +42,7 @@ extension PasskeySignIn {
         guard configuration.recoveryCodes else { throw APIError.recoveryCodesOff }
         guard let rawName, let rawCode else { throw APIError.invalidRequest("user_name and code are required.") }
         let name = try? UserName(rawName)
-        try limitRecovery(nameKey: name?.key ?? rawName.lowercased())
+        try await limitRecovery(nameKey: name?.key ?? rawName.lowercased())
         let code = RecoveryCode(typed: rawCode)
         let user = try await name.asyncMap { try await store.user(nameKey: $0.key) } ?? nil
         // Unknown names and disabled accounts do the same work against a handle no account has.
@@ -127,13 +127,12 @@ extension PasskeySignIn {
         else { throw APIError.notFound }
     }
 
-    /// `--rate-limit-recovery`: an hour's attempts per name and per client address.
-    func limitRecovery(nameKey: String) throws {
-        let at = now()
-        var wait: [Int] = []
-        if let retry = recoveryLimiter.take("name:" + nameKey, now: at) { wait.append(retry) }
-        if let address = RequestClient.current?.address, let retry = recoveryLimiter.take("address:" + address, now: at) { wait.append(retry) }
-        if let longest = wait.max() { throw APIError.rateLimited(retryAfter: longest) }
+    /// `--rate-limit-recovery`: an hour's attempts per name and per client address, counted
+    /// across every instance on the database.
+    func limitRecovery(nameKey: String) async throws {
+        var keys = ["recovery-name:" + nameKey]
+        if let address = RequestClient.current?.address { keys.append("recovery-address:" + IPAddress.limitKey(address)) }
+        try await SharedLimit(store: store, limit: configuration.rateLimitRecovery, window: 3600).take(keys, now: now())
     }
 
     /// How many unspent codes the account has (`GET /me`'s `recovery_codes_left`).

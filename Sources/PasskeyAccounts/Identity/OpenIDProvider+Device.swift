@@ -115,15 +115,14 @@ extension OpenIDProvider {
     func pendingDevice(userCode: String, session: SignedInUser?) async throws -> (DeviceAuthorizationRecord, ClientRecord, DeviceUserCode) {
         let at = now()
         let keys = userCodeLimitKeys(session)
-        if let retryAfter = keys.compactMap({ userCodeLimiter.retryAfter($0, now: at) }).max() {
-            throw APIError.rateLimited(retryAfter: retryAfter)
-        }
+        let limit = SharedLimit(store: store, limit: Self.wrongUserCodesPerMinute, window: 60)
+        try await limit.check(keys, now: at)
         if let code = DeviceUserCode(typed: userCode), let record = try await store.deviceAuthorization(userCodeHash: Self.userCodeHash(code), now: at),
            record.status == .pending, let client = try await store.client(id: record.clientID), client.deviceFlow
         {
             return (record, client, code)
         }
-        for key in keys { _ = userCodeLimiter.take(key, now: at) }
+        try await limit.take(keys, now: at)
         throw APIError(code: "unknown_user_code", message: "That code is not one a device is waiting with: check it, or start again on the device.")
     }
 

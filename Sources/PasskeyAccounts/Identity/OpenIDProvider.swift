@@ -24,8 +24,6 @@ public final class OpenIDProvider: Sendable {
     let logoutRetryDelays: [TimeInterval]
     /// Token endpoint requests per client id (`--rate-limit-client`).
     let clientLimiter: RateLimiter
-    /// Wrong user codes at `/device`, per client address and per account.
-    let userCodeLimiter = RateLimiter(perMinute: OpenIDProvider.wrongUserCodesPerMinute)
     /// The access tokens this process signed lately: one that comes back unchanged is not
     /// verified a second time (everything else about it still is).
     let signedTokens = SignedTokens()

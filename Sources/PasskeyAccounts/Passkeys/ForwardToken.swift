@@ -2,8 +2,7 @@ internal import PasskeyCrypto
 internal import PasskeyJSON
 internal import PasskeyStorage
 
-/// The forward-authentication token (`__Secure-forward`, identity.md "Forward authentication for
-/// reverse proxies"): what `--cookie-domain` puts on the parent domain, where every protected
+/// The forward-authentication token (`__Secure-forward`): what `--cookie-domain` puts on the parent domain, where every protected
 /// application's host receives it, instead of the account's session. It is the session's hash
 /// and a MAC of that hash under the server secret, both in base64url, joined by a dot: the
 /// server finds the session by the hash and checks the MAC, so it dies with the session; it

@@ -22,8 +22,6 @@ public final class PasskeySignIn: Sendable {
     let logger: Logger
     /// Ceremonies a minute per account (or unknown name): `--rate-limit-user`.
     let userLimiter: RateLimiter
-    /// Recovery attempts an hour per name and per address: `--rate-limit-recovery`.
-    let recoveryLimiter: RateLimiter
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
     let metrics: PasskeyMetrics
@@ -46,7 +44,6 @@ public final class PasskeySignIn: Sendable {
         self.logger = logger
         self.now = now
         self.userLimiter = RateLimiter(perMinute: configuration.rateLimitPerUser)
-        self.recoveryLimiter = RateLimiter(perHour: configuration.rateLimitRecovery)
     }
 
     /// A refused ceremony in the log: its code, and its reason with client text escaped.

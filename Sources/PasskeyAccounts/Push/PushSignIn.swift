@@ -207,7 +207,10 @@ public final class PushSignIn: Sendable {
         guard let rawName else { throw APIError.invalidRequest("user_name is required.") }
         let name = try UserName(rawName)
         let user = try await store.user(nameKey: name.key)
-        try passkeys.limitUser(handle: user?.handle, nameKey: name.key)
+        // Each request pushes to a person's phones: `--rate-limit-user` a minute per account (or
+        // unknown name), counted across every instance on the database.
+        let key = user.map { "push-user:" + Base64URL.encode($0.handle) } ?? "push-name:" + name.key
+        try await SharedLimit(store: store, limit: passkeys.configuration.rateLimitPerUser, window: 60).take([key], now: passkeys.now())
         var devices: [PushDeviceRecord] = []
         // A disabled account is answered as one without phones: no push, nothing told.
         if let user, !user.disabled { devices = try await store.pushDevices(userHandle: user.handle).filter { !$0.disabled } }

@@ -57,7 +57,7 @@ extension Routes {
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        // Cookies only (identity.md): an Authorization header on the original request is the
+        // Cookies only: an Authorization header on the original request is the
         // application's business, never read as a session of this server. With a cookie domain
         // the forward cookie first (what the protected hosts receive), else this host's session.
         let domain = service.configuration.cookieDomain
