@@ -31,6 +31,8 @@ public struct PasskeyApplication: Sendable {
     public let store: any PasskeyStore
     public let application: Application<RouterResponder<Context>>
     let sweeper: SweeperService
+    /// Sends the back-channel logouts the command line queued.
+    let outbox: LogoutOutboxService
     /// `GET /metrics` on its own address (`--metrics-listen`), when configured.
     let metricsApplication: Application<RouterResponder<BasicRequestContext>>?
     public let metrics: MetricsRegistry
@@ -96,9 +98,10 @@ public struct PasskeyApplication: Sendable {
         if conformance != nil {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
+        let openID = OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb)
         let (router, metricsRouter) = PasskeyHTTP.routers(
             configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
-            openID: OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb),
+            openID: openID,
             signingKeys: signingKeys, association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
@@ -130,6 +133,7 @@ public struct PasskeyApplication: Sendable {
                 service: service, interval: configuration.sweepInterval, logger: logger,
                 audit: configuration.auditCheckpointInterval > 0 ? AuditTrail(store: store, signingKeys: signingKeys) : nil,
                 checkpointInterval: configuration.auditCheckpointInterval),
+            outbox: LogoutOutboxService(openID: openID, logger: logger),
             metricsApplication: metricsApplication, metrics: registry, routes: router.routes.map(\.description))
     }
 
@@ -139,6 +143,7 @@ public struct PasskeyApplication: Sendable {
         var application = application
         application.addServices(sweeper)
         application.addServices(AuditSealerService(store: store, logger: sweeper.logger))
+        application.addServices(outbox)
         if let metricsApplication { application.addServices(metricsApplication) }
         do {
             try await application.runService()
@@ -289,6 +294,28 @@ struct AuditSealerService: Service {
                 break
             } catch {
                 logger.error("sealing audit events into the chain failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+        }
+    }
+}
+
+/// Sends the back-channel logouts the command line queued, within `interval` of their queueing
+/// (the command line runs in another process, which sends nothing itself).
+struct LogoutOutboxService: Service {
+    static let interval = Duration.seconds(2)
+    let openID: OpenIDProvider
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                // A full batch: more may wait, so no pause.
+                if try await openID.sendQueuedLogouts() == 100 { continue }
+            } catch where Task.isCancelled {
+                break
+            } catch {
+                logger.error("sending queued back-channel logouts failed", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
         }

@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24,
+        migration21, migration22, migration23, migration24, migration25,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,19 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 25: back-channel logouts queued by the command line (SQLite's migration 25).
+    static let migration25 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE logout_outbox (
+            id          bigserial PRIMARY KEY,
+            client_id   text   NOT NULL,
+            user_handle bytea  NOT NULL,
+            sid         text   NOT NULL,
+            created_at  bigint NOT NULL
+        )
+        """,
+    ])
 
     /// Version 24: counters of the limits that hold across instances (SQLite's migration 24).
     static let migration24 = Migration(additive: true, statements: [

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24,
+        migration21, migration22, migration23, migration24, migration25,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,20 @@ enum Schema {
             }
         }
     }
+
+    /// Version 25: back-channel logouts queued by the command line for a serving instance to
+    /// send. Only adds.
+    static let migration25: [String] = [
+        """
+        CREATE TABLE logout_outbox (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            client_id   TEXT    NOT NULL,
+            user_handle BLOB    NOT NULL,
+            sid         TEXT    NOT NULL,
+            created_at  INTEGER NOT NULL
+        ) STRICT
+        """,
+    ]
 
     /// Version 24: counters of the limits that hold across processes on one database (recovery
     /// attempts, wrong device user codes, push sign-in requests), a row per key and window.

@@ -221,6 +221,15 @@ public protocol PasskeyStore: Sendable {
     /// with `event`, in one write; false, and nothing written, when it is not (anymore).
     func claimRecovery(idHash: [UInt8], now: Date, session: SessionRecord, event: AuditEvent?) async throws -> Bool
 
+    // MARK: Back-channel logouts of another process
+
+    /// Keeps back-channel logout notices for a serving instance to send: what a process that
+    /// sends none (the command line) ended.
+    func queueLogoutNotices(_ notices: [LogoutNotice]) async throws
+    /// Takes (removes and answers) at most `limit` queued notices, oldest first: each is taken
+    /// by one instance only.
+    func takeLogoutNotices(limit: Int) async throws -> [LogoutNotice]
+
     // MARK: Limits across instances
 
     /// Counts one attempt for each of `keys` in the window of `window` milliseconds that holds

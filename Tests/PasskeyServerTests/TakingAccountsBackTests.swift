@@ -6,6 +6,7 @@ import PasskeyJSON
 import PasskeyServerTestSupport
 import PasskeyStorage
 import PasskeyTestSupport
+import Synchronization
 import Testing
 
 /// Taking an account back from an intruder: a completed recovery or reset link, and an admin's disable or "end sessions", end every
@@ -102,6 +103,34 @@ import Testing
                     : try await AdminAPITests.send(client, "PATCH", path, json: ["disabled": true], token: token)
                 #expect(answer.status == 200, "\(action)")
                 try await Self.expectLockedOut(holdings, rp, client, backChannel)
+            }
+            await backChannel.stop()
+        }
+    }
+
+    /// The command line runs in another process and sends nothing: it queues the notices in the
+    /// database, and the serving instance sends them within seconds.
+    @Test func theCommandLinesDisableRevokeAndDeleteTellTheApplications() async throws {
+        for verb in ["disable", "revoke-sessions", "delete"] {
+            let backChannel = await BackChannelStandIn.start()
+            try await withServer { server, ceremonies, client in
+                let rp = try await Self.rp(server, backChannel)
+                let (holdings, _) = try await Self.intruder(server, ceremonies, rp)
+                let started = Date()
+                let run = try await CommandRun.run(["users", verb, "ada", "--database", server.databasePath])
+                #expect(run.status == 0, "\(verb): \(run.errors)")
+                if verb == "delete" {
+                    #expect(try await client.get("/me", bearer: holdings.session).status == 401)
+                    let tokens = try await backChannel.waitForTokens(1)
+                    #expect(tokens.count == 1, "\(verb)")
+                } else {
+                    try await Self.expectLockedOut(holdings, rp, client, backChannel)
+                }
+                #expect(Date().timeIntervalSince(started) < 15, "\(verb): the notice took too long")
+                // Sent once: the queue is empty afterwards.
+                #expect(try await server.app.store.takeLogoutNotices(limit: 10).isEmpty)
+                try await Task.sleep(for: .seconds(3))
+                #expect(backChannel.tokens.withLock { $0.count } == 1, "\(verb): sent more than once")
             }
             await backChannel.stop()
         }

@@ -19,8 +19,10 @@ public struct AccountAdministration: Sendable {
     /// grants end in the same write.
     public func disable(userName: String, by actor: String, now: Date) async throws -> Bool {
         let user = try await resolve(userName)
-        return try await store.setUserDisabled(
-            handle: user.handle, disabled: true, event: Self.event(user, "account_disabled", now, ["by": actor]))
+        return try await queueingLogouts(user.handle, now: now) {
+            try await store.setUserDisabled(
+                handle: user.handle, disabled: true, event: Self.event(user, "account_disabled", now, ["by": actor]))
+        }
     }
 
     /// Enables a disabled account; false when it was not disabled.
@@ -33,9 +35,32 @@ public struct AccountAdministration: Sendable {
     /// Ends every session of the account and revokes its OpenID grants; how many sessions ended.
     public func revokeSessions(userName: String, by actor: String, now: Date) async throws -> Int {
         let user = try await resolve(userName)
-        let ended = try await store.revokeAccess(
-            userHandle: user.handle, event: Self.event(user, "session_ended", now, ["everywhere": "true", "by": actor]))
+        let ended = try await queueingLogouts(user.handle, now: now) {
+            try await store.revokeAccess(
+                userHandle: user.handle, event: Self.event(user, "session_ended", now, ["everywhere": "true", "by": actor]))
+        }
         return ended.count
+    }
+
+    /// Runs `write`, which revokes every grant of the account, and queues a back-channel logout
+    /// for each client and session that held tokens of a grant standing before it: this process
+    /// sends none, a serving instance sends them (`OpenIDProvider.sendQueuedLogouts`).
+    func queueingLogouts<Result>(_ userHandle: [UInt8], now: Date, _ write: () async throws -> Result) async throws -> Result {
+        let standing = try await store.grants(userHandle: userHandle).filter { !$0.revoked }
+        let result = try await write()
+        try await store.queueLogoutNotices(Self.logoutNotices(standing, userHandle: userHandle, now: now))
+        return result
+    }
+
+    /// One notice per client and session among `grants` whose code was redeemed (so the client
+    /// holds tokens).
+    static func logoutNotices(_ grants: [GrantRecord], userHandle: [UInt8], now: Date) -> [LogoutNotice] {
+        var seen = Set<String>()
+        return grants.filter { $0.codeSpent && !$0.revoked }.compactMap { grant in
+            let sid = PasskeySignIn.sessionID(grant.sessionHash)
+            guard seen.insert(grant.clientID + " " + sid).inserted else { return nil }
+            return LogoutNotice(clientID: grant.clientID, userHandle: userHandle, sid: sid, createdAt: now)
+        }
     }
 
     /// The account as an operator sees it: name, `sub`, whether disabled, passkeys, open
@@ -83,6 +108,8 @@ public struct AccountAdministration: Sendable {
         guard let deleted = try await store.deleteAccount(
             handle: user.handle, event: Self.event(user, "account_deleted", now, ["by": actor, "sub": Base64URL.encode(user.handle)]))
         else { throw Failure(description: "no account is named \(user.name)") }
+        // Its grants were read in the deleting write: their clients are told by a serving instance.
+        try await store.queueLogoutNotices(Self.logoutNotices(deleted.grants, userHandle: user.handle, now: now))
         return deleted
     }
 

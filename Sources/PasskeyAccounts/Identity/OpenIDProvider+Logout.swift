@@ -122,6 +122,23 @@ extension OpenIDProvider {
         }
     }
 
+    /// Sends the back-channel logouts another process queued (the command line's disable,
+    /// revoke-sessions and delete), at most `limit` of them; how many were taken. Each is taken
+    /// by one instance; a client gone since, or without a back-channel URI, is skipped.
+    public func sendQueuedLogouts(limit: Int = 100) async throws -> Int {
+        let notices = try await store.takeLogoutNotices(limit: limit)
+        let at = now()
+        for notice in notices {
+            do {
+                guard let client = try await store.client(id: notice.clientID) else { continue }
+                try await sendLogout(client: client, userHandle: notice.userHandle, sid: notice.sid, at: at)
+            } catch {
+                passkeys.logger.error("a queued back-channel logout could not be prepared", metadata: ["error": "\(error)"])
+            }
+        }
+        return notices.count
+    }
+
     /// Starts sending `client` a logout token for the session `sid`, in a task of its own, when
     /// it has a back-channel logout URI; returns at once.
     func sendLogout(client: ClientRecord, userHandle: [UInt8], sid: String, at: Date) async throws {
