@@ -192,7 +192,8 @@ import Testing
                 ("response_type", "code"), ("client_id", "left-over"), ("redirect_uri", MfBTests.redirectURI), ("scope", "profile"),
                 ("state", "s"), ("responseEncryptionKey", "AAAA"), ("userHandle", "u"),
             ], session: session)
-            #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_client" && refused.header("Location") == nil)
+            #expect(refused.status == 400 && refused.json["error"] as? String == "invalid_request" && refused.header("Location") == nil)
+            #expect((refused.json["message"] as? String)?.isEmpty == false)
         }
     }
 }

@@ -229,6 +229,7 @@ import Testing
             let swapped = try await business.authorize(key: Data(attacker.publicPoint).base64EncodedString(), session: session)
             #expect(swapped.status == 400)
             #expect(swapped.json["error"] as? String == "mfb_key_mismatch")
+            #expect((swapped.json["message"] as? String)?.isEmpty == false, "every /mfb/authorize refusal has the contract's message")
             #expect(swapped.header("Location") == nil)
             let events = try await EventsTests.events(business.client, session).items
             #expect(events.first?["type"] as? String == "mfb_key_mismatch")
@@ -280,10 +281,13 @@ import Testing
         try await Self.withBusiness { business in
             let (_, key, _) = try await business.request()
             let unknownClient = try await business.authorize(key: key, session: nil, clientID: "other")
-            #expect(unknownClient.status == 400 && unknownClient.json["error"] as? String == "invalid_client")
+            // invalid_request, with the contract's message (RFC 6749 §4.1.2.1 has no invalid_client here).
+            #expect(unknownClient.status == 400 && unknownClient.json["error"] as? String == "invalid_request")
+            #expect((unknownClient.json["message"] as? String)?.isEmpty == false)
             #expect(unknownClient.header("Location") == nil)
             let badRedirect = try await business.authorize(key: key, session: nil, redirectURI: "https://evil.example/cb")
             #expect(badRedirect.status == 400 && badRedirect.header("Location") == nil)
+            #expect(badRedirect.json["error"] as? String == "invalid_request" && (badRedirect.json["message"] as? String)?.isEmpty == false)
             // Without a session: the provider holds the request and sends the browser to the
             // sign-in page, which continues it once signed in; the key audit runs then.
             let signIn = try await business.authorize(key: key, session: nil)

@@ -68,7 +68,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
             throw Refusal.shown(error: "invalid_request", description: "client_id is missing")
         }
         guard clientID.utf8.count <= 128, let client = try await lookup(clientID) else {
-            throw Refusal.shown(error: "invalid_client", description: "no client is registered with this client_id")
+            // invalid_request: RFC 6749 §4.1.2.1 gives the authorization endpoint no invalid_client.
+            throw Refusal.shown(error: "invalid_request", description: "no client is registered with this client_id")
         }
         guard let redirectURI = values["redirect_uri"].flatMap({ $0.isEmpty ? nil : $0 }) ?? impliedRedirectURI(client) else {
             throw Refusal.shown(error: "invalid_request", description: "redirect_uri is missing")

@@ -303,7 +303,7 @@ public final class OpenIDProvider: Sendable {
         let at = now()
         if let parameters = request.messagesForBusiness {
             guard let mfb = messagesForBusiness else {
-                return .shown(error: "invalid_client", description: "Messages for Business is not on at this server")
+                return .shown(error: "invalid_request", description: "Messages for Business is not on at this server")
             }
             do {
                 try await mfb.bindCode(

@@ -253,8 +253,13 @@ extension Routes {
     }
 
     /// A refusal that must not go back to the client: a 400 page for a browser, JSON otherwise.
+    /// A refusal shown, never redirected: a page for a browser, else JSON with `message` beside
+    /// `error_description`, in the shape every other refusal of the API has.
     static func shown(_ error: String, _ description: String, request: Request) -> Response {
-        guard request.headers[.accept]?.contains("text/html") ?? false else { return errorJSON(error, description, status: .badRequest) }
+        guard request.headers[.accept]?.contains("text/html") ?? false else {
+            let body: [String: JSONValue] = ["error": .string(error), "error_description": .string(description), "message": .string(description)]
+            return jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()), status: .badRequest)
+        }
         return page(
             title: "Sign-in request refused",
             body: "<h1>This sign-in request cannot go on</h1><p>\(HTML.escape(description)) (<code>\(HTML.escape(error))</code>).</p>",
