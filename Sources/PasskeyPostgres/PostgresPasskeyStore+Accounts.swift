@@ -208,9 +208,10 @@ extension PostgresPasskeyStore {
     public func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool {
         let eventRow = try event.map(EventRow.init)
         let handle = ByteBuffer(bytes: userHandle)
+        let at = try (event?.at ?? Date()).storeMilliseconds()
         return try await transaction { db in
             guard try await Self.count(db.query(
-                "UPDATE users SET display_name = \(displayName) WHERE handle = \(handle) RETURNING 1", logger: Self.quiet)) == 1
+                "UPDATE users SET display_name = \(displayName), updated_at = \(at) WHERE handle = \(handle) RETURNING 1", logger: Self.quiet)) == 1
             else { return false }
             try await Self.insert(db, eventRow)
             return true

@@ -114,9 +114,10 @@ extension PostgresPasskeyStore {
         try await transaction { db in
             try await db.query(
                 """
-                INSERT INTO invitations (token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys)
+                INSERT INTO invitations (
+                    token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name)
                 VALUES (\(hash), \(i.userName), \(i.nameKey), \(handle), \(i.createdBy), \(created), \(expires),
-                        \(i.groups.map(\.name)), \(i.groups.map(\.nameKey)))
+                        \(i.groups.map(\.name)), \(i.groups.map(\.nameKey)), \(i.displayName))
                 """, logger: Self.quiet)
             try await Self.insert(db, eventRow)
         }
@@ -129,7 +130,8 @@ extension PostgresPasskeyStore {
             try await Self.first(
                 db.query(
                     """
-                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys FROM invitations
+                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name
+                    FROM invitations
                     WHERE token_hash = \(hash) AND expires_at > \(now)
                     """, logger: Self.quiet)
             ) { row in
@@ -137,7 +139,7 @@ extension PostgresPasskeyStore {
                 return InvitationRecord(
                     tokenHash: try c.bytes(), userName: try c.next(), nameKey: try c.next(), userHandle: try c.optionalBytes(),
                     createdBy: try c.next(), createdAt: try c.date(), expiresAt: try c.date(),
-                    groups: try Self.invitationGroups(names: c.next(), keys: c.next()))
+                    groups: try Self.invitationGroups(names: c.next(), keys: c.next()), displayName: try c.next())
             }
         }
     }

@@ -36,7 +36,7 @@ struct UserRow {
     /// The columns an insert writes (a new account is never disabled: the column's default).
     static let columns = "handle, name, name_key, display_name, created_at"
     /// The columns a read takes.
-    static let selectColumns = columns + ", disabled"
+    static let selectColumns = columns + ", disabled, updated_at"
 
     let handle: ByteBuffer
     let name: String
@@ -64,7 +64,7 @@ struct UserRow {
         var c = Cursor(row, from: first)
         return UserRecord(
             handle: try c.bytes(), name: try c.next(), nameKey: try c.next(), displayName: try c.next(), createdAt: try c.date(),
-            disabled: try c.next())
+            disabled: try c.next(), updatedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)))
     }
 }
 

@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25,
+        migration21, migration22, migration23, migration24, migration25, migration26,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,12 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 26: users' updated_at and invitations' display name (SQLite's migration 26).
+    static let migration26 = Migration(additive: true, statements: [
+        "ALTER TABLE users ADD COLUMN updated_at bigint",
+        "ALTER TABLE invitations ADD COLUMN display_name text",
+    ])
 
     /// Version 25: back-channel logouts queued by the command line (SQLite's migration 25).
     static let migration25 = Migration(additive: true, statements: [

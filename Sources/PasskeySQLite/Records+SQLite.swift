@@ -8,7 +8,7 @@ extension UserRecord {
     /// The columns an insert writes (a new account is never disabled: the column's default).
     static let columns = "handle, name, name_key, display_name, created_at"
     /// The columns a read takes.
-    static let selectColumns = columns + ", disabled"
+    static let selectColumns = columns + ", disabled, updated_at"
     static let insert = "INSERT INTO users (\(columns)) VALUES (?, ?, ?, ?, ?)"
 
     /// `selectColumns`, each qualified with a table alias (for a join).
@@ -21,7 +21,8 @@ extension UserRecord {
             nameKey: row.text(2),
             displayName: row.text(3),
             createdAt: Date(storeMilliseconds: row.int64(4)),
-            disabled: row.bool(5))
+            disabled: row.bool(5),
+            updatedAt: row.optionalInt64(6).map(Date.init(storeMilliseconds:)))
     }
 
     func arguments() throws -> [SQLiteValue] {

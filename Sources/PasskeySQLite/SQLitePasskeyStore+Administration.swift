@@ -92,11 +92,12 @@ extension SQLitePasskeyStore {
         let arguments: [SQLiteValue] = [
             .blob(i.tokenHash), .text(i.userName), .text(i.nameKey), .optionalBlob(i.userHandle), .text(i.createdBy), try .time(i.createdAt),
             try .time(i.expiresAt), try ListCoding.encode(strings: i.groups.map(\.name)), try ListCoding.encode(strings: i.groups.map(\.nameKey)),
+            i.displayName.map(SQLiteValue.text) ?? .null,
         ]
         let eventArguments = try event?.insertArguments()
         try await database.write { db in
             try db.execute(
-                "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+                "INSERT INTO invitations (\(Self.invitationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
             try Self.insertEvent(db, eventArguments)
         }
     }
@@ -108,12 +109,13 @@ extension SQLitePasskeyStore {
                 InvitationRecord(
                     tokenHash: row.blob(0), userName: row.text(1), nameKey: row.text(2), userHandle: row.optionalBlob(3), createdBy: row.text(4),
                     createdAt: Date(storeMilliseconds: row.int64(5)), expiresAt: Date(storeMilliseconds: row.int64(6)),
-                    groups: try Self.invitationGroups(names: row.text(7), keys: row.text(8)))
+                    groups: try Self.invitationGroups(names: row.text(7), keys: row.text(8)), displayName: row.optionalText(9))
             }
         }
     }
 
-    static let invitationColumns = "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys"
+    static let invitationColumns =
+        "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name"
 
     static func invitationGroups(names: String, keys: String) throws -> [InvitationGroup] {
         let names = try ListCoding.strings(names, column: "invitations.group_names")

@@ -385,8 +385,9 @@ public final class SQLitePasskeyStore: PasskeyStore {
 
     public func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
+        let at = try SQLiteValue.time(event?.at ?? Date())
         return try await database.write { db in
-            try db.execute("UPDATE users SET display_name = ? WHERE handle = ?", [.text(displayName), .blob(userHandle)])
+            try db.execute("UPDATE users SET display_name = ?, updated_at = ? WHERE handle = ?", [.text(displayName), at, .blob(userHandle)])
             guard try db.changes() == 1 else { return false }
             try Self.insertEvent(db, eventArguments)
             return true

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25,
+        migration21, migration22, migration23, migration24, migration25, migration26,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,13 @@ enum Schema {
             }
         }
     }
+
+    /// Version 26: when an account's profile last changed (the `updated_at` claim), and the
+    /// display name an invitation gives its new account. Only adds.
+    static let migration26: [String] = [
+        "ALTER TABLE users ADD COLUMN updated_at INTEGER",
+        "ALTER TABLE invitations ADD COLUMN display_name TEXT",
+    ]
 
     /// Version 25: back-channel logouts queued by the command line for a serving instance to
     /// send. Only adds.

@@ -132,8 +132,8 @@ public protocol PasskeyStore: Sendable {
     /// there is no such credential.
     func renameCredential(id: [UInt8], userHandle: [UInt8], name: String, event: AuditEvent?) async throws -> Bool
 
-    /// Sets the user's display name, storing `event` with it; false (nothing changed) if there
-    /// is no such user.
+    /// Sets the user's display name, and its `updatedAt` to `event`'s time (now without one),
+    /// storing `event` with it; false (nothing changed) if there is no such user.
     func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool
 
     /// Deletes the credential if it belongs to `userHandle`, and atomically with it every session

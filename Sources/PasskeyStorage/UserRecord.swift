@@ -17,8 +17,15 @@ public struct UserRecord: Sendable, Equatable {
     /// A new account is never disabled; the flag is set by `setUserDisabled` alone.
     public var disabled: Bool
 
-    public init(handle: [UInt8], name: String, nameKey: String, displayName: String, createdAt: Date, disabled: Bool = false) {
+    /// When the profile (the display name) last changed; nil: not since the account was made
+    /// (or before the store kept it). Stored with millisecond precision.
+    public var updatedAt: Date?
+
+    public init(
+        handle: [UInt8], name: String, nameKey: String, displayName: String, createdAt: Date, disabled: Bool = false, updatedAt: Date? = nil
+    ) {
         self.disabled = disabled
+        self.updatedAt = updatedAt
         self.handle = handle
         self.name = name
         self.nameKey = nameKey
@@ -70,12 +77,16 @@ public struct InvitationRecord: Sendable, Equatable {
     /// The groups the account joins when the link is used (`users invite --group`, the admin
     /// API's `POST users`), as (name, name key) pairs; added in the registration's write.
     public var groups: [InvitationGroup]
+    /// The display name a new account gets when the registration does not give one (the admin
+    /// API's `POST users`); nil: the name.
+    public var displayName: String?
 
     public init(
         tokenHash: [UInt8], userName: String, nameKey: String, userHandle: [UInt8]?, createdBy: String, createdAt: Date, expiresAt: Date,
-        groups: [InvitationGroup] = []
+        groups: [InvitationGroup] = [], displayName: String? = nil
     ) {
         self.groups = groups
+        self.displayName = displayName
         self.tokenHash = tokenHash
         self.userName = userName
         self.nameKey = nameKey

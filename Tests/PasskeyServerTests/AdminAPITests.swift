@@ -144,7 +144,13 @@ import Testing
     @Test func anInvitationFromTheAPIJoinsItsGroupsWhenUsed() async throws {
         try await withServer({ $0.registration = .closed }) { server, _, client in
             let token = try await Self.token(server)
-            let made = try await Self.send(client, "POST", "/admin/api/users", json: ["user_name": "Carol", "groups": ["staff"]], token: token)
+            // A display name refused changes nothing: no link is made.
+            let bad = try await Self.send(client, "POST", "/admin/api/users", json: ["user_name": "Carol", "display_name": 7], token: token)
+            #expect(bad.status == 400)
+            let control = try await Self.send(client, "POST", "/admin/api/users", json: ["user_name": "Carol", "display_name": "a\u{7}b"], token: token)
+            #expect(control.status == 400)
+            let made = try await Self.send(
+                client, "POST", "/admin/api/users", json: ["user_name": "Carol", "display_name": "Carol Example", "groups": ["staff"]], token: token)
             #expect(made.status == 201 && made.json["reset"] as? Bool == false)
             let url = try #require(made.json["url"] as? String)
             let invite = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "invite" }?.value)
@@ -152,6 +158,8 @@ import Testing
             #expect(finalize?.status == 200)
             let carol = try #require(try await server.app.store.user(nameKey: "carol"))
             #expect(try await server.app.store.groups(userHandle: carol.handle).map(\.name) == ["staff"])
+            // The registration gave no display name: the invitation's is the account's.
+            #expect(carol.displayName == "Carol Example")
             // A taken name is 409.
             let taken = try await Self.send(client, "POST", "/admin/api/users", json: ["user_name": "carol"], token: token)
             #expect(taken.status == 409 && taken.error == "user_exists")

@@ -76,4 +76,25 @@ import Testing
             #expect(RoutePaths.routes[path]?.oauthErrors == true, "\(path)")
         }
     }
+
+    /// `profile` carries `updated_at` (OIDC Core §5.1): the account's creation until its profile
+    /// changes, then the change's time; discovery lists it.
+    @Test func theProfileScopeCarriesUpdatedAt() async throws {
+        try await withServer { server, ceremonies, client in
+            server.clock.freeze()
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let rp = try await TestRelyingParty.register(server)
+            let created = Int(server.clock.now().timeIntervalSince1970)
+            let first = try #require(try await rp.tokens(for: ada.session).json["access_token"] as? String)
+            #expect(try await rp.userinfo(first).json["updated_at"] as? Int == created)
+            server.clock.advance(120)
+            let renamed = try await client.send("PATCH", "/me", body: Data(#"{"display_name":"Ada L."}"#.utf8), bearer: ada.session)
+            #expect(renamed.status == 200, "\(String(decoding: renamed.body, as: UTF8.self))")
+            let info = try await rp.userinfo(first).json
+            #expect(info["name"] as? String == "Ada L.")
+            #expect(info["updated_at"] as? Int == created + 120)
+            let discovery = try await client.get("/.well-known/openid-configuration")
+            #expect((discovery.json["claims_supported"] as? [String])?.contains("updated_at") == true)
+        }
+    }
 }

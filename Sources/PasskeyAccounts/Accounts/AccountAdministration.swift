@@ -143,13 +143,14 @@ public struct AccountAdministration: Sendable {
     /// `name` that joins `groups` when used. The token (256 random bits, base64url) is shown
     /// once; only its hash is kept. Shared by the command line and the admin API.
     static func keepLink(
-        store: any PasskeyStore, for existing: UserRecord?, name: String, nameKey: String, groups: [InvitationGroup], ttl: TimeInterval, by actor: String,
-        now: Date, event: AuditEvent?
+        store: any PasskeyStore, for existing: UserRecord?, name: String, nameKey: String, groups: [InvitationGroup], displayName: String? = nil,
+        ttl: TimeInterval, by actor: String, now: Date, event: AuditEvent?
     ) async throws -> (token: String, record: InvitationRecord) {
         let token = SecureRandom.bytes(32)
         let record = InvitationRecord(
             tokenHash: PasskeySignIn.invitationHash(token), userName: existing?.name ?? name, nameKey: existing?.nameKey ?? nameKey,
-            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl), groups: groups)
+            userHandle: existing?.handle, createdBy: actor, createdAt: now, expiresAt: now.addingTimeInterval(ttl), groups: groups,
+            displayName: existing == nil ? displayName : nil)
         try await store.insertInvitation(record, event: event)
         return (Base64URL.encode(token), record)
     }

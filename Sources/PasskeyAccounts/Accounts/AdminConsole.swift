@@ -195,7 +195,9 @@ public struct AdminConsole: Sendable {
 
     /// `POST users/{sub}/invite`: a reset link for the account. `POST users`: an invitation to
     /// a new name, joining `groups` when used. Both answer `{"url", "expires_at"}`.
-    public func invite(sub: String?, userName: String?, groups: JSONValue?, ttl: TimeInterval = 86400, by admin: Admin) async throws -> JSONValue {
+    public func invite(
+        sub: String?, userName: String?, displayName: String? = nil, groups: JSONValue?, ttl: TimeInterval = 86400, by admin: Admin
+    ) async throws -> JSONValue {
         let at = passkeys.now()
         let link: (token: String, record: InvitationRecord)
         if let sub {
@@ -207,10 +209,13 @@ public struct AdminConsole: Sendable {
         } else {
             guard let userName else { throw APIError.invalidRequest("user_name is required.") }
             let name = try UserName(userName)
+            // Checked as registration checks it; the new account's display name unless its registration gives one.
+            let display = try displayName.map { try UserName.displayName($0, default: name) }
             let joining = try groups.map(Self.groupNames) ?? []
             guard try await store.user(nameKey: name.key) == nil else { throw APIError.userExists }
             link = try await AccountAdministration.keepLink(
-                store: store, for: nil, name: name.value, nameKey: name.key, groups: joining.map { InvitationGroup(name: $0.value, nameKey: $0.key) }, ttl: ttl,
+                store: store, for: nil, name: name.value, nameKey: name.key, groups: joining.map { InvitationGroup(name: $0.value, nameKey: $0.key) },
+                displayName: display, ttl: ttl,
                 by: admin.name, now: at, event: nil)
         }
         let origin = passkeys.rp.primaryOrigin ?? ""

@@ -89,6 +89,7 @@ extension OpenIDProvider {
         if scopes.contains("profile") {
             claims["preferred_username"] = .string(user.name)
             claims["name"] = .string(user.displayName)
+            claims["updated_at"] = Self.seconds(user.updatedAt ?? user.createdAt)
         }
         if scopes.contains("email"), let link = try await store.appleLink(userHandle: user.handle), let email = link.email {
             claims["email"] = .string(email)
@@ -185,7 +186,7 @@ extension OpenIDProvider {
             "code_challenge_methods_supported": strings(["S256"]),
             "scopes_supported": strings(["openid", "profile", "email", "groups", "offline_access", "passkey"]),
             "claims_supported": strings([
-                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "at_hash", "preferred_username", "name",
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "sid", "at_hash", "preferred_username", "name", "updated_at",
                 "email", "email_verified", "groups", "passkey",
             ]),
             "acr_values_supported": strings(["phrh", "phr"]),

@@ -153,7 +153,9 @@ public final class PasskeySignIn: Sendable {
         } else {
             guard try await store.user(nameKey: invitation.nameKey) == nil else { throw APIError.invalidInvite }
             let name = try UserName(invitation.userName)
-            user = UserRecord.newAccount(name, displayName: try UserName.displayName(request.displayName, default: name), createdAt: now())
+            // The registration's display name, else the one the invitation was made with.
+            let displayName = try UserName.displayName(request.displayName ?? invitation.displayName, default: name)
+            user = UserRecord.newAccount(name, displayName: displayName, createdAt: now())
             isNew = true
         }
         return try await issueRegistration(for: user, isNew: isNew, settings: RegistrationSettings(

@@ -23,11 +23,17 @@ extension Routes {
         router.post("/admin/api/users") { request, _ in
             let caller = try await adminCaller(request)
             let body = try Self.jsonObject(try await Self.body(request))
-            if let unknown = body.keys.first(where: { !["user_name", "groups"].contains($0) }) {
+            if let unknown = body.keys.first(where: { !["user_name", "display_name", "groups"].contains($0) }) {
                 throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member this endpoint takes.")
             }
             guard case .string(let name)? = body["user_name"] else { throw APIError.invalidRequest("user_name is required, a string.") }
-            return jsonValue(try await admin.invite(sub: nil, userName: name, groups: body["groups"], by: caller), status: .created)
+            var displayName: String?
+            if let value = body["display_name"] {
+                guard case .string(let text) = value else { throw APIError.invalidRequest("display_name must be a string.") }
+                displayName = text
+            }
+            return jsonValue(
+                try await admin.invite(sub: nil, userName: name, displayName: displayName, groups: body["groups"], by: caller), status: .created)
         }
         router.get("/admin/api/users/:sub") { request, context in
             _ = try await adminCaller(request)
