@@ -181,6 +181,30 @@ public struct PasskeyApplication: Sendable {
     static func openStore(
         _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
     ) async throws -> any PasskeyStore {
+        let store = try await openEngine(configuration, logger: logger, onCommit: onCommit)
+        do {
+            try await moveNameKeys(store, logger: logger)
+        } catch {
+            await store.close()
+            throw StartupError(message: "cannot bring the stored name keys up to date: \(error)")
+        }
+        return store
+    }
+
+    /// Stored name keys made by an older rule are recomputed once (by whichever process opens
+    /// the database first); accounts that a new rule would give another account's key keep
+    /// their old one, and are named at every start.
+    static func moveNameKeys(_ store: any PasskeyStore, logger: Logger) async throws {
+        let kept = try await store.rekeyNames(version: UserName.keyRule, UserName.key(of:))
+        guard !kept.isEmpty else { return }
+        logger.warning(
+            "accounts whose names now read as another account's keep their old key: they sign in with their passkeys, and their names cannot be taken again",
+            metadata: ["accounts": "\(kept.map { LogText.escaped($0) }.joined(separator: ", "))"])
+    }
+
+    static func openEngine(
+        _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
+    ) async throws -> any PasskeyStore {
         let location: PostgresLocation
         do {
             switch try DatabaseLocation(configuration.database) {

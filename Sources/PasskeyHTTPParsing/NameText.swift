@@ -5,7 +5,8 @@ internal import Foundation
 /// line or paragraph separator, bidirectional embedding, override or isolate, and no
 /// default-ignorable code point (zero-width space and joiners, soft hyphen, variation
 /// selectors…: invisible, so `alice` and `al\u{200B}ice` would be two names that look the same).
-/// `key` is the case-folded form that makes `Alice` and `alice` one name.
+/// `key` is the form that makes `Alice`, `alice` and `ａｌｉｃｅ` one name: RFC 8265's
+/// UsernameCaseMapped mappings (`keyOf`).
 ///
 /// "Characters" are counted as Unicode scalars, not grapheme clusters (one cluster can carry
 /// thousands of combining marks).
@@ -29,7 +30,35 @@ public struct NameText: Sendable, Equatable {
         guard !value.isEmpty else { throw .empty }
         try Self.check(value)
         self.value = value
-        key = value.lowercased()
+        key = Self.keyOf(value)
+    }
+
+    /// RFC 8265 §3.3.2's mappings of the UsernameCaseMapped profile, in its order: width
+    /// mapping (a fullwidth or halfwidth form becomes its decomposition, §3.4.1), case mapping
+    /// (Unicode toLowerCase), then NFC. The characters allowed stay the ones `check` allows:
+    /// the profile's IdentifierClass is not enforced.
+    public static func keyOf(_ value: String) -> String {
+        var mapped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if isWidthForm(scalar) {
+                mapped.append(contentsOf: String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars)
+            } else {
+                mapped.append(scalar)
+            }
+        }
+        return String(mapped).lowercased().precomposedStringWithCanonicalMapping
+    }
+
+    /// The code points whose decomposition is `<wide>` or `<narrow>` in UnicodeData.txt: the
+    /// ideographic space, and the Halfwidth and Fullwidth Forms block's forms. Their
+    /// compatibility decomposition is a single other character, which is what width mapping
+    /// gives.
+    static func isWidthForm(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3000, 0xFF01...0xFF60, 0xFFE0...0xFFE6: true                                    // <wide>
+        case 0xFF61...0xFFBE, 0xFFC2...0xFFC7, 0xFFCA...0xFFCF, 0xFFD2...0xFFD7, 0xFFDA...0xFFDC, 0xFFE8...0xFFEE: true  // <narrow>
+        default: false
+        }
     }
 
     /// Trimmed of white space and new lines, then NFC.

@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25, migration26,
+        migration21, migration22, migration23, migration24, migration25, migration26, migration27,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,18 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 27: the rule that made the stored name keys (SQLite's migration 27).
+    static let migration27 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE name_key_rules (
+            id         integer NOT NULL PRIMARY KEY CHECK (id = 1),
+            version    integer NOT NULL,
+            collisions text[]  NOT NULL
+        )
+        """,
+        "INSERT INTO name_key_rules (id, version, collisions) VALUES (1, 1, '{}')",
+    ])
 
     /// Version 26: users' updated_at and invitations' display name (SQLite's migration 26).
     static let migration26 = Migration(additive: true, statements: [

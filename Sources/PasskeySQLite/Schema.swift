@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25, migration26,
+        migration21, migration22, migration23, migration24, migration25, migration26, migration27,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,19 @@ enum Schema {
             }
         }
     }
+
+    /// Version 27: which rule made the stored name keys (1: lower case; `rekeyNames` moves them
+    /// to a later one), and the accounts a new rule left on their old key. Only adds.
+    static let migration27: [String] = [
+        """
+        CREATE TABLE name_key_rules (
+            id         INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+            version    INTEGER NOT NULL,
+            collisions TEXT    NOT NULL
+        ) STRICT
+        """,
+        "INSERT INTO name_key_rules (id, version, collisions) VALUES (1, 1, '[]')",
+    ]
 
     /// Version 26: when an account's profile last changed (the `updated_at` claim), and the
     /// display name an invitation gives its new account. Only adds.

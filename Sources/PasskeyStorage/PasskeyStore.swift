@@ -230,6 +230,16 @@ public protocol PasskeyStore: Sendable {
     /// by one instance only.
     func takeLogoutNotices(limit: Int) async throws -> [LogoutNotice]
 
+    // MARK: Name keys
+
+    /// Recomputes every stored name key with `key` once the store's keys were made by an older
+    /// rule than `version`: accounts', group memberships' and invitations', in one transaction
+    /// that one process runs (the others then find the version done). An account whose new key
+    /// another account holds keeps its old key, which no name can produce any more, so it keeps
+    /// working and its key cannot be taken again; memberships that become one are merged.
+    /// Answers the names of the accounts that kept their old key, now and at every later call.
+    func rekeyNames(version: Int, _ key: @escaping @Sendable (String) -> String) async throws -> [String]
+
     // MARK: Limits across instances
 
     /// Counts one attempt for each of `keys` in the window of `window` milliseconds that holds

@@ -126,7 +126,7 @@ public struct AccountAdministration: Sendable {
         var joining: [InvitationGroup] = []
         for group in groups {
             let groupName: UserName
-            do { groupName = try UserName(group) } catch { throw Failure(description: "the group name \(group): \(error.message)") }
+            do { groupName = try UserName.group(group, field: "the group name \(group)") } catch { throw Failure(description: error.message) }
             if !joining.contains(where: { $0.nameKey == groupName.key }) { joining.append(InvitationGroup(name: groupName.value, nameKey: groupName.key)) }
         }
         let existing = try await store.user(nameKey: name.key)

@@ -319,7 +319,7 @@ public struct AdminConsole: Sendable {
         var names: [UserName] = []
         for item in items {
             guard case .string(let text) = item else { throw APIError.invalidRequest("groups must hold strings.") }
-            let name = try Self.name(text, "a group name")
+            let name = try UserName.group(text, field: "a group name")
             if !names.contains(where: { $0.key == name.key }) { names.append(name) }
         }
         return names

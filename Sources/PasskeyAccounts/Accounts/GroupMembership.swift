@@ -42,9 +42,7 @@ public struct GroupMembership: Sendable {
     static func resolve(userName: String, group: String, store: any PasskeyStore) async throws -> (UserRecord, UserName) {
         let account: UserName, name: UserName
         do { account = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
-        do { name = try UserName(group) } catch {
-            throw Failure(description: "the group name: \(error.message.replacingOccurrences(of: "user_name", with: "the group name"))")
-        }
+        do { name = try UserName.group(group) } catch { throw Failure(description: error.message) }
         guard let user = try await store.user(nameKey: account.key) else {
             throw Failure(description: "no account is named \(account.value)")
         }

@@ -11,12 +11,35 @@ public struct UserName: Sendable, Equatable {
     /// The case-folded, NFC-normalised form that makes `Alice` and `alice` one account.
     public let key: String
 
+    /// The rule that makes keys, counted: 1 was lower case only; 2 is RFC 8265's
+    /// UsernameCaseMapped mappings. A store whose keys an older rule made is moved at start.
+    public static let keyRule = 2
+
+    /// The key of a name, as `key` is made.
+    public static func key(of name: String) -> String { NameText.keyOf(name) }
+
     public static let maximumLength = NameText.maximumLength
     public static let maximumBytes = NameText.maximumBytes
 
     public init(_ raw: String) throws(APIError) {
         let name: NameText
         do { name = try NameText(raw) } catch { throw Self.refusal(error, field: "user_name") }
+        value = name.value
+        key = name.key
+    }
+
+    /// A group's name: a name as above, without a comma (`Remote-Groups` and the forward-auth
+    /// rules separate groups with commas, so `staff,admins` would read as two groups).
+    public static func group(_ raw: String, field: String = "the group name") throws(APIError) -> UserName {
+        let name: NameText
+        do { name = try NameText(raw) } catch { throw Self.refusal(error, field: field) }
+        guard !name.value.contains(",") else {
+            throw .invalidRequest("\(field) must not contain a comma: groups are listed separated by commas.")
+        }
+        return UserName(name)
+    }
+
+    private init(_ name: NameText) {
         value = name.value
         key = name.key
     }
