@@ -94,12 +94,15 @@ public enum EventExport {
 
     /// `events verify`: walks the audit chain and its checkpoints; writes what it checked and
     /// the first break; answers whether everything holds.
-    public static func verify(configuration: ServerConfiguration, logger: Logger, write: (String) -> Void) async throws -> Bool {
+    public static func verify(
+        configuration: ServerConfiguration, copies: [AuditCheckpoint] = [], logger: Logger, write: (String) -> Void
+    ) async throws -> Bool {
         try await CommandDatabase.withExisting(configuration, logger: logger) { store in
-            let report = try await AuditTrail(store: store, signingKeys: SigningKeys(store: store)).verify(now: Date())
+            let report = try await AuditTrail(store: store, signingKeys: SigningKeys(store: store)).verify(now: Date(), copies: copies)
             var line = "\(report.events) events"
             if report.unchained > 0 { line += " (\(report.unchained) from before the chain)" }
             line += ", \(report.checkpoints) checkpoints"
+            if !copies.isEmpty { line += ", \(copies.count) kept copies" }
             if let failure = report.failure {
                 write("\(line) checked; the chain breaks at \(failure)")
                 return false
@@ -109,4 +112,13 @@ public enum EventExport {
         }
     }
 
+    /// `events checkpoints`: every signed checkpoint, one JSON object a line, oldest first (the
+    /// objects of `GET /admin/api/events/checkpoints`), for an operator to keep elsewhere.
+    public static func checkpoints(configuration: ServerConfiguration, logger: Logger, write: (String) -> Void) async throws -> Int {
+        try await CommandDatabase.withExisting(configuration, logger: logger) { store in
+            let all = try await store.checkpoints()
+            for checkpoint in all { write(String(decoding: AuditTrail.object(checkpoint).encoded(), as: UTF8.self)) }
+            return all.count
+        }
+    }
 }

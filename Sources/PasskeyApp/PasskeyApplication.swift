@@ -285,6 +285,9 @@ struct SweeperService: Service {
             }
             do {
                 let swept = try await service.sweep()
+                // Retention moved the chain's start: signed at once, so that `events verify` can
+                // tell it from a start moved by hand.
+                if swept.events > 0, let audit { try await audit.checkpoint(now: service.now(), retention: true) }
                 if swept.ceremonies + swept.sessions + swept.events > 0 {
                     logger.debug("swept expired rows", metadata: [
                         "ceremonies": "\(swept.ceremonies)", "sessions": "\(swept.sessions)", "events": "\(swept.events)",

@@ -60,17 +60,22 @@ public enum AuditChain {
     }
 
     /// The walk in steps, for a table read page by page (`events verify`). Events stored before
-    /// the chain existed (no hash) may only come before the first chained one.
+    /// the chain existed (no hash) may only come before the first chained one, and, when the
+    /// position of the first chained event is known (`firstPosition`, signed in the checkpoints),
+    /// only before that position: stripping the hashes of the oldest events does not make them
+    /// "from before the chain".
     public struct Walker: Sendable {
         let state: AuditChainState
+        let firstPosition: Int64?
         var previous: [UInt8]
         var chained = false
         /// Events checked so far, and of them those from before the chain.
         public private(set) var checked = 0
         public private(set) var unchained = 0
 
-        public init(state: AuditChainState) {
+        public init(state: AuditChainState, firstPosition: Int64? = nil) {
             self.state = state
+            self.firstPosition = firstPosition
             self.previous = state.startHash
         }
 
@@ -78,7 +83,9 @@ public enum AuditChain {
         public mutating func feed(_ event: ChainedEvent) -> ChainBreak? {
             checked += 1
             guard let prevHash = event.prevHash, let hash = event.hash else {
-                if chained { return ChainBreak(eventID: event.id, reason: "the event carries no hash, after the chain began") }
+                if chained || (firstPosition.map { event.position >= $0 } ?? false) {
+                    return ChainBreak(eventID: event.id, reason: "the event carries no hash, after the chain began")
+                }
                 unchained += 1
                 return nil
             }

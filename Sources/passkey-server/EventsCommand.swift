@@ -4,6 +4,7 @@ import Logging
 import PasskeyApp
 import PasskeyAccounts
 import PasskeyServer
+import PasskeyStorage
 
 /// `passkey-server events`: the audit trail for operators, as JSON lines.
 struct EventsCommand: AsyncParsableCommand {
@@ -17,18 +18,17 @@ struct EventsCommand: AsyncParsableCommand {
             error, never created. Events older than the server's --audit-retention-days are gone. \
             `events verify` walks the tamper-evident chain instead.
             """,
-        subcommands: [Export.self, VerifyChain.self], defaultSubcommand: Export.self)
+        subcommands: [Export.self, VerifyChain.self, Checkpoints.self], defaultSubcommand: Export.self)
 
-    struct VerifyChain: AsyncParsableCommand {
+    /// `passkey-server events checkpoints`: the signed checkpoints, to keep elsewhere.
+    struct Checkpoints: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "verify",
-            abstract: "Walk the audit chain and its signed checkpoints; report the first break.",
+            commandName: "checkpoints",
+            abstract: "Print the audit chain's signed checkpoints as JSON lines, oldest first, to keep elsewhere.",
             discussion: """
-                Every event must follow from the one before it (SHA-256 over the previous hash and its \
-                canonical JSON), the last must be the chain's recorded head, and every checkpoint's \
-                signature must verify with the signing key it names and match the event it signed. \
-                Exit 0 when all of it holds, 1 at the first break (printed with the event's id), 2 for \
-                a wrong command line. The server may keep running.
+                The objects of GET /admin/api/events/checkpoints: id, event_id, hash, at, jws. Keep the output \
+                away from the database; `events verify --checkpoints FILE` then checks the database \
+                against it, so that checkpoint rows deleted from the database are found too.
                 """)
 
         @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
@@ -42,9 +42,59 @@ struct EventsCommand: AsyncParsableCommand {
             var logger = Logger(label: "passkey-server.events")
             logger.logLevel = .error
             let output = FileHandle.standardOutput
+            do {
+                _ = try await EventExport.checkpoints(configuration: configuration, logger: logger, write: { output.write(Data(($0 + "\n").utf8)) })
+            } catch {
+                FileHandle.standardError.write(Data("passkey-server events checkpoints: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct VerifyChain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Walk the audit chain and its signed checkpoints; report the first break.",
+            discussion: """
+                Every event must follow from the one before it (SHA-256 over the previous hash and its \
+                canonical JSON), the last must be the chain's recorded head, and every checkpoint's \
+                signature must verify with the signing key it names and match the event it signed. \
+                The signed starts must follow one another (only a signed retention record moves the \
+                start), the chain must start where the last one says, and no event after the first \
+                chained one may be without a hash. With --checkpoints, every kept copy must verify and \
+                still be in the database. Exit 0 when all of it holds, 1 at the first break (printed with the event's id), 2 for \
+                a wrong command line. The server may keep running.
+                """)
+
+        @Option(help: ArgumentHelp("The server's SQLite file or postgres:// URL, as for serve. (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
+        var database: String?
+
+        @Option(help: ArgumentHelp("Checkpoints kept elsewhere (what `events checkpoints` printed, or the admin API's list): each must verify and still be in the database.", valueName: "FILE"))
+        var checkpoints: String?
+
+        func run() async throws {
+            var configuration = ServerConfiguration()
+            configuration.database = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"] ?? configuration.database
+            configuration.databasePoolSize = 1
+            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            var logger = Logger(label: "passkey-server.events")
+            logger.logLevel = .error
+            let output = FileHandle.standardOutput
+            var copies: [AuditCheckpoint] = []
+            if let checkpoints {
+                guard let data = FileManager.default.contents(atPath: checkpoints) else {
+                    FileHandle.standardError.write(Data("passkey-server events verify: --checkpoints \(checkpoints) cannot be read\n".utf8))
+                    throw ExitCode(2)
+                }
+                do { copies = try AuditTrail.copies(Array(data)) } catch {
+                    FileHandle.standardError.write(Data("passkey-server events verify: --checkpoints \(checkpoints): \(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+            }
             let holds: Bool
             do {
-                holds = try await EventExport.verify(configuration: configuration, logger: logger, write: { output.write(Data(($0 + "\n").utf8)) })
+                holds = try await EventExport.verify(
+                    configuration: configuration, copies: copies, logger: logger, write: { output.write(Data(($0 + "\n").utf8)) })
             } catch {
                 FileHandle.standardError.write(Data("passkey-server events verify: \(error)\n".utf8))
                 throw ExitCode(1)
