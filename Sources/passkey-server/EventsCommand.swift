@@ -20,6 +20,18 @@ struct EventsCommand: AsyncParsableCommand {
             """,
         subcommands: [Export.self, VerifyChain.self, Checkpoints.self], defaultSubcommand: Export.self)
 
+    /// The database from `--database` or the environment, one connection, and error-level logs
+    /// on standard error: standard output carries only the command's answer.
+    static func setUp(database: String?) -> (ServerConfiguration, Logger) {
+        var configuration = ServerConfiguration()
+        configuration.database = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"] ?? configuration.database
+        configuration.databasePoolSize = 1
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "passkey-server.events")
+        logger.logLevel = .error
+        return (configuration, logger)
+    }
+
     /// `passkey-server events checkpoints`: the signed checkpoints, to keep elsewhere.
     struct Checkpoints: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -35,12 +47,7 @@ struct EventsCommand: AsyncParsableCommand {
         var database: String?
 
         func run() async throws {
-            var configuration = ServerConfiguration()
-            configuration.database = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"] ?? configuration.database
-            configuration.databasePoolSize = 1
-            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-            var logger = Logger(label: "passkey-server.events")
-            logger.logLevel = .error
+            let (configuration, logger) = EventsCommand.setUp(database: database)
             let output = FileHandle.standardOutput
             do {
                 _ = try await EventExport.checkpoints(configuration: configuration, logger: logger, write: { output.write(Data(($0 + "\n").utf8)) })
@@ -73,12 +80,7 @@ struct EventsCommand: AsyncParsableCommand {
         var checkpoints: String?
 
         func run() async throws {
-            var configuration = ServerConfiguration()
-            configuration.database = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"] ?? configuration.database
-            configuration.databasePoolSize = 1
-            LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-            var logger = Logger(label: "passkey-server.events")
-            logger.logLevel = .error
+            let (configuration, logger) = EventsCommand.setUp(database: database)
             let output = FileHandle.standardOutput
             var copies: [AuditCheckpoint] = []
             if let checkpoints {
