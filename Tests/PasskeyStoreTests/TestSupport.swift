@@ -65,7 +65,7 @@ let quietLogger = Logger(label: "PasskeyStoreTests", factory: { _ in SwiftLogNoO
 /// The deadline of the test stores' calls: generous, because `swift test` runs every test at
 /// once on two cores (a debug build's SCRAM handshake alone is slow then). The production
 /// default (5 s) and the 503 it leads to are tested with real processes in MultiInstanceTests.
-let testTimeout: Duration = .seconds(60)
+let testTimeout: Duration = .seconds(180)
 
 /// A fresh directory under the system temporary directory, removed when `body` returns.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {

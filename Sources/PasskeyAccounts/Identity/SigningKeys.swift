@@ -126,7 +126,7 @@ public final class SigningKeys: Sendable {
             let made = Task {
                 let records = try await store.signingKeys()
                 for algorithm in Self.algorithms where !records.contains(where: { $0.algorithm == algorithm.rawValue }) {
-                    _ = try await store.insertSigningKey(try Self.generate(algorithm, generation: 1, now: now, activatesAt: now))
+                    _ = try await store.insertSigningKey(try await Self.generated(algorithm, generation: 1, now: now, activatesAt: now))
                 }
             }
             current = made
@@ -156,7 +156,7 @@ public final class SigningKeys: Sendable {
         for _ in 0..<3 {
             let current = try await keys(now: now).filter { $0.algorithm == algorithm }
             let generation = (current.map(\.record.generation).max() ?? 0) + 1
-            let record = try Self.generate(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
+            let record = try await Self.generated(algorithm, generation: generation, now: now, activatesAt: now.addingTimeInterval(publishAhead))
             if try await store.insertSigningKey(record) {
                 recent.withLock { recent in
                     recent = Recent(epoch: recent.epoch + 1)
@@ -217,6 +217,17 @@ public final class SigningKeys: Sendable {
     static func readPrivateKey(_ record: SigningKeyRecord) throws -> PrivateKey {
         do { return try PrivateKey(pkcs8: record.privateKey) } catch {
             throw Failure(description: "signing key \(record.keyID) cannot be read: \(error)")
+        }
+    }
+
+    /// `generate` on a thread of its own: an RSA key takes a few hundred milliseconds of one
+    /// core here, which on Swift's global executor (as many threads as cores) would hold up every
+    /// other task of the process meanwhile, database calls' continuations included.
+    static func generated(_ algorithm: JWSAlgorithm, generation: Int, now: Date, activatesAt: Date) async throws -> SigningKeyRecord {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try generate(algorithm, generation: generation, now: now, activatesAt: activatesAt) })
+            }
         }
     }
 
