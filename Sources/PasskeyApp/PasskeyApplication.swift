@@ -205,12 +205,13 @@ public struct PasskeyApplication: Sendable {
     static func openEngine(
         _ configuration: ServerConfiguration, logger: Logger, onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void
     ) async throws -> any PasskeyStore {
-        let location: PostgresLocation
+        var location: PostgresLocation
         do {
             switch try DatabaseLocation(configuration.database) {
             case .sqlite(let path): return try await SQLitePasskeyStore(path: path, onCommit: onCommit)
             case .postgres(let postgres): location = postgres
             }
+            if let password = configuration.databasePassword { location.password = password }
         } catch let error as PostgresLocation.Invalid {
             throw StartupError(message: "--database: \(error)")
         }

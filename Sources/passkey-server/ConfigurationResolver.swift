@@ -43,7 +43,16 @@ struct ConfigurationResolver {
             c.metricsListen = (String(listen[..<colon]), port)
         }
         if PostgresLocation.isURL(c.database) {
-            do { _ = try PostgresLocation(url: c.database) } catch { throw ValidationError("--database: \(error)") }
+            let location: PostgresLocation
+            do { location = try PostgresLocation(url: c.database) } catch { throw ValidationError("--database: \(error)") }
+            if let path = try string(flags.databasePasswordFile, "DATABASE_PASSWORD_FILE") {
+                guard location.password == nil else {
+                    throw ValidationError("the PostgreSQL password is given twice: in the --database URL and in --database-password-file; give one")
+                }
+                c.databasePassword = try Self.readSecret(path, option: "--database-password-file")
+            }
+        } else if try string(flags.databasePasswordFile, "DATABASE_PASSWORD_FILE") != nil {
+            throw ValidationError("--database-password-file goes with a postgres:// --database, not an SQLite file")
         }
         c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? c.publicDirectory
         c.associationFile = try string(flags.aasa, "AASA")
@@ -197,16 +206,16 @@ struct ConfigurationResolver {
         c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 1...3600) ?? Int(c.pushTTL))
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
         c.mfbClientID = try string(flags.mfbClientID, "MFB_CLIENT_ID")
-        c.mfbClientSecret = try string(flags.mfbClientSecret, "MFB_CLIENT_SECRET")
+        c.mfbClientSecret = try secret(flags.mfbClientSecret, file: flags.mfbClientSecretFile, "MFB_CLIENT_SECRET")
         c.mfbRedirectURIs = try list(flags.mfbRedirectURI, "MFB_REDIRECT_URI").map { try redirectURI($0, "--mfb-redirect-uri") }
-        c.mfbAPIToken = try string(flags.mfbAPIToken, "MFB_API_TOKEN")
+        c.mfbAPIToken = try secret(flags.mfbAPIToken, file: flags.mfbAPITokenFile, "MFB_API_TOKEN")
         c.mfbRequestTTL = TimeInterval(try int(flags.mfbRequestTTL, "MFB_REQUEST_TTL", range: 1...86400) ?? Int(c.mfbRequestTTL))
         c.mfbMessage = try choice(flags.mfbMessage, "MFB_MESSAGE", among: ["ios16", "legacy"]) ?? c.mfbMessage
         c.mfbGatewayURL = try url(flags.mfbGatewayURL, "MFB_GATEWAY_URL")
         c.mfbBusinessID = try string(flags.mfbBusinessID, "MFB_BUSINESS_ID")
         c.mfbMSPID = try string(flags.mfbMSPID, "MFB_MSP_ID")
-        c.mfbMSPSecret = try string(flags.mfbMSPSecret, "MFB_MSP_SECRET")
-        c.mfbAuditToken = try string(flags.mfbAuditToken, "MFB_AUDIT_TOKEN")
+        c.mfbMSPSecret = try secret(flags.mfbMSPSecret, file: flags.mfbMSPSecretFile, "MFB_MSP_SECRET")
+        c.mfbAuditToken = try secret(flags.mfbAuditToken, file: flags.mfbAuditTokenFile, "MFB_AUDIT_TOKEN")
         if let token = c.mfbAuditToken, token.utf8.count < 16 {
             throw ValidationError("--mfb-audit-token must be at least 16 characters (it is the provider's only credential)")
         }
@@ -287,6 +296,30 @@ struct ConfigurationResolver {
         if let flag { return flag }
         guard let value = environment["PASSKEY_" + name] else { return nil }
         return value
+    }
+
+    /// A secret from its flag or `PASSKEY_<NAME>`, or from the file of `--<flag>-file` or
+    /// `PASSKEY_<NAME>_FILE`; both a value and a file is an error, not a choice.
+    private func secret(_ flag: String?, file fileFlag: String?, _ name: String) throws -> String? {
+        let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let value = try string(flag, name)
+        guard let path = try string(fileFlag, name + "_FILE") else { return value }
+        guard value == nil else {
+            throw ValidationError("\(option) is given twice: as a value and as \(option)-file; give one")
+        }
+        return try Self.readSecret(path, option: option + "-file")
+    }
+
+    /// A secret file's text, without one trailing newline (as `echo` and most editors leave it);
+    /// an unreadable, non-UTF-8 or empty file is an error naming the path.
+    static func readSecret(_ path: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("\(option) \(path) cannot be read")
+        }
+        guard var text = String(data: data, encoding: .utf8) else { throw ValidationError("\(option) \(path) is not UTF-8 text") }
+        if text.last == "\n" || text.last == "\r\n" { text.removeLast() }
+        guard !text.isEmpty else { throw ValidationError("\(option) \(path) is empty") }
+        return text
     }
 
     private func int(_ flag: Int?, _ name: String, range: ClosedRange<Int>) throws -> Int? {

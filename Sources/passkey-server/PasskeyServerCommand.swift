@@ -12,8 +12,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passkey-server",
         abstract: "A passkey (WebAuthn) relying-party server on SQLite or PostgreSQL.",
+        version: ServerVersion.current,
         subcommands: [
-            Serve.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self, AdminTokensCommand.self,
+            Serve.self, HealthCheck.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self, AdminTokensCommand.self,
             KeysCommand.self, ClientsCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self,
         ])
 
@@ -66,6 +67,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
     var database: String?
+
+    @Option(name: .customLong("database-password-file"), help: ArgumentHelp("Secret. The PostgreSQL password, read from this file (a trailing newline dropped) and used with a postgres:// --database that names none. (env: PASSKEY_DATABASE_PASSWORD_FILE)", valueName: "PATH"))
+    var databasePasswordFile: String?
 
     @Option(name: .customLong("audit-checkpoint-interval"), help: ArgumentHelp("How often the audit chain's last hash is signed with the OpenID signing key and kept as a checkpoint (passkey-server events verify checks them): 90s, 10m, 1h, 1d, or 0 for never. (env: PASSKEY_AUDIT_CHECKPOINT_INTERVAL, default 1h)", valueName: "DURATION"))
     var auditCheckpointInterval: String?
@@ -293,14 +297,20 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-client-id"), help: ArgumentHelp("Messages for Business: the OAuth client registered with Apple Business Register; turns MfB sign-in on, and is registered at start-up as a client of the OpenID provider (`clients list` shows it). (env: PASSKEY_MFB_CLIENT_ID)", valueName: "ID"))
     var mfbClientID: String?
 
-    @Option(name: .customLong("mfb-client-secret"), help: ArgumentHelp("The client's secret: the token endpoint checks it, and each message carries it as clientSecret. (env: PASSKEY_MFB_CLIENT_SECRET)", valueName: "SECRET"))
+    @Option(name: .customLong("mfb-client-secret"), help: ArgumentHelp("Secret. The client's secret: the token endpoint checks it, and each message carries it as clientSecret; better from a file, --mfb-client-secret-file. (env: PASSKEY_MFB_CLIENT_SECRET)", valueName: "SECRET"))
     var mfbClientSecret: String?
+
+    @Option(name: .customLong("mfb-client-secret-file"), help: ArgumentHelp("--mfb-client-secret read from this file (a trailing newline dropped), as container secrets are mounted; not with --mfb-client-secret. (env: PASSKEY_MFB_CLIENT_SECRET_FILE)", valueName: "PATH"))
+    var mfbClientSecretFile: String?
 
     @Option(name: .customLong("mfb-redirect-uri"), help: ArgumentHelp("A redirect URI the authorization endpoint accepts, compared exactly; repeatable. (env: PASSKEY_MFB_REDIRECT_URI, comma-separated)", valueName: "URL"))
     var mfbRedirectURI: [String] = []
 
-    @Option(name: .customLong("mfb-api-token"), help: ArgumentHelp("Bearer token of the business's calls (/mfb/requests, /mfb/responses). (env: PASSKEY_MFB_API_TOKEN)", valueName: "TOKEN"))
+    @Option(name: .customLong("mfb-api-token"), help: ArgumentHelp("Secret. Bearer token of the business's calls (/mfb/requests, /mfb/responses); better from a file, --mfb-api-token-file. (env: PASSKEY_MFB_API_TOKEN)", valueName: "TOKEN"))
     var mfbAPIToken: String?
+
+    @Option(name: .customLong("mfb-api-token-file"), help: ArgumentHelp("--mfb-api-token read from this file (a trailing newline dropped); not with --mfb-api-token. (env: PASSKEY_MFB_API_TOKEN_FILE)", valueName: "PATH"))
+    var mfbAPITokenFile: String?
 
     @Option(name: .customLong("mfb-request-ttl"), help: ArgumentHelp("Seconds a Messages for Business request (and its private key) lives, 1 to 86400; below the default for tests only. (env: PASSKEY_MFB_REQUEST_TTL, default 600)", valueName: "SECONDS"))
     var mfbRequestTTL: Int?
@@ -317,11 +327,17 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-msp-id"), help: ArgumentHelp("The messaging service provider's ID (the aud of its JWT). (env: PASSKEY_MFB_MSP_ID)", valueName: "ID"))
     var mfbMSPID: String?
 
-    @Option(name: .customLong("mfb-msp-secret"), help: ArgumentHelp("The MSP's shared secret, base64: the HS256 key of the gateway's Authorization JWT. (env: PASSKEY_MFB_MSP_SECRET)", valueName: "BASE64"))
+    @Option(name: .customLong("mfb-msp-secret"), help: ArgumentHelp("Secret. The MSP's shared secret, base64: the HS256 key of the gateway's Authorization JWT; better from a file, --mfb-msp-secret-file. (env: PASSKEY_MFB_MSP_SECRET)", valueName: "BASE64"))
     var mfbMSPSecret: String?
 
-    @Option(name: .customLong("mfb-audit-token"), help: ArgumentHelp("When the business's authentication provider is a third party: its bearer token for POST /mfb/key-audits, the key audit of seed 001. (env: PASSKEY_MFB_AUDIT_TOKEN)", valueName: "TOKEN"))
+    @Option(name: .customLong("mfb-msp-secret-file"), help: ArgumentHelp("--mfb-msp-secret read from this file (a trailing newline dropped); not with --mfb-msp-secret. (env: PASSKEY_MFB_MSP_SECRET_FILE)", valueName: "PATH"))
+    var mfbMSPSecretFile: String?
+
+    @Option(name: .customLong("mfb-audit-token"), help: ArgumentHelp("Secret. When the business's authentication provider is a third party: its bearer token for POST /mfb/key-audits, the key audit of seed 001; better from a file, --mfb-audit-token-file. (env: PASSKEY_MFB_AUDIT_TOKEN)", valueName: "TOKEN"))
     var mfbAuditToken: String?
+
+    @Option(name: .customLong("mfb-audit-token-file"), help: ArgumentHelp("--mfb-audit-token read from this file (a trailing newline dropped); not with --mfb-audit-token. (env: PASSKEY_MFB_AUDIT_TOKEN_FILE)", valueName: "PATH"))
+    var mfbAuditTokenFile: String?
 
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object per line (ts, level, msg, request_id, fields). Logs go to standard error; the listening line goes to standard output, as JSON too with json. (env: PASSKEY_LOG_FORMAT, default text on a terminal, json otherwise)", valueName: "text|json"))
     var logFormat: String?

@@ -214,3 +214,78 @@ import Testing
         }
     }
 }
+
+/// Releases and secrets as operators handle them: one version shown by `--version` and
+/// `/healthz`, a `healthcheck` verb for containers, and every secret-bearing flag readable from a
+/// file (`--<flag>-file`, `PASSKEY_<NAME>_FILE`), never both a value and a file.
+@Suite(.serialized) struct OperatorFlagTests {
+    static func directory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-ops-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func oneVersionInVersionAndHealthz() async throws {
+        let printed = try await CommandRun.run(["--version"])
+        #expect(printed.status == 0)
+        #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == ServerVersion.current)
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ServerProcess.start(arguments: ["--port", "0", "--database", directory.appendingPathComponent("db.sqlite").path])
+        let health = try await Client(base: server.base).get("/healthz")
+        #expect(health.json["version"] as? String == ServerVersion.current)
+        // The health check verb: 0 against the running server, 1 where nothing answers.
+        let healthy = try await CommandRun.run(["healthcheck", "--port", String(server.port)])
+        #expect(healthy.status == 0, "\(healthy.errors)")
+        let viaEnvironment = try await CommandRun.run(["healthcheck"], environment: ["PASSKEY_PORT": String(server.port), "PASSKEY_HOST": "0.0.0.0"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.errors)")
+        #expect(server.terminate() == 0)
+        let started = Date()
+        let down = try await CommandRun.run(["healthcheck", "--port", String(server.port)])
+        #expect(down.status == 1 && down.errors.contains("healthz"), "\(down.errors)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func secretsComeFromFilesAndNeverTwice() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = directory.appendingPathComponent("client-secret"), tokenFile = directory.appendingPathComponent("api-token")
+        try Data("client-secret-from-a-file\n".utf8).write(to: secretFile)
+        try Data("api-token-from-a-file-0123456789\r\n".utf8).write(to: tokenFile)
+        let base = ["--port", "0", "--database", directory.appendingPathComponent("db.sqlite").path, "--mfb-client-id", "mfb-client",
+                    "--mfb-redirect-uri", "https://business.example/callback"]
+        let server = try await ServerProcess.start(
+            arguments: base + ["--mfb-client-secret-file", secretFile.path], environment: ["PASSKEY_MFB_API_TOKEN_FILE": tokenFile.path])
+        let client = Client(base: server.base)
+        // The token read from the file, without its line ending, is the business's credential.
+        let right = try await client.post("/mfb/requests", json: [String: String](), bearer: "api-token-from-a-file-0123456789")
+        #expect(right.status != 401, "\(String(decoding: right.body, as: UTF8.self))")
+        #expect(try await client.post("/mfb/requests", json: [String: String](), bearer: "api-token-from-a-file-0123456789\r").status == 401)
+        #expect(server.terminate() == 0)
+
+        // Refusals at start, each naming the flag: a value and a file, a file that cannot be read, an
+        // empty one, a database password file for an SQLite file.
+        let empty = directory.appendingPathComponent("empty")
+        try Data("\n".utf8).write(to: empty)
+        let cases: [([String], [String: String], String)] = [
+            (["--mfb-client-secret", "x", "--mfb-client-secret-file", secretFile.path, "--mfb-api-token-file", tokenFile.path], [:], "given twice"),
+            (["--mfb-client-secret-file", secretFile.path], ["PASSKEY_MFB_API_TOKEN": "api-token-from-env-0123456789", "PASSKEY_MFB_API_TOKEN_FILE": tokenFile.path], "given twice"),
+            (["--mfb-client-secret-file", directory.appendingPathComponent("missing").path, "--mfb-api-token-file", tokenFile.path], [:], "cannot be read"),
+            (["--mfb-client-secret-file", empty.path, "--mfb-api-token-file", tokenFile.path], [:], "is empty"),
+            (["--mfb-client-secret-file", secretFile.path, "--mfb-api-token-file", tokenFile.path, "--database-password-file", secretFile.path], [:],
+             "--database-password-file goes with a postgres://"),
+        ]
+        for (arguments, environment, message) in cases {
+            let run = try await CommandRun.run(["serve"] + base + arguments, environment: environment)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(run.errors.contains(message), "\(arguments): \(run.errors)")
+        }
+        // --help marks the secrets and names their files.
+        let help = try await CommandRun.run(["serve", "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for flag in ["--mfb-client-secret-file", "--mfb-api-token-file", "--mfb-msp-secret-file", "--mfb-audit-token-file", "--database-password-file",
+                     "PASSKEY_MFB_CLIENT_SECRET_FILE"] {
+            #expect(help.contains(flag), "\(flag)")
+        }
+        #expect(help.contains("Secret. The client's secret"))
+    }
+}

@@ -6,7 +6,7 @@
 /// "next_update":"2026-12-01","stale":false}}`, or `"metadata":{"loaded":false}` without a BLOB.
 public struct HealthResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
-        case status, signInWithApple = "sign_in_with_apple", registration, recoveryCodes = "recovery_codes", metadata
+        case status, version, signInWithApple = "sign_in_with_apple", registration, recoveryCodes = "recovery_codes", metadata
     }
 
     public struct Metadata: Codable, Sendable {
@@ -22,6 +22,8 @@ public struct HealthResponse: Codable, Sendable {
         }
     }
     public var status = "ok"
+    /// The server's version (`ServerVersion.current`).
+    public var version = ServerVersion.current
     /// Whether Sign in with Apple is on; the page shows its button then.
     public var signInWithApple = false
     /// `--registration`: whether the page offers to create an account.

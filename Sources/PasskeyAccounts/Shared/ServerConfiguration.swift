@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     public var maxBody = 65536
     /// Seconds a new connection has to deliver its first request head (`--header-timeout`).
     public var headerTimeout: TimeInterval = 10
+    /// The PostgreSQL password from `--database-password-file`, for a `--database` URL that
+    /// names none.
+    public var databasePassword: String?
     /// Seconds a kept-alive connection may wait between a response and the next request head
     /// (`--idle-timeout`).
     public var idleTimeout: TimeInterval = 60
