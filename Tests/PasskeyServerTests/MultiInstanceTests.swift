@@ -108,6 +108,28 @@ struct MultiInstanceTests {
         }
     }
 
+    @Test("the PostgreSQL password from --database-password-file, never on the command line; given twice, refused")
+    func databasePasswordFromAFile() async throws {
+        try await TestPostgres.withDatabase { database in
+            var parts = try #require(URLComponents(string: database))
+            let password = try #require(parts.password)
+            parts.password = nil
+            let withoutPassword = try #require(parts.string)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pw-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("password")
+            try Data((password + "\n").utf8).write(to: file)
+            let server = try await ServerProcess.start(arguments: [
+                "--port", "0", "--database", withoutPassword, "--database-password-file", file.path, "--database-timeout", "60",
+            ])
+            #expect(try await Client(base: server.base).get("/healthz").status == 200)
+            #expect(server.terminate() == 0)
+            let twice = try await CommandRun.run(["serve", "--port", "0", "--database", database, "--database-password-file", file.path])
+            #expect(twice.status != 0 && twice.errors.contains("given twice"), "\(twice.errors)")
+        }
+    }
+
     @Test("20 racing finalizes of one assertion spread over both instances: exactly one 200")
     func racingFinalizes() async throws {
         try await TestPostgres.withDatabase { database in
