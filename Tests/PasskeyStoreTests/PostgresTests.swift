@@ -183,7 +183,19 @@ struct PostgresTests {
                 _ = try? await holder.value
             }
             do {
-                try await Task.sleep(for: .milliseconds(500))
+                // Until the holder has the row: its transaction holds a transaction id only once it
+                // locked it (a fixed wait was too short for a new connection under the whole suite).
+                var holding = false
+                for _ in 0..<240 where !holding {
+                    let locks = try await TestPostgres.query(
+                        url, """
+                        SELECT count(*)::text FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                        WHERE l.locktype = 'transactionid' AND a.query LIKE '%pg_sleep(30)::text FROM held%' AND a.pid <> pg_backend_pid()
+                        """, as: String.self)
+                    holding = locks.first.flatMap(Int.init) ?? 0 > 0
+                    if !holding { try await Task.sleep(for: .milliseconds(250)) }
+                }
+                try #require(holding, "the holder never locked the chain's head")
                 // Nothing to seal: answered although the head is locked.
                 #expect(try await impatient.sealAuditChain() == 0)
                 // Something to seal: the seal waits for the head.
