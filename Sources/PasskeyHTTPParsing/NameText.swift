@@ -53,7 +53,7 @@ public struct NameText: Sendable, Equatable {
     /// ideographic space, and the Halfwidth and Fullwidth Forms block's forms. Their
     /// compatibility decomposition is a single other character, which is what width mapping
     /// gives.
-    static func isWidthForm(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isWidthForm(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3000, 0xFF01...0xFF60, 0xFFE0...0xFFE6: true                                    // <wide>
         case 0xFF61...0xFFBE, 0xFFC2...0xFFC7, 0xFFCA...0xFFCF, 0xFFD2...0xFFD7, 0xFFDA...0xFFDC, 0xFFE8...0xFFEE: true  // <narrow>

@@ -199,8 +199,9 @@ enum PageCursorTarget {
 
 /// `name`: account and group names (and the labels that share their rules) as people type them.
 /// A name read from any text is within the limits, holds nothing invisible or reordering, is
-/// trimmed and NFC, reads back as itself with the same key, and its key is its lower case; a
-/// refusal is one of the four reasons and never a crash.
+/// trimmed and NFC, reads back as itself with the same key, and its key is RFC 8265's
+/// UsernameCaseMapped mapping of it (no width form left, its own key); a refusal is one of the
+/// four reasons and never a crash.
 enum NameTarget {
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -212,7 +213,9 @@ enum NameTarget {
         expect(scalars.count <= NameText.maximumLength && name.value.utf8.count <= NameText.maximumBytes, "a name over the limits")
         expect(!scalars.contains(where: { NameText.isControl($0) || NameText.isInvisible($0) }), "a control or invisible character kept")
         expect(NameText.normalized(name.value) == name.value, "a name that is not trimmed and NFC")
-        expect(name.key == name.value.lowercased(), "a key that is not the name's lower case")
+        expect(name.key == NameText.keyOf(name.value), "a key that is not the name's UsernameCaseMapped key")
+        expect(NameText.keyOf(name.key) == name.key, "a key that is not its own key")
+        expect(!name.key.unicodeScalars.contains(where: NameText.isWidthForm), "a fullwidth or halfwidth form left in a key")
         expect((try? NameText(name.value)) == name, "a name does not read back as itself")
     }
 }
