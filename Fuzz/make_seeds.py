@@ -27,7 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
-    "name",
+    "name", "checkpoint-copies",
 ]
 
 
@@ -430,8 +430,15 @@ def main():
         seeds.add("page-cursor", name, text)
     for name, text in [("plain", "alice"), ("case", "Zoë Ångström"), ("decomposed", "Zoe\u0308"), ("spaces", "  admins \n"),
                        ("zero-width", "al\u200bice"), ("override", "\u202egnp.exe"), ("dotted", "\u0130stanbul"),
-                       ("long", "x" * 65), ("wide", "\U0001F511" * 64), ("control", "a\x00b")]:
+                       ("long", "x" * 65), ("wide", "\U0001F511" * 64), ("control", "a\x00b"),
+                       ("fullwidth", "\uff41\uff44\uff4d\uff49\uff4e"), ("halfwidth", "\uff76\uff80\uff76\uff85")]:
         seeds.add("name", name, text)
+    line = ('{"at":"2026-11-28T10:00:00Z","event_id":12,"hash":"' + b64url_encode(bytes(range(32))) +
+            '","id":3,"jws":"eyJhbGciOiJFUzI1NiJ9.eyJldmVudF9pZCI6MTJ9.c2ln"}')
+    for name, text in [("lines", line + "\n" + line.replace('"id":3', '"id":4') + "\n\n"),
+                       ("api", '{"checkpoints":[' + line + ']}'), ("minimal", '{"event_id":1,"hash":"AA","jws":"x"}'),
+                       ("bad-hash", line.replace('"hash":"', '"hash":"=')), ("not-json", "checkpoint\n"), ("crlf", line + "\r\n")]:
+        seeds.add("checkpoint-copies", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

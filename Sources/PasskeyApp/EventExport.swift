@@ -117,7 +117,7 @@ public enum EventExport {
     public static func checkpoints(configuration: ServerConfiguration, logger: Logger, write: (String) -> Void) async throws -> Int {
         try await CommandDatabase.withExisting(configuration, logger: logger) { store in
             let all = try await store.checkpoints()
-            for checkpoint in all { write(String(decoding: AuditTrail.object(checkpoint).encoded(), as: UTF8.self)) }
+            for checkpoint in all { write(String(decoding: checkpoint.object.encoded(), as: UTF8.self)) }
             return all.count
         }
     }

@@ -193,3 +193,48 @@ public struct AuditCheckpoint: Sendable, Equatable {
         self.jws = jws
     }
 }
+
+extension AuditCheckpoint {
+    /// The checkpoint as `events checkpoints` and the admin API list it: `id`, `event_id`,
+    /// `hash` (base64url), `at` (ISO 8601, seconds), `jws`.
+    public var object: JSONValue {
+        .object([
+            "id": .integer(id), "event_id": .integer(eventID), "hash": .string(Base64URL.encode(hash)),
+            "at": .string(ISO8601DateFormatter().string(from: at)), "jws": .string(jws),
+        ])
+    }
+
+    /// Why a kept copy of the checkpoints cannot be read.
+    public struct CopyRefusal: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Checkpoints kept elsewhere, as `events checkpoints` printed them (one JSON object a
+    /// line; blank lines skipped) or as the admin API answered them (`{"checkpoints": [...]}`).
+    /// Each needs `event_id`, `hash` and `jws`; `id` and `at` are read when present.
+    public static func copies(_ text: [UInt8]) throws(CopyRefusal) -> [AuditCheckpoint] {
+        if case .object(let whole)? = try? JSONValue(parsing: text), case .array(let items)? = whole["checkpoints"] {
+            var found: [AuditCheckpoint] = []
+            for (index, item) in items.enumerated() { found.append(try checkpoint(item, "checkpoint \(index + 1)")) }
+            return found
+        }
+        var found: [AuditCheckpoint] = []
+        for (index, line) in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
+            guard let value = try? JSONValue(parsing: Array(line)) else { throw CopyRefusal(description: "line \(index + 1) is not JSON") }
+            found.append(try checkpoint(value, "line \(index + 1)"))
+        }
+        return found
+    }
+
+    private static func checkpoint(_ value: JSONValue, _ place: String) throws(CopyRefusal) -> AuditCheckpoint {
+        guard case .object(let o) = value, case .integer(let eventID)? = o["event_id"], case .string(let hash)? = o["hash"],
+              let hashBytes = Base64URL.decodeStrict(hash), case .string(let jws)? = o["jws"]
+        else { throw CopyRefusal(description: "\(place) is not a checkpoint (event_id, hash, jws)") }
+        var at = Date.distantPast
+        if case .string(let text)? = o["at"], let date = ISO8601DateFormatter().date(from: text) { at = date }
+        var id: Int64 = 0
+        if case .integer(let number)? = o["id"] { id = number }
+        return AuditCheckpoint(id: id, eventID: eventID, hash: hashBytes, at: at, jws: jws)
+    }
+}

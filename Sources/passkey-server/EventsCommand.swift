@@ -88,7 +88,7 @@ struct EventsCommand: AsyncParsableCommand {
                     FileHandle.standardError.write(Data("passkey-server events verify: --checkpoints \(checkpoints) cannot be read\n".utf8))
                     throw ExitCode(2)
                 }
-                do { copies = try AuditTrail.copies(Array(data)) } catch {
+                do { copies = try AuditCheckpoint.copies(Array(data)) } catch {
                     FileHandle.standardError.write(Data("passkey-server events verify: --checkpoints \(checkpoints): \(error)\n".utf8))
                     throw ExitCode(2)
                 }

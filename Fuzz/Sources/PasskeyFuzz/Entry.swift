@@ -42,6 +42,7 @@ enum FuzzTargets {
         FuzzTarget(name: "recovery-code", run: RecoveryCodeTarget.run),
         FuzzTarget(name: "page-cursor", run: PageCursorTarget.run),
         FuzzTarget(name: "name", run: NameTarget.run),
+        FuzzTarget(name: "checkpoint-copies", run: CheckpointCopiesTarget.run),
     ]
 }
 

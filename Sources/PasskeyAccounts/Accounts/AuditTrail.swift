@@ -219,46 +219,8 @@ public struct AuditTrail: Sendable {
         return nil
     }
 
-    /// A checkpoint as `list` and `events checkpoints` show it.
-    public static func object(_ c: AuditCheckpoint) -> JSONValue {
-        .object([
-            "id": .integer(c.id), "event_id": .integer(c.eventID), "hash": .string(Base64URL.encode(c.hash)),
-            "at": .string(PasskeySignIn.timestamp(c.at)), "jws": .string(c.jws),
-        ])
-    }
-
-    /// Checkpoints kept elsewhere, as `events checkpoints` printed them (one JSON object a
-    /// line) or as `GET /admin/api/events/checkpoints` answered (`{"checkpoints": [...]}`).
-    public static func copies(_ text: [UInt8]) throws -> [AuditCheckpoint] {
-        func checkpoint(_ value: JSONValue, _ place: String) throws -> AuditCheckpoint {
-            guard case .object(let o) = value, case .integer(let eventID)? = o["event_id"], case .string(let hash)? = o["hash"],
-                  let hashBytes = Base64URL.decodeStrict(hash), case .string(let jws)? = o["jws"]
-            else { throw CopyRefusal(description: "\(place) is not a checkpoint (event_id, hash, jws)") }
-            var at = Date.distantPast
-            if case .string(let text)? = o["at"], let date = ISO8601DateFormatter().date(from: text) { at = date }
-            var id: Int64 = 0
-            if case .integer(let number)? = o["id"] { id = number }
-            return AuditCheckpoint(id: id, eventID: eventID, hash: hashBytes, at: at, jws: jws)
-        }
-        if case .object(let whole)? = try? JSONValue(parsing: text), case .array(let items)? = whole["checkpoints"] {
-            return try items.enumerated().map { try checkpoint($1, "checkpoint \($0 + 1)") }
-        }
-        var found: [AuditCheckpoint] = []
-        for (index, line) in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.drop { $0 == 32 || $0 == 13 }
-            if trimmed.allSatisfy({ $0 == 32 || $0 == 13 }) { continue }
-            guard let value = try? JSONValue(parsing: Array(line)) else { throw CopyRefusal(description: "line \(index + 1) is not JSON") }
-            found.append(try checkpoint(value, "line \(index + 1)"))
-        }
-        return found
-    }
-
-    public struct CopyRefusal: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// `GET /admin/api/events/checkpoints`: every checkpoint, for an operator to keep elsewhere.
     public func list() async throws -> JSONValue {
-        .object(["checkpoints": .array(try await store.checkpoints().map(Self.object))])
+        .object(["checkpoints": .array(try await store.checkpoints().map(\.object))])
     }
 }
