@@ -1,6 +1,6 @@
 public import Foundation
 internal import PasskeyCrypto
-internal import PasskeyJSON
+public import PasskeyJSON
 
 /// The tamper-evident audit trail (accounts.md): each event row carries `prev_hash` and `hash`,
 /// `hash = SHA-256(prev_hash ‖ the event's canonical JSON)`, so that an event deleted, edited or
