@@ -48,19 +48,8 @@ public struct AccountAdministration: Sendable {
     func queueingLogouts<Result>(_ userHandle: [UInt8], now: Date, _ write: () async throws -> Result) async throws -> Result {
         let standing = try await store.grants(userHandle: userHandle).filter { !$0.revoked }
         let result = try await write()
-        try await store.queueLogoutNotices(Self.logoutNotices(standing, userHandle: userHandle, now: now))
+        try await store.queueLogoutNotices(LogoutNotice.notices(standing, userHandle: userHandle, at: now))
         return result
-    }
-
-    /// One notice per client and session among `grants` whose code was redeemed (so the client
-    /// holds tokens).
-    static func logoutNotices(_ grants: [GrantRecord], userHandle: [UInt8], now: Date) -> [LogoutNotice] {
-        var seen = Set<String>()
-        return grants.filter { $0.codeSpent && !$0.revoked }.compactMap { grant in
-            let sid = PasskeySignIn.sessionID(grant.sessionHash)
-            guard seen.insert(grant.clientID + " " + sid).inserted else { return nil }
-            return LogoutNotice(clientID: grant.clientID, userHandle: userHandle, sid: sid, createdAt: now)
-        }
     }
 
     /// The account as an operator sees it: name, `sub`, whether disabled, passkeys, open
@@ -109,7 +98,7 @@ public struct AccountAdministration: Sendable {
             handle: user.handle, event: Self.event(user, "account_deleted", now, ["by": actor, "sub": Base64URL.encode(user.handle)]))
         else { throw Failure(description: "no account is named \(user.name)") }
         // Its grants were read in the deleting write: their clients are told by a serving instance.
-        try await store.queueLogoutNotices(Self.logoutNotices(deleted.grants, userHandle: user.handle, now: now))
+        try await store.queueLogoutNotices(LogoutNotice.notices(deleted.grants.filter { !$0.revoked }, userHandle: user.handle, at: now))
         return deleted
     }
 

@@ -35,7 +35,12 @@ public struct AuditTrail: Sendable {
 
         /// The claims of a checkpoint's JWS, read without checking its signature.
         init?(_ checkpoint: AuditCheckpoint) {
-            guard let jws = try? JWS(compact: checkpoint.jws), case .object(let claims)? = try? JSONValue(parsing: jws.payload),
+            guard let jws = try? JWS(compact: checkpoint.jws) else { return nil }
+            self.init(payload: jws.payload)
+        }
+
+        init?(payload: [UInt8]) {
+            guard case .object(let claims)? = try? JSONValue(parsing: payload),
                   case .integer(let eventID)? = claims["event_id"], case .string(let hash)? = claims["hash"], let hashBytes = Base64URL.decodeStrict(hash)
             else { return nil }
             self.eventID = eventID
@@ -205,8 +210,7 @@ public struct AuditTrail: Sendable {
         guard (try? jws.verify(with: key.privateKey.publicKey, policy: JWSPolicy(algorithms: [Self.algorithm]))) != nil else {
             return "its signature does not verify"
         }
-        guard case .object(let claims)? = try? JSONValue(parsing: jws.payload),
-              claims["event_id"] == .integer(checkpoint.eventID), claims["hash"] == .string(Base64URL.encode(checkpoint.hash))
+        guard let signed = Signed(payload: jws.payload), signed.eventID == checkpoint.eventID, signed.hash == checkpoint.hash
         else { return "its row differs from what was signed" }
         return nil
     }

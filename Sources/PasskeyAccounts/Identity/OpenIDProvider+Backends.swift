@@ -38,13 +38,12 @@ extension OpenIDProvider {
         }
         guard let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return inactive }
         let hash = Digest.sha256.hash(bytes)
-        if hint != "session", case .current(let grant)? = try await store.grant(refreshHash: hash) {
-            // A refresh token is its client's alone (RFC 7662 §4): another client learns nothing
-            // of it, not even that it stands.
-            guard isOwnRefreshToken(grant, of: client) else { return inactive }
-        }
-        if hint != "session", case .current(let grant)? = try await store.grant(refreshHash: hash), !grant.revoked,
-           let expiry = grant.refreshExpiresAt, expiry > at,
+        var refreshGrant: GrantRecord?
+        if hint != "session", case .current(let grant)? = try await store.grant(refreshHash: hash) { refreshGrant = grant }
+        // A refresh token is its client's alone (RFC 7662 §4): another client learns nothing of
+        // it, not even that it stands.
+        if let grant = refreshGrant, !isOwnRefreshToken(grant, of: client) { return inactive }
+        if let grant = refreshGrant, !grant.revoked, let expiry = grant.refreshExpiresAt, expiry > at,
            try await isStanding(grant, at: at),
            let user = try await store.user(handle: grant.userHandle)
         {

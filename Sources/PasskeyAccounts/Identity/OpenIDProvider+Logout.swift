@@ -87,17 +87,9 @@ extension OpenIDProvider {
     func sessionsEnded(_ ended: EndedSessions) async {
         do {
             let at = now()
-            var notices: [String: (clientID: String, sid: String)] = [:]
-            for grant in try await store.grants(userHandle: ended.userHandle) where ended.tokenHashes.contains(grant.sessionHash) {
-                if !grant.offline, !grant.revoked { _ = try await store.revokeGrant(id: grant.id, event: nil) }
-                guard grant.codeSpent else { continue }
-                let sid = Self.sessionID(grant.sessionHash)
-                notices[grant.clientID + " " + sid] = (grant.clientID, sid)
-            }
-            for notice in notices.values {
-                guard let client = try await store.client(id: notice.clientID) else { continue }
-                try await sendLogout(client: client, userHandle: ended.userHandle, sid: notice.sid, at: at)
-            }
+            let grants = try await store.grants(userHandle: ended.userHandle).filter { ended.tokenHashes.contains($0.sessionHash) }
+            for grant in grants where !grant.offline && !grant.revoked { _ = try await store.revokeGrant(id: grant.id, event: nil) }
+            await send(LogoutNotice.notices(grants, userHandle: ended.userHandle, at: at), at: at)
         } catch {
             passkeys.logger.error("back-channel logout could not be prepared", metadata: ["error": "\(error)"])
         }
@@ -107,19 +99,7 @@ extension OpenIDProvider {
     /// client gets a logout token per session it held tokens of, in the background.
     public func accountDeleted(userHandle: [UInt8], grants: [GrantRecord]) async {
         let at = now()
-        var notices: [String: (clientID: String, sid: String)] = [:]
-        for grant in grants where grant.codeSpent && !grant.revoked {
-            let sid = Self.sessionID(grant.sessionHash)
-            notices[grant.clientID + " " + sid] = (grant.clientID, sid)
-        }
-        for notice in notices.values {
-            do {
-                guard let client = try await store.client(id: notice.clientID) else { continue }
-                try await sendLogout(client: client, userHandle: userHandle, sid: notice.sid, at: at)
-            } catch {
-                passkeys.logger.error("back-channel logout of a deleted account could not be prepared", metadata: ["error": "\(error)"])
-            }
-        }
+        await send(LogoutNotice.notices(grants.filter { !$0.revoked }, userHandle: userHandle, at: at), at: at)
     }
 
     /// Sends the back-channel logouts another process queued (the command line's disable,
@@ -127,16 +107,21 @@ extension OpenIDProvider {
     /// by one instance; a client gone since, or without a back-channel URI, is skipped.
     public func sendQueuedLogouts(limit: Int = 100) async throws -> Int {
         let notices = try await store.takeLogoutNotices(limit: limit)
-        let at = now()
+        await send(notices, at: now())
+        return notices.count
+    }
+
+    /// Starts each notice's logout token on its way: a client gone since is skipped, and one
+    /// that cannot be prepared is logged without holding up the others.
+    func send(_ notices: [LogoutNotice], at: Date) async {
         for notice in notices {
             do {
                 guard let client = try await store.client(id: notice.clientID) else { continue }
                 try await sendLogout(client: client, userHandle: notice.userHandle, sid: notice.sid, at: at)
             } catch {
-                passkeys.logger.error("a queued back-channel logout could not be prepared", metadata: ["error": "\(error)"])
+                passkeys.logger.error("a back-channel logout could not be prepared", metadata: ["client": "\(notice.clientID)", "error": "\(error)"])
             }
         }
-        return notices.count
     }
 
     /// Starts sending `client` a logout token for the session `sid`, in a task of its own, when
@@ -176,5 +161,18 @@ extension OpenIDProvider {
             "events": .object(["http://schemas.openid.net/event/backchannel-logout": .object([:])]),
         ]
         return try JWS.sign(header: ["typ": .string("logout+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: algorithm)
+    }
+}
+
+extension LogoutNotice {
+    /// One notice per client and session among `grants` whose code was redeemed (so that the
+    /// client holds tokens of that session).
+    static func notices(_ grants: [GrantRecord], userHandle: [UInt8], at: Date) -> [LogoutNotice] {
+        var seen = Set<String>()
+        return grants.filter(\.codeSpent).compactMap { grant in
+            let sid = PasskeySignIn.sessionID(grant.sessionHash)
+            guard seen.insert(grant.clientID + " " + sid).inserted else { return nil }
+            return LogoutNotice(clientID: grant.clientID, userHandle: userHandle, sid: sid, createdAt: at)
+        }
     }
 }

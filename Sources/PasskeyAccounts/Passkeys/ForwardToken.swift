@@ -2,8 +2,9 @@ internal import PasskeyCrypto
 internal import PasskeyJSON
 internal import PasskeyStorage
 
-/// The forward-authentication token (`__Secure-forward`): what `--cookie-domain` puts on the parent domain, where every protected
-/// application's host receives it, instead of the account's session. It is the session's hash
+/// The forward-authentication token (`__Secure-forward`): what `--cookie-domain` puts on the
+/// parent domain, where every protected application's host receives it, instead of the
+/// account's session. It is the session's hash
 /// and a MAC of that hash under the server secret, both in base64url, joined by a dot: the
 /// server finds the session by the hash and checks the MAC, so it dies with the session; it
 /// cannot be turned back into the session token (the hash is one-way, and the session is looked
@@ -32,9 +33,6 @@ extension PasskeySignIn {
               let mac = Base64URL.decodeStrict(String(forwardToken[forwardToken.index(after: dot)...])), mac.count == 32,
               constantTimeEquals(mac, forwardMAC(hash))
         else { return nil }
-        let at = now()
-        guard let (session, user) = try await store.signedIn(tokenHash: hash, now: at), !user.disabled else { return nil }
-        noteSeen(session, at: at)
-        return SignedInUser(user: user, tokenHash: hash, session: session)
+        return try await signedInUser(tokenHash: hash)
     }
 }

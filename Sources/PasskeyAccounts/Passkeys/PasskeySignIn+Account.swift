@@ -59,7 +59,12 @@ extension PasskeySignIn {
     /// The signed-in user for a session token, or nil when the token is unknown or expired.
     public func signedInUser(token: String?) async throws -> SignedInUser? {
         guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
-        let hash = Digest.sha256.hash(bytes)
+        return try await signedInUser(tokenHash: Digest.sha256.hash(bytes))
+    }
+
+    /// The live session with this token hash and its account, unless disabled (the session
+    /// token's and the forward token's lookup).
+    func signedInUser(tokenHash hash: [UInt8]) async throws -> SignedInUser? {
         let at = now()
         guard let (session, user) = try await store.signedIn(tokenHash: hash, now: at), !user.disabled else { return nil }
         noteSeen(session, at: at)

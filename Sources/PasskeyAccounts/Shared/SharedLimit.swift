@@ -1,9 +1,9 @@
 public import Foundation
 internal import PasskeyStorage
 
-/// A limit that holds across every instance on one database: the limits that protect a guessable or annoying secret (recovery-code attempts,
-/// wrong device user codes, push sign-in requests to a person's phones) count in the store, a
-/// row per key and fixed window, checked and counted in one statement, so two instances do not
+/// A limit that holds across every instance on one database: the limits that protect a
+/// guessable or annoying secret (recovery-code attempts, wrong device user codes, push sign-in
+/// requests to a person's phones) count in the store, a row per key and fixed window, checked and counted in one statement, so two instances do not
 /// give an attacker twice the attempts. A limit of 0 is off.
 struct SharedLimit: Sendable {
     let store: any PasskeyStore
