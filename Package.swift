@@ -105,7 +105,7 @@ let package = Package(
 
         // Association files for native apps (apple-app-site-association, assetlinks.json,
         // /.well-known/webauthn): their rules, the checkers behind `aasa check` and
-        // `assetlinks check`, and the fetcher. Foundation only, no HTTP framework.
+        // `assetlinks check`, and what they ask of a fetcher. Foundation only, no HTTP framework.
         .target(name: "PasskeyAssociation", dependencies: ["PasskeyCore", "PasskeyJSON"]),
 
         // Sign in with Apple: compact JWS, Apple's JWKS and its key cache, the identity-token
@@ -118,12 +118,14 @@ let package = Package(
 
         // The server's calls to other services, over async-http-client: Apple's key set and token
         // endpoints, the push providers (log, webhook, APNs over HTTP/2, FCM), the simulator's
-        // requests. Kept apart so that the parsers above build (and fuzz) without NIO.
+        // requests, the association files' fetcher. Kept apart so that the parsers above build (and fuzz) without NIO.
         .target(
             name: "PasskeyOutbound",
             dependencies: [
                 "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyMfB", "PasskeyHTTPParsing",
+                "PasskeyAssociation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -245,7 +247,7 @@ let package = Package(
             name: "PasskeyCoreTests",
             dependencies: ["PasskeyCore", "PasskeyJSON", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyCore", "PasskeyJSON"]),
+        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON"]),
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         .testTarget(

@@ -52,7 +52,7 @@ public enum AppleAppSiteAssociationChecker {
 
     /// Fetches `site`'s association file and checks it. A URL that is not https (outside
     /// localhost) or a fetch that fails ends the list there.
-    public static func check(site: URL, appIDs: [String] = [], rpID: String? = nil, fetcher: WellKnownFetcher = .init(userAgent: "AASA-Bot/1.0.0")) async -> [AssociationCheck] {
+    public static func check(site: URL, appIDs: [String] = [], rpID: String? = nil, fetcher: some WellKnownFetching) async -> [AssociationCheck] {
         let scheme = SiteChecks.checkScheme(site)
         guard scheme.ok else { return [scheme] }
         let url = SiteChecks.url(site, path: path)

@@ -56,7 +56,7 @@ public enum AssetLinksChecker {
         return checks + checkFile(document.body, apps: apps)
     }
 
-    public static func check(site: URL, apps: [AndroidApp] = [], fetcher: WellKnownFetcher = .init(userAgent: "passkey-server assetlinks check")) async -> [AssociationCheck] {
+    public static func check(site: URL, apps: [AndroidApp] = [], fetcher: some WellKnownFetching) async -> [AssociationCheck] {
         let scheme = SiteChecks.checkScheme(site)
         guard scheme.ok else { return [scheme] }
         let url = SiteChecks.url(site, path: AssetLinks.path)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PasskeyAssociation
+import PasskeyOutbound
 
 /// `passkey-server aasa check`.
 struct AASA: ParsableCommand {

@@ -110,6 +110,15 @@ import Testing
         #expect(!(document.allowed["PasskeyPostgres"] ?? []).contains("PasskeySQLite"))
     }
 
+    /// URLSession would be a second way out, beside async-http-client, and would link curl.
+    @Test func noModuleImportsFoundationNetworking() throws {
+        let document = try Self.readDocument()
+        #expect(!document.everywhere.contains("FoundationNetworking"))
+        for (module, allowed) in document.allowed {
+            #expect(!allowed.contains("FoundationNetworking"), "\(module) may import FoundationNetworking")
+        }
+    }
+
     @Test func importParserStripsAttributesAndAccess() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("arch-\(UUID().uuidString).swift")
         try "@testable import A\npublic import B\ninternal import struct C.Thing\n@preconcurrency import D\n// import E\nlet importer = 1\n"

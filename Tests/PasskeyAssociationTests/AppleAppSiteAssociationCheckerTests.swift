@@ -179,8 +179,16 @@ import Testing
         #expect(SiteChecks.checkScheme(URL(string: site)!).ok == ok)
     }
 
+    /// A fetcher that must not be asked.
+    struct RefusingFetcher: WellKnownFetching {
+        func fetch(_ url: URL) async throws(WellKnownFetchFailure) -> FetchedDocument {
+            Issue.record("fetched \(url)")
+            throw WellKnownFetchFailure("not to be fetched")
+        }
+    }
+
     @Test func plainHTTPIsNotFetched() async {
-        let result = await AppleAppSiteAssociationChecker.check(site: URL(string: "http://example.invalid")!)
+        let result = await AppleAppSiteAssociationChecker.check(site: URL(string: "http://example.invalid")!, fetcher: RefusingFetcher())
         #expect(result.count == 1)
         #expect(result.first?.name == "https")
         #expect(result.first?.ok == false)

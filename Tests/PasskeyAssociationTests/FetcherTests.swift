@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyAssociation
+import PasskeyOutbound
 import Testing
 
 /// The fetcher against a canned local server: redirects come back as themselves, bodies are
@@ -19,7 +20,8 @@ import Testing
         #expect(document.location == "/elsewhere")
         #expect(server.received.count == 1)   // /elsewhere was never asked for
 
-        let checks = await AppleAppSiteAssociationChecker.check(site: server.base, appIDs: ["ABCDE12345.com.example.app"])
+        let checks = await AppleAppSiteAssociationChecker.check(
+            site: server.base, appIDs: ["ABCDE12345.com.example.app"], fetcher: WellKnownFetcher(timeout: 5, userAgent: "AASA-Bot/1.0.0"))
         let redirect = try #require(checks.first { $0.name == "no redirect" })
         #expect(!redirect.ok)
         #expect(redirect.detail.contains("301") && redirect.detail.contains("/elsewhere"))
@@ -33,7 +35,8 @@ import Testing
             "/.well-known/apple-app-site-association": CannedHTTPServer.response("200 OK", headers: ["Content-Type": "application/json"], body: Self.aasa),
         ])
         defer { server.stop() }
-        let checks = await AppleAppSiteAssociationChecker.check(site: server.base, appIDs: ["ABCDE12345.com.example.app"], rpID: "127.0.0.1")
+        let checks = await AppleAppSiteAssociationChecker.check(
+            site: server.base, appIDs: ["ABCDE12345.com.example.app"], rpID: "127.0.0.1", fetcher: WellKnownFetcher(timeout: 5))
         #expect(checks.allSatisfy { $0.ok }, "\(checks)")
         #expect(checks.map(\.name).prefix(3) == ["https", "fetch", "RP ID"])
     }
@@ -48,7 +51,7 @@ import Testing
         #expect(capped.truncated)
         #expect(capped.body.count == 1000)
         // With the default cap the whole body arrives and the size rule refuses it.
-        let checks = await AppleAppSiteAssociationChecker.check(site: server.base)
+        let checks = await AppleAppSiteAssociationChecker.check(site: server.base, fetcher: WellKnownFetcher(timeout: 5))
         let size = try #require(checks.first { $0.name == "size" })
         #expect(!size.ok)
         #expect(size.detail.contains("\(body.utf8.count) bytes"))
