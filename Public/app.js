@@ -128,9 +128,18 @@ async function continueInvitation() {
     state.account = null;
     showSignedOut();
   }
+  el.register.hidden = false;
+  if (invited.first_admin) {
+    // The setup link: no account has the admin group yet; this one will.
+    el.username.readOnly = false;
+    el.continueTo.textContent = "First admin: choose your user name and create your passkey";
+    el.continueTo.hidden = false;
+    setStatus("idle", "This account becomes the server's first admin. The link works once, within an hour.");
+    el.username.focus();
+    return;
+  }
   el.username.value = invited.user_name;
   el.username.readOnly = true;
-  el.register.hidden = false;
   el.continueTo.textContent = invited.reset
     ? `Reset for ${invited.user_name}: create a new passkey for this account`
     : `Invitation for ${invited.user_name}: create your passkey`;

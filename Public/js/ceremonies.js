@@ -115,6 +115,11 @@ export async function register(userName) {
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
   if (invite.invite) {
+    // The first admin goes on to the admin page.
+    if (location.pathname === "/setup") {
+      location.assign("/admin");
+      return;
+    }
     // The link is spent: drop it from the address, and let the name be edited again.
     history.replaceState(null, "", "/");
     el.username.readOnly = false;

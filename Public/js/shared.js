@@ -14,8 +14,9 @@ export const authorization = (() => {
 
 // An operator's invitation or reset link (accounts.md): /?invite=TOKEN registers a passkey for
 // the account it names.
+// The first admin's setup link, /setup?token=TOKEN, is one too: its registrant names the account.
 export const invitation = (() => {
-  const value = pageOptions.get("invite");
+  const value = location.pathname === "/setup" ? pageOptions.get("token") : pageOptions.get("invite");
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 })();
 

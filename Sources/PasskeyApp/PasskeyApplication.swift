@@ -92,6 +92,15 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
 
+        // No admin yet: a one-time link for the first one, logged once the port is known.
+        let setupToken: String?
+        do {
+            setupToken = try await AccountAdministration(store: store).firstAdminLink(adminGroup: configuration.adminGroup, now: now())
+        } catch let error as AccountAdministration.Failure {
+            await store.close()
+            throw StartupError(message: error.description)
+        }
+
         let conformance = configuration.fidoConformance ? FIDOConformance(passkeys: service) : nil
         let signingKeys = SigningKeys(store: store)
         for warning in Self.shortLifetimeWarnings(configuration) { logger.warning("\(warning)") }
@@ -122,6 +131,11 @@ public struct PasskeyApplication: Sendable {
                 let port = channel.localAddress?.port ?? configuration.port
                 do { try service.adoptListeningPort(port) } catch {
                     logger.critical("cannot set the default origin", metadata: ["error": "\(error)"])
+                }
+                if let setupToken {
+                    let origin = configuration.origins.first ?? "http://localhost:\(port)"
+                    logger.notice(
+                        "no member of \(configuration.adminGroup) yet: open \(origin)/setup?token=\(setupToken) within an hour to register the first admin's passkey (or: passkey-server users invite NAME --group \(configuration.adminGroup))")
                 }
                 await onListening(host, port)
             },

@@ -81,6 +81,13 @@ public struct InvitationRecord: Sendable, Equatable {
     /// API's `POST users`); nil: the name.
     public var displayName: String?
 
+    /// The user name of the first admin's setup link: none, the registrant chooses it (no
+    /// account name is empty).
+    public static let chosenByRegistrant = ""
+
+    /// The first admin's setup link: the registrant names the new account.
+    public var namedByRegistrant: Bool { userHandle == nil && userName == Self.chosenByRegistrant }
+
     public init(
         tokenHash: [UInt8], userName: String, nameKey: String, userHandle: [UInt8]?, createdBy: String, createdAt: Date, expiresAt: Date,
         groups: [InvitationGroup] = [], displayName: String? = nil

@@ -128,6 +128,25 @@ public struct AccountAdministration: Sendable {
         return origin + "/?invite=" + token
     }
 
+    /// How long the first admin's setup link lives.
+    public static let setupLinkLifetime: TimeInterval = 3600
+
+    /// While `adminGroup` has no member: a new one-time setup link's token (`/setup?token=`), an
+    /// invitation whose registrant names the account and joins `adminGroup`; valid an hour, one
+    /// use, only its hash kept. Nil once the group has a member. Each start makes a new one;
+    /// every one of them dies when the group gets a member (the registration checks).
+    public func firstAdminLink(adminGroup: String, now: Date) async throws -> String? {
+        let group: UserName
+        do { group = try UserName.group(adminGroup, field: "--admin-group") } catch { throw Failure(description: error.message) }
+        guard try await store.users(nameKeyPrefix: nil, groupKey: group.key, afterNameKey: nil, limit: 1).isEmpty else { return nil }
+        let event = AuditEvent(userHandle: [], type: "setup_link_created", at: now, ip: nil, userAgent: nil, details: ["group": group.value])
+        let (token, _) = try await Self.keepLink(
+            store: store, for: nil, name: InvitationRecord.chosenByRegistrant, nameKey: InvitationRecord.chosenByRegistrant,
+            groups: [InvitationGroup(name: group.value, nameKey: group.key)], ttl: Self.setupLinkLifetime, by: "first run", now: now,
+            event: event)
+        return token
+    }
+
     /// Makes and keeps a one-time link: a reset of `existing`, or an invitation to the new
     /// `name` that joins `groups` when used. The token (256 random bits, base64url) is shown
     /// once; only its hash is kept. Shared by the command line and the admin API.

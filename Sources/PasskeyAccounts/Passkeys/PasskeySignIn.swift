@@ -150,6 +150,14 @@ public final class PasskeySignIn: Sendable {
             guard let existing = try await store.user(handle: handle) else { throw APIError.invalidInvite }
             user = existing
             isNew = false
+        } else if invitation.namedByRegistrant {
+            // The first admin's setup link: dead once the group has a member, however it got one.
+            try await checkSetupLinkAlive(invitation)
+            let name = try UserName(request.userName ?? "")
+            guard try await store.user(nameKey: name.key) == nil else { throw APIError.userExists }
+            let displayName = try UserName.displayName(request.displayName, default: name)
+            user = UserRecord.newAccount(name, displayName: displayName, createdAt: now())
+            isNew = true
         } else {
             guard try await store.user(nameKey: invitation.nameKey) == nil else { throw APIError.invalidInvite }
             let name = try UserName(invitation.userName)
@@ -163,6 +171,23 @@ public final class PasskeySignIn: Sendable {
             residentKey: try CeremonyOptionsChecks.checkResidentKey(request.residentKey, configured: configuration.residentKey),
             attachment: configuration.authenticatorAttachment, hints: try CeremonyOptionsChecks.checkHints(request.hints), prf: request.prf,
             invitation: Self.invitationHash(invite)))
+    }
+
+    /// A setup link lives while each group it joins (the admin group) has no member.
+    func checkSetupLinkAlive(_ invitation: InvitationRecord) async throws {
+        for group in invitation.groups {
+            guard try await store.users(nameKeyPrefix: nil, groupKey: group.nameKey, afterNameKey: nil, limit: 1).isEmpty else {
+                throw APIError.invalidInvite
+            }
+        }
+    }
+
+    /// The live invitation a token names, as the page shows it; a setup link whose group has a
+    /// member meanwhile is `invalid_invite`.
+    public func invitationForPage(token: String) async throws -> InvitationRecord {
+        let found = try await invitation(token: token)
+        if found.namedByRegistrant { try await checkSetupLinkAlive(found) }
+        return found
     }
 
     /// `--registration closed`: no new account, by any way of signing up.

@@ -14,6 +14,11 @@ extension Routes {
         router.get("/admin") { _, _ in
             try page("admin.html")
         }
+        // The first admin's setup link (/setup?token=…, logged at start while the admin group
+        // has no member): the sign-in page, which reads the token as an invitation.
+        router.get("/setup") { _, _ in
+            try page("index.html")
+        }
         router.get("/admin/api/users") { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.users(

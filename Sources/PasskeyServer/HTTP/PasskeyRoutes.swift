@@ -38,15 +38,17 @@ extension Routes {
         // Who an invitation or reset link is for, as the page shows it before the ceremony.
         router.post("/invitation") { request, _ in
             struct Lookup: Decodable { let invite: String }
-            let invitation = try await service.invitation(token: try Self.decode(Lookup.self, try await Self.body(request)).invite)
+            let invitation = try await service.invitationForPage(token: try Self.decode(Lookup.self, try await Self.body(request)).invite)
             struct Answer: Encodable {
                 let userName: String
                 let reset: Bool
+                let firstAdmin: Bool
                 let expiresAt: String
-                enum CodingKeys: String, CodingKey { case userName = "user_name", reset, expiresAt = "expires_at" }
+                enum CodingKeys: String, CodingKey { case userName = "user_name", reset, firstAdmin = "first_admin", expiresAt = "expires_at" }
             }
             return try Self.json(Answer(
-                userName: invitation.userName, reset: invitation.userHandle != nil, expiresAt: PasskeySignIn.timestamp(invitation.expiresAt)))
+                userName: invitation.userName, reset: invitation.userHandle != nil, firstAdmin: invitation.namedByRegistrant,
+                expiresAt: PasskeySignIn.timestamp(invitation.expiresAt)))
         }
         router.post("/authentication_finalize") { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))

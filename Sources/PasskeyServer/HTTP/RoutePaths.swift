@@ -56,6 +56,7 @@ public enum RoutePaths {
         "/recovery/{id}": Policy(methods: [.get], ceremony: true),
         "/me/recoveries/{id}": Policy(methods: [.delete]),
         "/admin": Policy(methods: [.get]),
+        "/setup": Policy(methods: [.get]),
         "/admin/api/users": Policy(methods: [.get, .post]),
         "/admin/api/users/{sub}": Policy(methods: [.get, .patch, .delete]),
         "/admin/api/users/{sub}/invite": Policy(methods: [.post]),
