@@ -141,7 +141,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("session-ttl"), help: "Seconds a session lasts. (env: PASSKEY_SESSION_TTL, default 604800 = 7 days)")
     var sessionTTL: Int?
 
-    @Option(name: .customLong("cookie-domain"), help: ArgumentHelp("Put the session cookie on this parent domain (__Secure-session; Domain=…) so that applications on its other hosts, behind forward authentication, see it; the first --origin must be https on it or under it. (env: PASSKEY_COOKIE_DOMAIN; default: the cookie is the server host's own, __Host-session)", valueName: "DOMAIN"))
+    @Option(name: .customLong("cookie-domain"), help: ArgumentHelp("Put a forward-auth cookie (__Secure-forward; Domain=…) on this parent domain, so that forward authentication for applications on its other hosts sees who is signed in; only /auth/request and /auth/forward accept it, and the session stays in the server host's own __Host-session. The first --origin must be https on it or under it. (env: PASSKEY_COOKIE_DOMAIN; default: none)", valueName: "DOMAIN"))
     var cookieDomain: String?
 
     @Option(name: .customLong("forward-auth-rule"), help: ArgumentHelp("Who may pass forward authentication (/auth/request, /auth/forward) to a host: HOST[/PATH-PREFIX]=GROUP[,GROUP…], HOST exact or *.example.com; the most specific rule wins; once any rule is given, a host no rule names is closed; repeatable. (env: PASSKEY_FORWARD_AUTH_RULE, rules separated by ';'; default: any signed-in user)", valueName: "RULE"))
