@@ -27,7 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
-    "name", "checkpoint-copies",
+    "name", "checkpoint-copies", "json-offsets",
 ]
 
 
@@ -439,6 +439,13 @@ def main():
                        ("api", '{"checkpoints":[' + line + ']}'), ("minimal", '{"event_id":1,"hash":"AA","jws":"x"}'),
                        ("bad-hash", line.replace('"hash":"', '"hash":"=')), ("not-json", "checkpoint\n"), ("crlf", line + "\r\n")]:
         seeds.add("checkpoint-copies", name, text)
+    clients = ('{\n  "clients": [\n    {"client_id": "app", "redirect_uris": ["https://app.example.com/cb"], '
+               '"secret_file": "app.secret"},\n    {"client_id": "tv", "public": true, "device_flow": true}\n  ],\n'
+               '  "forward_auth_rules": ["app.example.com=staff"]\n}\n')
+    for name, text in [("clients-file", clients), ("empty", "{}"), ("escaped", '{"cl\\u0069ents": [1, [2], {"a": "]"}]}'),
+                       ("array", "[1, 2]"), ("deep", "[" * 40 + "]" * 40), ("broken", '{"clients": [{"a": 1,}]}'),
+                       ("crlf", clients.replace("\n", "\r\n"))]:
+        seeds.add("json-offsets", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

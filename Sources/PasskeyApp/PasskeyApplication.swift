@@ -92,6 +92,19 @@ public struct PasskeyApplication: Sendable {
             throw error
         }
 
+        if let file = configuration.clientsFile {
+            do {
+                let changed = try await ClientRegistry(store: store).reconcile(file, now: now())
+                logger.info("clients file applied", metadata: [
+                    "file": "\(file.path)", "added": "\(changed.added.count)", "updated": "\(changed.updated.count)",
+                    "removed": "\(changed.removed.count)", "unchanged": "\(changed.unchanged.count)",
+                ])
+            } catch let error as ClientRegistry.Failure {
+                await store.close()
+                throw StartupError(message: "--clients-file: \(error.description)")
+            }
+        }
+
         // No admin yet: a one-time link for the first one, logged once the port is known.
         let setupToken: String?
         do {

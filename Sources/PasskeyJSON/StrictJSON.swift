@@ -13,6 +13,8 @@ public enum StrictJSON {
 
     public struct Refusal: Error, Sendable, CustomStringConvertible {
         public let reason: String
+        /// The byte offset the refusal names, when it names one.
+        public var offset: Int? = nil
         public var description: String { reason }
     }
 
@@ -40,7 +42,7 @@ public enum StrictJSON {
         let value = try parser.value(depth: 1)
         try parser.skipWhitespace()
         guard parser.index == bytes.count else {
-            throw Refusal(reason: "bytes after the JSON value at offset \(parser.index)")
+            throw Refusal(reason: "bytes after the JSON value at offset \(parser.index)", offset: parser.index)
         }
         return value
     }
@@ -58,7 +60,7 @@ public enum StrictJSON {
         }
 
         func fail(_ reason: String) -> Refusal {
-            Refusal(reason: "\(reason) at offset \(index)")
+            Refusal(reason: "\(reason) at offset \(index)", offset: index)
         }
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }

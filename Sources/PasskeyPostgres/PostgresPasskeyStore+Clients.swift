@@ -17,12 +17,12 @@ extension PostgresPasskeyStore {
                     INSERT INTO oauth_clients (
                         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
                         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
-                        mfb, created_at)
+                        mfb, clients_file, created_at)
                     VALUES (
                         \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
                         \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
                         \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
-                        \(c.messagesForBusiness), \(created))
+                        \(c.messagesForBusiness), \(c.fromClientsFile), \(created))
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -70,7 +70,7 @@ extension PostgresPasskeyStore {
                         scopes = \(c.scopes), id_token_alg = \(c.idTokenAlgorithm), introspection = \(c.introspection),
                         token_exchange = \(c.tokenExchange), allowed_groups = \(c.allowedGroups), required_acr = \(c.requiredACR),
                         device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
-                        mfb = \(c.messagesForBusiness)
+                        mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile)
                     WHERE id = \(c.id)
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -93,7 +93,7 @@ struct ClientRow {
     static let columns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
-        created_at
+        clients_file, created_at
         """
 
     static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
@@ -103,6 +103,6 @@ struct ClientRow {
             redirectURIs: try c.next(), postLogoutRedirectURIs: try c.next(), backchannelLogoutURI: try c.next(),
             scopes: try c.next(), idTokenAlgorithm: try c.next(), introspection: try c.next(), tokenExchange: try c.next(),
             allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
-            refresh: try c.next(), messagesForBusiness: try c.next(), createdAt: try c.date())
+            refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), createdAt: try c.date())
     }
 }

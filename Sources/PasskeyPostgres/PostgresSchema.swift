@@ -19,7 +19,7 @@ enum PostgresSchema {
     static let migrations: [Migration] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25, migration26, migration27,
+        migration21, migration22, migration23, migration24, migration25, migration26, migration27, migration28,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -36,6 +36,11 @@ enum PostgresSchema {
             applied_at timestamptz NOT NULL DEFAULT now()
         )
         """
+
+    /// Version 28: which clients `--clients-file` made (SQLite's migration 28).
+    static let migration28 = Migration(additive: true, statements: [
+        "ALTER TABLE oauth_clients ADD COLUMN clients_file boolean NOT NULL DEFAULT false",
+    ])
 
     /// Version 27: the rule that made the stored name keys (SQLite's migration 27).
     static let migration27 = Migration(additive: true, statements: [

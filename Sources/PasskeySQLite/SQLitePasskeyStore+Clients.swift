@@ -5,7 +5,8 @@ internal import Foundation
 extension SQLitePasskeyStore {
     static let clientColumns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
-        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, created_at
+        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, clients_file, \
+        created_at
         """
 
     /// The client's values in the order of `clientColumns`.
@@ -16,14 +17,14 @@ extension SQLitePasskeyStore {
             .optionalText(client.backchannelLogoutURI), try ListCoding.encode(strings: client.scopes), .text(client.idTokenAlgorithm),
             .bool(client.introspection), .bool(client.tokenExchange), try ListCoding.encode(strings: client.allowedGroups),
             .optionalText(client.requiredACR), .bool(client.deviceFlow), .bool(client.requirePAR), .bool(client.refresh),
-            .bool(client.messagesForBusiness), try .time(client.createdAt),
+            .bool(client.messagesForBusiness), .bool(client.fromClientsFile), try .time(client.createdAt),
         ]
     }
 
     /// `column = ?` for every column but the id and created_at, in order.
     static let clientAssignments = clientColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         .dropFirst().dropLast().map { "\($0) = ?" }.joined(separator: ", ")
-    static let clientPlaceholders = Array(repeating: "?", count: 18).joined(separator: ", ")
+    static let clientPlaceholders = Array(repeating: "?", count: 19).joined(separator: ", ")
 
     public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
@@ -89,6 +90,6 @@ extension SQLitePasskeyStore {
             idTokenAlgorithm: row.text(8), introspection: row.bool(9), tokenExchange: row.bool(10),
             allowedGroups: try ListCoding.strings(row.text(11), column: "allowed_groups"), requiredACR: row.optionalText(12),
             deviceFlow: row.bool(13), requirePAR: row.bool(14), refresh: row.bool(15),
-            messagesForBusiness: row.bool(16), createdAt: Date(storeMilliseconds: row.int64(17)))
+            messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), createdAt: Date(storeMilliseconds: row.int64(18)))
     }
 }

@@ -9,7 +9,7 @@ enum Schema {
     static let migrations: [[String]] = [
         migration1, migration2, migration3, migration4, migration5, migration6, migration7, migration8, migration9, migration10,
         migration11, migration12, migration13, migration14, migration15, migration16, migration17, migration18, migration19, migration20,
-        migration21, migration22, migration23, migration24, migration25, migration26, migration27,
+        migration21, migration22, migration23, migration24, migration25, migration26, migration27, migration28,
     ]
 
     static var currentVersion: Int { migrations.count }
@@ -77,6 +77,12 @@ enum Schema {
             }
         }
     }
+
+    /// Version 28: which clients `--clients-file` made (the start reconciles only those). Only
+    /// adds.
+    static let migration28: [String] = [
+        "ALTER TABLE oauth_clients ADD COLUMN clients_file INTEGER NOT NULL DEFAULT 0",
+    ]
 
     /// Version 27: which rule made the stored name keys (1: lower case; `rekeyNames` moves them
     /// to a later one), and the accounts a new rule left on their old key. Only adds.

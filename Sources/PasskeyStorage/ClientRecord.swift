@@ -31,13 +31,16 @@ public struct ClientRecord: Sendable, Equatable {
     /// checks before any code is issued; it never gets refresh tokens (its secret travels in
     /// the legacy message).
     public var messagesForBusiness: Bool
+    /// Declared in `--clients-file`: each start makes it match the file, and removes it once the
+    /// file no longer has it. The command line, the admin API and the page make the others.
+    public var fromClientsFile: Bool
     public var createdAt: Date
 
     public init(
         id: String, name: String?, isPublic: Bool, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String],
         backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
         allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
-        messagesForBusiness: Bool = false, createdAt: Date
+        messagesForBusiness: Bool = false, fromClientsFile: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -56,6 +59,7 @@ public struct ClientRecord: Sendable, Equatable {
         self.requirePAR = requirePAR
         self.refresh = refresh
         self.messagesForBusiness = messagesForBusiness
+        self.fromClientsFile = fromClientsFile
         self.createdAt = createdAt
     }
 }

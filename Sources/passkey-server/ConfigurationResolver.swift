@@ -126,6 +126,13 @@ struct ConfigurationResolver {
         } catch {
             throw ValidationError("--forward-auth-rule: \(error)")
         }
+        if let path = try string(flags.clientsFile, "CLIENTS_FILE") {
+            let file: ClientsFile
+            do { file = try ClientsFile.load(path: path) } catch { throw ValidationError("--clients-file: \(error)") }
+            c.forwardAuthRules += file.forwardAuthRules
+            do { try ForwardAuth.checkRules(c.forwardAuthRules) } catch { throw ValidationError("--clients-file \(path) and --forward-auth-rule: \(error)") }
+            c.clientsFile = file
+        }
         if let issuer = try string(flags.issuer, "ISSUER") {
             guard Self.isIssuer(issuer) else {
                 throw ValidationError("--issuer must be an https URL (http only for localhost) without query, fragment or trailing slash, not \(issuer)")

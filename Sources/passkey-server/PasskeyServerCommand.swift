@@ -147,6 +147,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("forward-auth-rule"), help: ArgumentHelp("Who may pass forward authentication (/auth/request, /auth/forward) to a host: HOST[/PATH-PREFIX]=GROUP[,GROUP…], HOST exact or *.example.com; the most specific rule wins; once any rule is given, a host no rule names is closed; repeatable. (env: PASSKEY_FORWARD_AUTH_RULE, rules separated by ';'; default: any signed-in user)", valueName: "RULE"))
     var forwardAuthRule: [String] = []
 
+    @Option(name: .customLong("clients-file"), help: ArgumentHelp("OpenID clients and forward-auth rules as code: a JSON file {\"clients\": [...], \"forward_auth_rules\": [...]}, each client with the members `clients list` prints and a confidential one's secret as secret_file (a path). Each start adds, updates and removes the clients the file made, never others; an invalid file stops the start with its line. (env: PASSKEY_CLIENTS_FILE)", valueName: "FILE"))
+    var clientsFile: String?
+
     @Option(name: .customLong("issuer"), help: ArgumentHelp("The OpenID provider's issuer: exactly this string in every token and in discovery; https (http only for localhost), no query, fragment or trailing slash. (env: PASSKEY_ISSUER, default the first --origin)", valueName: "URL"))
     var issuer: String?
 

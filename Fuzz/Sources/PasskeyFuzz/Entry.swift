@@ -43,6 +43,7 @@ enum FuzzTargets {
         FuzzTarget(name: "page-cursor", run: PageCursorTarget.run),
         FuzzTarget(name: "name", run: NameTarget.run),
         FuzzTarget(name: "checkpoint-copies", run: CheckpointCopiesTarget.run),
+        FuzzTarget(name: "json-offsets", run: JSONOffsetsTarget.run),
     ]
 }
 

@@ -258,6 +258,7 @@ public struct ClientRegistry: Sendable {
         if let acr = client.requiredACR { object["require_acr"] = .string(acr) }
         if let secret { object["client_secret"] = .string(secret) }
         if client.messagesForBusiness { object["messages_for_business"] = .bool(true) }
+        if client.fromClientsFile { object["clients_file"] = .bool(true) }
         return .object(object)
     }
 

@@ -85,6 +85,9 @@ public struct ServerConfiguration: Sendable {
     public var cookieDomain: String?
     /// Forward authentication's rules (`--forward-auth-rule`); none: any signed-in user passes.
     public var forwardAuthRules: [ForwardAuthRule] = []
+    /// `--clients-file`, read and checked: its clients are reconciled at start (its rules are
+    /// in `forwardAuthRules` already).
+    public var clientsFile: ClientsFile?
     /// The OpenID provider's issuer (`--issuer`); nil: the first origin.
     public var issuer: String?
     /// Lifetime of the access tokens the provider issues (`--access-token-ttl`).
