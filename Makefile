@@ -18,16 +18,25 @@ POSTGRES_PACKAGES := postgresql openssl
 # services the packages may start on a machine with systemd (port 80; nginx only when it is
 # free, Caddy's admin on 2019) are neither used nor in the way.
 IDENTITY_PACKAGES := apache2 libapache2-mod-auth-openidc nginx caddy
+# The container image and the Debian package: mmdebstrap makes the image's Debian root and
+# buildah packs it (no base image is pulled), podman and runc run it; debhelper and lintian make
+# and check the package, systemd's systemd-analyze checks its unit (and its systemd-sysusers
+# makes the package's user; no systemd runs here).
+DEPLOY_PACKAGES := mmdebstrap buildah podman runc uidmap debhelper lintian systemd fakeroot
 BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
+# The release binary of the image and the package, the Swift standard library linked statically;
+# built once by `make release` and reused by both.
+RELEASE_FLAGS := -c release --static-swift-stdlib
+RELEASE_BINARY = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/passkey-server
 
-.PHONY: run test build deps browser-deps postgres-deps identity-deps unit-tests browser-test identity-test api-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
+.PHONY: run test build release image deb deps browser-deps postgres-deps identity-deps deploy-deps unit-tests browser-test identity-test api-test deploy-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE) $(ARGS)
 
-test: deps browser-deps postgres-deps identity-deps
+test: deps browser-deps postgres-deps identity-deps deploy-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-tests browser-test identity-test api-test fuzz-check
+	$(MAKE) unit-tests browser-test identity-test api-test fuzz-check deploy-test
 
 # Every test with a throwaway PostgreSQL cluster: the store suite runs against SQLite and
 # PostgreSQL, the two-instance tests run; then the HTTP tests once more with each in-process
@@ -54,6 +63,12 @@ identity-test:
 api-test:
 	Tests/API/run_schemathesis.sh $(BINARY)
 
+# The image and the package, each installed and run as an operator would, a passkey registered
+# and signed in through it in headless Chromium (Tests/Deploy). Needs root (sudo otherwise).
+deploy-test: image deb
+	python3 Tests/Deploy/image_test.py --server-binary $(RELEASE_BINARY)
+	python3 Tests/Deploy/package_test.py --server-binary $(RELEASE_BINARY)
+
 # Coverage-guided fuzzing of the parsers (Fuzz/, libFuzzer + AddressSanitizer, built in
 # .build-fuzz): `make fuzz` runs each target FUZZ_SECONDS; `make fuzz-check` (part of make test)
 # replays the committed regression inputs and runs each target briefly.
@@ -67,6 +82,19 @@ fuzz-check: deps
 build:
 	$(SWIFT) build
 
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product passkey-server
+
+# The container image localhost/passkey-server:<version> (and :latest), also written to
+# .build/passkey-server-image.tar for `podman load`; prints its size (scripts/make-image).
+image: deps deploy-deps release
+	$(SUDO) ./scripts/make-image $(RELEASE_BINARY)
+
+# The Debian package .build/passkey-server_<version>_amd64.deb, checked with lintian and
+# systemd-analyze security (scripts/make-deb).
+deb: deps deploy-deps release
+	./scripts/make-deb $(RELEASE_BINARY)
+
 # Installs the -dev packages that are not installed yet (dpkg -s asks without the network).
 deps:
 	@./scripts/install-packages $(SUDO) $(LIB_PACKAGES)
@@ -79,6 +107,9 @@ postgres-deps:
 
 identity-deps:
 	@./scripts/install-packages $(SUDO) $(IDENTITY_PACKAGES)
+
+deploy-deps:
+	@./scripts/install-packages $(SUDO) $(DEPLOY_PACKAGES)
 
 # Verification throughput as ratios against `openssl speed`, in one run (release build).
 bench: deps
