@@ -133,17 +133,18 @@ public struct AccountAdministration: Sendable {
 
     /// While `adminGroup` has no member: a new one-time setup link's token (`/setup?token=`), an
     /// invitation whose registrant names the account and joins `adminGroup`; valid an hour, one
-    /// use, only its hash kept. Nil once the group has a member. Each start makes a new one;
+    /// use, only its hash kept (the server logs the link; the audit trail records its use). Nil once the group has a member. Each start makes a new one;
     /// every one of them dies when the group gets a member (the registration checks).
     public func firstAdminLink(adminGroup: String, now: Date) async throws -> String? {
         let group: UserName
         do { group = try UserName.group(adminGroup, field: "--admin-group") } catch { throw Failure(description: error.message) }
         guard try await store.users(nameKeyPrefix: nil, groupKey: group.key, afterNameKey: nil, limit: 1).isEmpty else { return nil }
-        let event = AuditEvent(userHandle: [], type: "setup_link_created", at: now, ip: nil, userAgent: nil, details: ["group": group.value])
+        // No audit event: a server restarted until someone sets it up would write one each time;
+        // the registration through the link is recorded as any other.
         let (token, _) = try await Self.keepLink(
             store: store, for: nil, name: InvitationRecord.chosenByRegistrant, nameKey: InvitationRecord.chosenByRegistrant,
             groups: [InvitationGroup(name: group.value, nameKey: group.key)], ttl: Self.setupLinkLifetime, by: "first run", now: now,
-            event: event)
+            event: nil)
         return token
     }
 
