@@ -24,7 +24,7 @@ public struct WellKnownFetcher: WellKnownFetching {
 
     public func fetch(_ url: URL) async throws(WellKnownFetchFailure) -> FetchedDocument {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .milliseconds(Int64(timeout * 1000)))
+        configuration.timeout = .init(connect: .milliseconds(Int64(timeout * 1000)), read: .milliseconds(Int64(timeout * 1000)))
         configuration.decompression = .disabled
         let client = HTTPClient(eventLoopGroupProvider: .shared(HTTPClient.defaultEventLoopGroup), configuration: configuration)
         let result = await Self.get(url, client: client, timeout: timeout, maximumBytes: maximumBytes, userAgent: userAgent)
