@@ -27,7 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
-    "name", "checkpoint-copies", "json-offsets",
+    "name", "checkpoint-copies", "json-offsets", "export-lines",
 ]
 
 
@@ -446,6 +446,15 @@ def main():
                        ("array", "[1, 2]"), ("deep", "[" * 40 + "]" * 40), ("broken", '{"clients": [{"a": 1,}]}'),
                        ("crlf", clients.replace("\n", "\r\n"))]:
         seeds.add("json-offsets", name, text)
+    header = '{"engine":"sqlite","exported_at":"2026-11-28T13:26:46Z","format":"passkey-server-export","schema":28,"version":1}'
+    user = ('{"row":{"created_at":1795872375195,"disabled":false,"display_name":"ada","handle":{"bytes":"' + b64url_encode(bytes(32)) +
+            '"},"name":"ada","name_key":"ada","updated_at":null},"table":"users"}')
+    client = '{"row":{"id":"wiki","scopes":["openid","profile"],"is_public":0},"table":"oauth_clients"}'
+    end = '{"end":true,"rows":{"oauth_clients":1,"users":1}}'
+    for name, text in [("export", "\n".join([header, user, client, end]) + "\n"), ("cut", "\n".join([header, user])),
+                       ("empty", header + '\n{"end":true,"rows":{}}\n'), ("crlf", "\r\n".join([header, user, client, end])),
+                       ("bad-count", "\n".join([header, user, '{"end":true,"rows":{"users":2}}'])), ("not-export", "users\n")]:
+        seeds.add("export-lines", name, text)
 
     counts = seeds.counts()
     print(" ".join(f"{target}={counts[target]}" for target in TARGETS))

@@ -19,6 +19,16 @@ enum CommandDatabase {
         if !PostgresLocation.isURL(configuration.database), !FileManager.default.fileExists(atPath: configuration.database) {
             throw CommandFailure(description: "no database at \(configuration.database). Fix: give --database the server's SQLite file or postgres:// URL.")
         }
+        return try await opened(configuration, logger: logger, body)
+    }
+
+    /// Opens `configuration`'s database (making a missing SQLite file), runs `body` and closes
+    /// it, also when `body` throws; then a file this call made is removed again.
+    static func opened<T>(
+        _ configuration: ServerConfiguration, logger: Logger, _ body: (any PasskeyStore) async throws -> T
+    ) async throws -> T {
+        let path = configuration.database
+        let made = !PostgresLocation.isURL(path) && !FileManager.default.fileExists(atPath: path)
         let store: any PasskeyStore
         do {
             store = try await PasskeyApplication.openStore(configuration, logger: logger, onCommit: { _, _ in })
@@ -31,6 +41,9 @@ enum CommandDatabase {
             return value
         } catch {
             await store.close()
+            if made {
+                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
             throw error
         }
     }

@@ -76,6 +76,16 @@ struct SQLiteRow {
         sqlite3_column_type(statement, column + offset) == SQLITE_NULL
     }
 
+    /// The column's value as it is stored, whatever its type (a REAL reads as its text).
+    func value(_ column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, column + offset) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(column))
+        case SQLITE_BLOB: .blob(blob(column))
+        default: .text(text(column))
+        }
+    }
+
     func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(statement, column + offset)
     }

@@ -15,7 +15,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         version: ServerVersion.current,
         subcommands: [
             Serve.self, HealthCheck.self, Verify.self, AASA.self, AssetLinksCommand.self, EventsCommand.self, UsersCommand.self, GroupsCommand.self, AdminTokensCommand.self,
-            KeysCommand.self, ClientsCommand.self, BackupCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self,
+            KeysCommand.self, ClientsCommand.self, BackupCommand.self, ExportCommand.self, ImportCommand.self, MigrateCommand.self, SIWACommand.self, PushDeviceCommand.self, MfBCommand.self,
         ])
 
     /// As ArgumentParser's own `main`, except that usage errors exit 2: `verify` and the

@@ -44,6 +44,7 @@ enum FuzzTargets {
         FuzzTarget(name: "name", run: NameTarget.run),
         FuzzTarget(name: "checkpoint-copies", run: CheckpointCopiesTarget.run),
         FuzzTarget(name: "json-offsets", run: JSONOffsetsTarget.run),
+        FuzzTarget(name: "export-lines", run: ExportLinesTarget.run),
     ]
 }
 
