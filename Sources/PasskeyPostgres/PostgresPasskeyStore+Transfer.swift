@@ -110,7 +110,7 @@ extension PostgresPasskeyStore: DatabaseTransfer {
         }
     }
 
-    public func importRows(_ tables: [(name: String, rows: [ExportRow])]) async throws {
+    public func importRows(_ tables: [(name: String, rows: [ExportRow])], written: @escaping @Sendable (Int) -> Void) async throws {
         let known = Set(try await tableNames())
         for (table, _) in tables { try Self.checkTable(table, in: known) }
         try await transaction { db in
@@ -144,6 +144,7 @@ extension PostgresPasskeyStore: DatabaseTransfer {
                     let list = names.map { "\"\($0)\"" }.joined(separator: ", ")
                     let sql = "INSERT INTO \"\(table)\" (\(list)) OVERRIDING SYSTEM VALUE VALUES " + tuples.joined(separator: ", ")
                     try await db.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.quiet)
+                    written(chunk.count)
                 }
                 // An export from SQLite has no chain order columns: its chain is in id order.
                 if let first = rows.first, table == "events", !first.columns.contains("chain_seq") {

@@ -73,7 +73,7 @@ extension SQLitePasskeyStore: DatabaseTransfer {
         }
     }
 
-    public func importRows(_ tables: [(name: String, rows: [ExportRow])]) async throws {
+    public func importRows(_ tables: [(name: String, rows: [ExportRow])], written: @escaping @Sendable (Int) -> Void) async throws {
         let known = Set(try await tableNames())
         for (table, _) in tables { try Self.checkTable(table, in: known) }
         try await database.write { db in
@@ -82,7 +82,8 @@ extension SQLitePasskeyStore: DatabaseTransfer {
                 if DatabaseExport.seededTables.contains(table) { try db.execute("DELETE FROM \"\(table)\"", cached: false) }
                 let skipped = DatabaseExport.postgresOnlyColumns[table] ?? []
                 if table == "events" { try Self.checkChainOrder(rows) }
-                for row in rows {
+                for (index, row) in rows.enumerated() {
+                    if index % 1000 == 999 { written(1000) }
                     var arguments: [SQLiteValue] = []
                     var quoted: [String] = []
                     for (column, value) in zip(row.columns, row.values) where !skipped.contains(column) {
@@ -94,6 +95,7 @@ extension SQLitePasskeyStore: DatabaseTransfer {
                     let names = quoted.joined(separator: ", ")
                     try db.execute("INSERT INTO \"\(table)\" (\(names)) VALUES (\(marks))", arguments)
                 }
+                written(rows.count % 1000)
             }
             // The rows must refer to rows that exist (the file could name a user it does not have).
             let broken = try db.rows("SELECT \"table\", parent FROM pragma_foreign_key_check", [], cached: false) { "\($0.text(0)) → \($0.text(1))" }

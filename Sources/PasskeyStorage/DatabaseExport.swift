@@ -190,6 +190,7 @@ public protocol DatabaseTransfer: Sendable {
     /// The tables of `tables` that have rows (a seeded table counts once it differs from new).
     func nonEmptyTables(_ tables: [String]) async throws -> [String]
     /// Writes every row in one transaction (all or nothing), replacing the seeded tables' rows,
-    /// then moves the id sequences past the rows written.
-    func importRows(_ tables: [(name: String, rows: [ExportRow])]) async throws
+    /// then moves the id sequences past the rows written; `written` hears of the rows as they go
+    /// (a count since its last call).
+    func importRows(_ tables: [(name: String, rows: [ExportRow])], written: @escaping @Sendable (Int) -> Void) async throws
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PasskeyAccounts
 import PasskeyApp
+import Synchronization
 
 /// The database options of `export`, `import` and `migrate`: as `serve`'s, with a timeout long
 /// enough for a whole database in one transaction.
@@ -39,6 +40,14 @@ struct TransferDatabaseOptions: ParsableArguments {
     static func progress(_ line: String) {
         if isatty(2) == 1 { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
+
+    /// The bar a transfer draws on standard error when it is a terminal (nothing in a pipe):
+    /// its phase, the rows done of all, and the time left at the rate so far.
+    static let bar: DataTransfer.Progress = {
+        guard isatty(2) == 1 else { return { _, _, _ in } }
+        let bar = ProgressBar()
+        return { phase, done, total in bar.draw(phase: phase, done: done, total: total) }
+    }()
 
     static func fail(_ verb: String, _ error: any Error) -> ExitCode {
         fail(verb, "\(error)")
@@ -78,7 +87,8 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             var buffer = Data()
             let counts = try await DataTransfer.export(
-                configuration: try options.configuration(), withSessions: options.withSessions, logger: logger, now: Date()
+                configuration: try options.configuration(), withSessions: options.withSessions, logger: logger, now: Date(),
+                progress: output == nil ? { _, _, _ in } : TransferDatabaseOptions.bar
             ) { line in
                 buffer.append(contentsOf: Array(line.utf8))
                 buffer.append(0x0A)
@@ -120,7 +130,9 @@ struct ImportCommand: AsyncParsableCommand {
         }
         do {
             let started = Date()
-            let counts = try await DataTransfer.importing(String(decoding: data, as: UTF8.self), configuration: try options.configuration(), logger: logger)
+            let counts = try await DataTransfer.importing(
+                String(decoding: data, as: UTF8.self), configuration: try options.configuration(), logger: logger,
+                progress: TransferDatabaseOptions.bar)
             for (table, rows) in counts.tables { TransferDatabaseOptions.progress("\(table): \(rows) rows") }
             print("import: \(counts.total) rows in \(counts.tables.count) tables, in \(String(format: "%.2f", Date().timeIntervalSince(started))) s")
         } catch {
@@ -150,10 +162,48 @@ struct MigrateCommand: AsyncParsableCommand {
             let started = Date()
             let counts = try await DataTransfer.migrate(
                 source: try options.configuration(), target: try options.configuration(database: to), withSessions: options.withSessions,
-                logger: logger, progress: TransferDatabaseOptions.progress)
+                logger: logger, progress: TransferDatabaseOptions.bar)
             print("migrate: \(counts.total) rows in \(counts.tables.count) tables, compared, in \(String(format: "%.2f", Date().timeIntervalSince(started))) s")
         } catch {
             throw TransferDatabaseOptions.fail("migrate", error)
         }
+    }
+}
+
+/// One line redrawn in place: `writing   [#########...........]  10000/22002 rows, 6 s left`.
+final class ProgressBar: Sendable {
+    private struct State {
+        var phase = ""
+        var started = Date()
+        var drawn = Date.distantPast
+        /// A line is drawn and not ended yet.
+        var open = false
+    }
+
+    private let state = Mutex(State())
+    static let width = 30
+
+    func draw(phase: String, done: Int, total: Int) {
+        let line: String? = state.withLock { state in
+            let now = Date()
+            var prefix = ""
+            if phase != state.phase {
+                prefix = state.open ? "\n" : ""
+                state.phase = phase
+                state.started = now
+            } else if !state.open || (done < total && now.timeIntervalSince(state.drawn) < 0.1) {
+                return nil   // this phase's line is ended, or was drawn a moment ago
+            }
+            state.drawn = now
+            let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+            let filled = Int(fraction * Double(Self.width))
+            let elapsed = now.timeIntervalSince(state.started)
+            let left = fraction > 0 && fraction < 1 ? ", \(Int((elapsed / fraction - elapsed).rounded())) s left" : ""
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.width - filled)
+            state.open = done < total
+            return prefix + "\r\u{1B}[2K" + phase.padding(toLength: 10, withPad: " ", startingAt: 0)
+                + "[\(bar)] \(done)/\(total) rows\(left)" + (done >= total ? "\n" : "")
+        }
+        if let line { FileHandle.standardError.write(Data(line.utf8)) }
     }
 }
