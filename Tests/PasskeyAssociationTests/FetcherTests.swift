@@ -7,6 +7,9 @@ import Testing
 /// capped, silence times out.
 @Suite struct FetcherTests {
     static let aasa = #"{"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}"#
+    /// Seconds for the fetches that test what comes back, not how long it takes: the whole
+    /// suite runs at once on two cores, and the event loops answer late then.
+    static let patient: TimeInterval = 30
 
     @Test func redirectsAreNotFollowed() async throws {
         let server = try CannedHTTPServer([
@@ -15,13 +18,13 @@ import Testing
             "/elsewhere": CannedHTTPServer.response("200 OK", headers: ["Content-Type": "application/json"], body: Self.aasa),
         ])
         defer { server.stop() }
-        let document = try await WellKnownFetcher(timeout: 5).fetch(server.base.appendingPathComponent(".well-known/apple-app-site-association"))
+        let document = try await WellKnownFetcher(timeout: Self.patient).fetch(server.base.appendingPathComponent(".well-known/apple-app-site-association"))
         #expect(document.status == 301)
         #expect(document.location == "/elsewhere")
         #expect(server.received.count == 1)   // /elsewhere was never asked for
 
         let checks = await AppleAppSiteAssociationChecker.check(
-            site: server.base, appIDs: ["ABCDE12345.com.example.app"], fetcher: WellKnownFetcher(timeout: 5, userAgent: "AASA-Bot/1.0.0"))
+            site: server.base, appIDs: ["ABCDE12345.com.example.app"], fetcher: WellKnownFetcher(timeout: Self.patient, userAgent: "AASA-Bot/1.0.0"))
         let redirect = try #require(checks.first { $0.name == "no redirect" })
         #expect(!redirect.ok)
         #expect(redirect.detail.contains("301") && redirect.detail.contains("/elsewhere"))
@@ -36,7 +39,7 @@ import Testing
         ])
         defer { server.stop() }
         let checks = await AppleAppSiteAssociationChecker.check(
-            site: server.base, appIDs: ["ABCDE12345.com.example.app"], rpID: "127.0.0.1", fetcher: WellKnownFetcher(timeout: 5))
+            site: server.base, appIDs: ["ABCDE12345.com.example.app"], rpID: "127.0.0.1", fetcher: WellKnownFetcher(timeout: Self.patient))
         #expect(checks.allSatisfy { $0.ok }, "\(checks)")
         #expect(checks.map(\.name).prefix(3) == ["https", "fetch", "RP ID"])
     }
@@ -47,12 +50,12 @@ import Testing
             "/.well-known/apple-app-site-association": CannedHTTPServer.response("200 OK", headers: ["Content-Type": "application/json"], body: body),
         ])
         defer { server.stop() }
-        let capped = try await WellKnownFetcher(timeout: 5, maximumBytes: 1000).fetch(server.base.appendingPathComponent(".well-known/apple-app-site-association"))
+        let capped = try await WellKnownFetcher(timeout: Self.patient, maximumBytes: 1000).fetch(server.base.appendingPathComponent(".well-known/apple-app-site-association"))
         #expect(capped.truncated)
         #expect(capped.body.count == 1000)
         // With the default cap the whole body arrives and the size rule refuses it.
-        let checks = await AppleAppSiteAssociationChecker.check(site: server.base, fetcher: WellKnownFetcher(timeout: 5))
-        let size = try #require(checks.first { $0.name == "size" })
+        let checks = await AppleAppSiteAssociationChecker.check(site: server.base, fetcher: WellKnownFetcher(timeout: Self.patient))
+        let size = try #require(checks.first { $0.name == "size" }, "\(checks)")
         #expect(!size.ok)
         #expect(size.detail.contains("\(body.utf8.count) bytes"))
     }
