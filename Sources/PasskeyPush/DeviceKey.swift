@@ -2,7 +2,7 @@ public import PasskeyCore
 public import Foundation
 public import PasskeyCrypto
 
-/// The phone's key (push.md, enrolment): base64 (line breaks tolerated) of one of the forms
+/// The phone's key (docs/contracts/push.md, enrolment): base64 (line breaks tolerated) of one of the forms
 /// phones export — a DER SubjectPublicKeyInfo (a PEM body), a PKCS#1 `RSAPublicKey` (iOS's
 /// `SecKeyCopyExternalRepresentation` for RSA) or a 65-byte X9.63 uncompressed P-256 point (the
 /// same call for EC, the only key a Secure Enclave makes). RSA needs 2048 to 8192 bits and the
@@ -124,7 +124,7 @@ public enum NumberChallenge {
         /// No number.
         case off
         /// In the push and on the page: the user picks the matching one on the phone.
-        case seed
+        case inPush = "in-push"
         /// Only on the page: the user types it on the phone.
         case typeIn = "type-in"
     }

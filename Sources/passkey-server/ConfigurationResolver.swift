@@ -54,7 +54,7 @@ struct ConfigurationResolver {
         } else if try string(flags.databasePasswordFile, "DATABASE_PASSWORD_FILE") != nil {
             throw ValidationError("--database-password-file goes with a postgres:// --database, not an SQLite file")
         }
-        c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? c.publicDirectory
+        c.publicDirectory = try string(flags.publicDir, "PUBLIC_DIR") ?? Self.installedPage(beside: Self.executablePath) ?? c.publicDirectory
         c.associationFile = try string(flags.aasa, "AASA")
         c.iosAppIDs = list(flags.iosAppID, "IOS_APP_ID")
         c.androidApps = try list(flags.androidApp, "ANDROID_APP").map { argument in
@@ -208,7 +208,9 @@ struct ConfigurationResolver {
         c.apnsEnvironment = try choice(flags.apnsEnvironment, "APNS_ENVIRONMENT", among: ["production", "sandbox"]) ?? c.apnsEnvironment
         c.fcmServiceAccount = try string(flags.fcmServiceAccount, "FCM_SERVICE_ACCOUNT")
         c.fcmURL = try url(flags.fcmURL, "FCM_URL") ?? c.fcmURL
-        c.pushNumberChallenge = try choice(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE", among: ["off", "seed", "type-in"])
+        // `seed`, the value's first name, stays accepted and means `in-push`.
+        c.pushNumberChallenge = try choice(flags.pushNumberChallenge, "PUSH_NUMBER_CHALLENGE", among: ["off", "in-push", "type-in"],
+                                           formerly: ["seed": "in-push"])
             ?? c.pushNumberChallenge
         c.pushTTL = TimeInterval(try int(flags.pushTTL, "PUSH_TTL", range: 1...3600) ?? Int(c.pushTTL))
         c.pushMaxDevices = try int(flags.pushMaxDevices, "PUSH_MAX_DEVICES", range: 1...100) ?? c.pushMaxDevices
@@ -289,8 +291,27 @@ struct ConfigurationResolver {
     /// A flag that takes one of a few words: nil when not given; anything else than `values` is
     /// refused, naming the flag and the words ("--push-provider must be log, webhook, apns or
     /// fcm, not x").
-    private func choice(_ flag: String?, _ name: String, among values: [String]) throws -> String? {
-        guard let value = try string(flag, name) else { return nil }
+    /// With no `Public` in the working directory, the page installed beside the binary
+    /// (`/usr/bin/passkey-server` → `/usr/share/passkey-server/Public`, as the package and the
+    /// image lay it out), so that an installed server started from any directory serves it.
+    static var executablePath: String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+    }
+
+    static func installedPage(beside executable: String?, fileManager: FileManager = .default) -> String? {
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: "Public", isDirectory: &isDirectory), isDirectory.boolValue { return nil }
+        guard let executable, executable.contains("/") else { return nil }
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+        let page = binary.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/passkey-server/Public").path
+        guard fileManager.fileExists(atPath: page, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return page
+    }
+
+    private func choice(_ flag: String?, _ name: String, among values: [String], formerly: [String: String] = [:]) throws -> String? {
+        guard let given = try string(flag, name) else { return nil }
+        let value = formerly[given] ?? given
         guard values.contains(value) else {
             let option = "--" + name.lowercased().replacingOccurrences(of: "_", with: "-")
             let words = values.count > 1 ? values.dropLast().joined(separator: ", ") + " or " + (values.last ?? "") : values.joined()

@@ -86,7 +86,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("database-timeout"), help: ArgumentHelp("PostgreSQL: seconds a database call may take, waiting for a connection included, and each statement's timeout; past it the request gets 503 unavailable. (env: PASSKEY_DATABASE_TIMEOUT, default 5)", valueName: "SECONDS"))
     var databaseTimeout: Int?
 
-    @Option(name: .customLong("public-dir"), help: "Folder served at / (the ceremony page). (env: PASSKEY_PUBLIC_DIR, default Public)")
+    @Option(name: .customLong("public-dir"), help: "Folder served at / (the ceremony page). (env: PASSKEY_PUBLIC_DIR, default Public in the working directory, else ../share/passkey-server/Public beside the binary, where the package and the image install it)")
     var publicDir: String?
 
     @Option(help: "apple-app-site-association file to serve, merged with --ios-app-id; start-up stops if it is missing or invalid. Without it and without --ios-app-id none is served. (env: PASSKEY_AASA)")
@@ -288,7 +288,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("fcm-url"), help: ArgumentHelp("fcm: the FCM HTTP v1 API. (env: PASSKEY_FCM_URL, default https://fcm.googleapis.com)", valueName: "URL"))
     var fcmURL: String?
 
-    @Option(name: .customLong("push-number-challenge"), help: ArgumentHelp("off; seed: the number is in the push and on the page; type-in: only on the page, typed on the phone. (env: PASSKEY_PUSH_NUMBER_CHALLENGE, default seed)", valueName: "off|seed|type-in"))
+    @Option(name: .customLong("push-number-challenge"), help: ArgumentHelp("off; in-push: the number is in the push and on the page, and the user picks it on the phone; type-in: only on the page, typed on the phone. (env: PASSKEY_PUSH_NUMBER_CHALLENGE, default in-push)", valueName: "off|in-push|type-in"))
     var pushNumberChallenge: String?
 
     @Option(name: .customLong("push-ttl"), help: ArgumentHelp("Seconds a push sign-in request waits for the phone, 1 to 3600; below the default for tests only. (env: PASSKEY_PUSH_TTL, default 120)", valueName: "SECONDS"))
@@ -336,7 +336,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("mfb-msp-secret-file"), help: ArgumentHelp("--mfb-msp-secret read from this file (a trailing newline dropped); not with --mfb-msp-secret. (env: PASSKEY_MFB_MSP_SECRET_FILE)", valueName: "PATH"))
     var mfbMSPSecretFile: String?
 
-    @Option(name: .customLong("mfb-audit-token"), help: ArgumentHelp("Secret. When the business's authentication provider is a third party: its bearer token for POST /mfb/key-audits, the key audit of seed 001; better from a file, --mfb-audit-token-file. (env: PASSKEY_MFB_AUDIT_TOKEN)", valueName: "TOKEN"))
+    @Option(name: .customLong("mfb-audit-token"), help: ArgumentHelp("Secret. When the business's authentication provider is a third party: its bearer token for POST /mfb/key-audits, the key audit of Apple's gateway; better from a file, --mfb-audit-token-file. (env: PASSKEY_MFB_AUDIT_TOKEN)", valueName: "TOKEN"))
     var mfbAuditToken: String?
 
     @Option(name: .customLong("mfb-audit-token-file"), help: ArgumentHelp("--mfb-audit-token read from this file (a trailing newline dropped); not with --mfb-audit-token. (env: PASSKEY_MFB_AUDIT_TOKEN_FILE)", valueName: "PATH"))

@@ -204,6 +204,24 @@ def run(results, args, workdir, live):
         expect(code == 0, f"exit code {code} after SIGTERM")
     check("SIGTERM ends it with exit 0", stops_cleanly)
 
+    def by_hand_anywhere():
+        # As the getting-started guide runs it: `passkey-server serve` by hand, in an empty
+        # directory with no Public of its own, serves the installed page.
+        directory = os.path.join(workdir, "by-hand")
+        os.makedirs(directory)
+        port = bt.free_port()
+        process = subprocess.Popen(["/usr/bin/passkey-server", "serve", "--port", str(port), "--database", "passkeys.sqlite"],
+                                   cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deploy.wait_healthy(f"http://localhost:{port}")
+            status, body, _ = bt.http("GET", f"http://localhost:{port}/", timeout=10)
+            text = str(body)
+            expect(status == 200 and 'id="register"' in text, f"GET / answered {status}: {text[:200]!r}")
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+    check("the installed command started by hand in an empty directory serves the page from /usr/share", by_hand_anywhere)
+
     def purged():
         deploy.run(["apt-get", "purge", "-y", "-qq", "passkey-server"], timeout=300)
         # The package's files (its folders, /lib among them, a link on a merged /usr, are shared).

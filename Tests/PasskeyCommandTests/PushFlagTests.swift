@@ -3,7 +3,7 @@ import PasskeyServerTestSupport
 import PasskeyTestSupport
 import Testing
 
-/// The push authenticator's flags of `passkey-server serve` (push.md), through the real binary.
+/// The push authenticator's flags of `passkey-server serve` (docs/contracts/push.md), through the real binary.
 @Suite struct PushFlagTests {
     func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
         let run = try await CommandRun.run(
@@ -30,6 +30,26 @@ import Testing
             let result = try await run(arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.stderr.contains(named), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// The number challenge's value that puts the number in the push is `in-push`; `seed`, its
+    /// first name, still starts the server with that meaning (no other value would: the push
+    /// service refuses a mode it does not know at start).
+    @Test func theNumberChallengeTakesInPushAndItsFormerName() async throws {
+        let refused = try await run(["--push-number-challenge", "both"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--push-number-challenge must be off, in-push or type-in, not both"), "\(refused.stderr)")
+        for value in ["in-push", "seed", "type-in", "off"] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-push-flags-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try await ServerProcess.start(arguments: [
+                "--port", "0", "--database", directory.appendingPathComponent("db.sqlite").path, "--push-number-challenge", value,
+            ])
+            let health = try await Client(base: server.base).get("/healthz")
+            #expect(health.status == 200, "\(value)")
+            _ = server.terminate()
         }
     }
 

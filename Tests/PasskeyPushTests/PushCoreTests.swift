@@ -260,7 +260,7 @@ struct TestDevice: Sendable {
     }
 
     @Test func theDecisionMatchesTheNumberAndTheChallenge() throws {
-        func decide(_ token: String, number: Int? = 42, mode: NumberChallenge.Mode = .seed) throws -> PushRequestStatus {
+        func decide(_ token: String, number: Int? = 42, mode: NumberChallenge.Mode = .inPush) throws -> PushRequestStatus {
             try PushDecision.decide(try AnswerToken.verify(token, key: key, now: now), challenge: "c1", number: number, mode: mode)
         }
         #expect(try decide(device.answer(number: 42)) == .approved)
@@ -275,7 +275,7 @@ struct TestDevice: Sendable {
     }
 }
 
-/// push.md: the `deviceToken` forms each provider can address.
+/// docs/contracts/push.md: the `deviceToken` forms each provider can address.
 @Suite struct DeviceTokenTests {
     static let apns = String(repeating: "0123456789abcdef", count: 4)  // 32 bytes, as iOS gives today
     static let fcm = "dQw4w9WgXcQ:APA91bH-" + String(repeating: "x_Y-z", count: 30)

@@ -8,7 +8,7 @@ internal import PasskeyQR
 internal import PasskeyTelemetry
 public import Logging
 
-/// The push-notification authenticator (push.md) on the passkey accounts, free of HTTP:
+/// The push-notification authenticator (docs/contracts/push.md) on the passkey accounts, free of HTTP:
 /// enrolment by QR code, pushes with a number to match, the phone's signed answer, and the
 /// browser's wait for it.
 public final class PushSignIn: Sendable {
@@ -25,7 +25,7 @@ public final class PushSignIn: Sendable {
         self.passkeys = passkeys
         self.provider = provider
         guard let mode = NumberChallenge.Mode(rawValue: passkeys.configuration.pushNumberChallenge) else {
-            throw ServerStartupError(message: "--push-number-challenge must be off, seed or type-in")
+            throw ServerStartupError(message: "--push-number-challenge must be off, in-push or type-in")
         }
         self.mode = mode
         guard let environment = APNsEnvironment(rawValue: passkeys.configuration.apnsEnvironment) else {
@@ -76,7 +76,7 @@ public final class PushSignIn: Sendable {
     }
 
     /// `POST /push/recovery-veto`: the phone's "this wasn't me" to a waiting recovery of its
-    /// account (accounts.md: any enrolled device can cancel it). The JWT is verified with the
+    /// account (docs/contracts/accounts.md: any enrolled device can cancel it). The JWT is verified with the
     /// device's key; the recovery must be a waiting one of the device's account, else 404
     /// `not_found` (a second veto too). The code the recovery spent stays spent.
     public func vetoRecovery(body: [UInt8]) async throws {
@@ -278,7 +278,7 @@ public final class PushSignIn: Sendable {
             "notificationScenario": "AUTHENTICATION", "pushId": request.id, "challenge": request.challenge,
             "ipAddress": client?.address ?? "", "deviceOS": Self.operatingSystem(userAgent), "browser": Self.browser(userAgent),
         ]
-        if mode == .seed, let number = request.number { data["numberChallenge"] = String(number) }
+        if mode == .inPush, let number = request.number { data["numberChallenge"] = String(number) }
         return data
     }
 
@@ -315,7 +315,7 @@ public final class PushSignIn: Sendable {
         }
     }
 
-    /// The checks of push.md in order; the state the answer moved its request to (approved or
+    /// The checks of docs/contracts/push.md in order; the state the answer moved its request to (approved or
     /// denied; a number mismatch is stored, then thrown).
     private func answer(body: [UInt8]) async throws -> PushRequestStatus {
         let now = passkeys.now()
@@ -375,7 +375,7 @@ public final class PushSignIn: Sendable {
 
     static let unknownRequest = APIError(code: "unknown_challenge", message: "No request with that pushAuthId is waiting for this device.")
 
-    /// Only a device enrolled when the request was made can answer it (push.md): a phone
+    /// Only a device enrolled when the request was made can answer it (docs/contracts/push.md): a phone
     /// enrolled afterwards was not asked, so its answer is for a request it never received.
     static func checkEnrolledBefore(_ device: PushDeviceRecord, _ request: PushRequestRecord) throws {
         guard device.createdAt <= request.createdAt else { throw unknownRequest }

@@ -32,13 +32,13 @@ public struct ServerConfiguration: Sendable {
     /// and allowed in ceremonies.
     public var relatedOrigins: [String] = []
     public var userVerification: UserVerificationRequirement = .preferred
-    /// Who may create accounts (`--registration`, accounts.md): anyone, or no one (existing
+    /// Who may create accounts (`--registration`, docs/contracts/accounts.md): anyone, or no one (existing
     /// users still add passkeys).
     public var registration: RegistrationPolicy = .open
     /// How long a user-verified passkey ceremony in a session lets it do sensitive things
-    /// (`--reauth-window`, accounts.md "step-up"), in seconds.
+    /// (`--reauth-window`, docs/contracts/accounts.md "step-up"), in seconds.
     public var reauthWindow: TimeInterval = 300
-    /// Whether users may make recovery codes (`--recovery-codes on|off`, accounts.md).
+    /// Whether users may make recovery codes (`--recovery-codes on|off`, docs/contracts/accounts.md).
     public var recoveryCodes: Bool = true
     /// Recovery attempts an hour, per name and per client address (`--rate-limit-recovery`).
     public var rateLimitRecovery: Int = 5
@@ -122,7 +122,7 @@ public struct ServerConfiguration: Sendable {
     /// Subject CNs a metadata BLOB's signing certificate may have (`--mds-signer`).
     public var metadataSignerNames: Set<String> = MetadataBLOB.fidoSignerNames
 
-    // Rate limits (operations.md): requests a minute, 0 = off.
+    // Rate limits (docs/contracts/operations.md): requests a minute, 0 = off.
     public var rateLimitPerAddress = 300
     public var rateLimitPerUser = 30
     /// Token endpoint requests a minute for one OpenID client id (`--rate-limit-client`).
@@ -130,7 +130,7 @@ public struct ServerConfiguration: Sendable {
     /// Proxies whose X-Forwarded-For is believed (`--trusted-proxy`).
     public var trustedProxies: [AddressRange] = []
 
-    // Sign in with Apple (siwa.md): on when `appleClientIDs` is not empty.
+    // Sign in with Apple (docs/contracts/siwa.md): on when `appleClientIDs` is not empty.
     /// Accepted `aud` values: app bundle IDs and web Services IDs (`--apple-client-id`).
     public var appleClientIDs: [String] = []
     public var appleIssuer = "https://appleid.apple.com"
@@ -153,7 +153,7 @@ public struct ServerConfiguration: Sendable {
 
     public var signInWithAppleEnabled: Bool { !appleClientIDs.isEmpty }
 
-    // The push authenticator (push.md).
+    // The push authenticator (docs/contracts/push.md).
     /// `log`, `webhook`, `apns` or `fcm`.
     public var pushProvider = "log"
     public var pushWebhookURL: String?
@@ -169,14 +169,14 @@ public struct ServerConfiguration: Sendable {
     public var fcmServiceAccount: String?
     public var fcmURL = "https://fcm.googleapis.com"
     /// `off`, `seed` or `type-in`.
-    public var pushNumberChallenge = "seed"
+    public var pushNumberChallenge = "in-push"
     /// How long an authentication request waits.
     public var pushTTL: TimeInterval = 120
     public var pushMaxDevices = 5
     /// How long an enrolment's QR code is good for.
     public var pushDiscoveryTTL: TimeInterval = 180
 
-    // Messages for Business (mfb.md): on when `mfbClientID` is given.
+    // Messages for Business (docs/contracts/mfb.md): on when `mfbClientID` is given.
     public var mfbClientID: String?
     public var mfbClientSecret: String?
     /// Redirect URIs the authorization endpoint accepts, compared exactly.
@@ -221,8 +221,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// `--registration` (accounts.md, "Who may create accounts").
-/// `invite`: only through an invitation link; `closed`: not even then (accounts.md says
+/// `--registration` (docs/contracts/accounts.md, "Who may create accounts").
+/// `invite`: only through an invitation link; `closed`: not even then (docs/contracts/accounts.md says
 /// invitations work in every mode, so `closed` refuses self-service sign-up only, as `invite`
 /// does; the two differ in what the page says).
 public enum RegistrationPolicy: String, Sendable, CaseIterable {
