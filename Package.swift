@@ -112,7 +112,7 @@ let package = Package(
         // checks, server-to-server notifications, the ES256 client secret. No HTTP framework.
         .target(name: "PasskeyApple", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE"]),
 
-        // The push-notification authenticator (push.md): device keys, enrolment, the answer JWT,
+        // The push-notification authenticator (docs/contracts/push.md): device keys, enrolment, the answer JWT,
         // the request's states, the provider protocol, the device simulator's messages.
         .target(name: "PasskeyPush", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE"]),
 
@@ -132,7 +132,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // Messages for Business (mfb.md): the ECIES token decryption (OpenSSL through
+        // Messages for Business (docs/contracts/mfb.md): the ECIES token decryption (OpenSSL through
         // PasskeyCrypto) and the request's message. No HTTP framework.
         .target(name: "PasskeyMfB", dependencies: ["PasskeyCore", "PasskeyCrypto", "PasskeyJSON"]),
 

@@ -1,6 +1,6 @@
 // Passkey Server ceremony page: registration, sign-in (named, usernameless and
 // autofill/conditional), and the signed-in account view. Talks to the endpoints
-// in shared/spec/http-api.md. Plain ES2020 module, no dependencies.
+// in docs/contracts/http-api.md. Plain ES2020 module, no dependencies.
 //
 // Page URL switches (for debugging and automated browsers):
 // - `?json=manual` skips the browser's JSON helpers (parse*OptionsFromJSON,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The admin list at scale (accounts.md, "Administration"; issue: p99 <= 50 ms at a million).
+"""The admin list at scale (docs/contracts/accounts.md, "Administration"; the goal: p99 <= 50 ms at a million).
 
     scripts/with-postgres python3 scripts/bench-admin.py BINARY     (make bench-admin)
 

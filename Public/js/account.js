@@ -461,7 +461,7 @@ el.activityMore.addEventListener("click", async () => {
   }
 });
 
-// Deleting the account (accounts.md): the user name typed to confirm; the server may ask for a
+// Deleting the account (docs/contracts/accounts.md): the user name typed to confirm; the server may ask for a
 // passkey first (the step-up runs by itself). Afterwards the password manager is told that each
 // of the account's passkeys is gone (Signal API), and the page is signed out.
 el.deleteAccountForm.addEventListener("submit", (event) => {

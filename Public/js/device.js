@@ -1,4 +1,4 @@
-// The device flow's page (GET /device; identity.md, RFC 8628): the code the device shows, typed
+// The device flow's page (GET /device; docs/contracts/identity.md, RFC 8628): the code the device shows, typed
 // or carried in ?user_code= by its QR code; then a passkey sign-in made for this request (the
 // server accepts an approval only from a session opened after the device asked); then the
 // application's name, the code to compare, and Approve or Deny.

@@ -1,4 +1,4 @@
-// Account recovery (accounts.md): recovery codes made in the account view (a step-up first),
+// Account recovery (docs/contracts/accounts.md): recovery codes made in the account view (a step-up first),
 // a code typed on the signed-out view opens a recovery session, and the recovery view registers
 // a new passkey with it; the session is then a normal one and the account's other sessions end.
 //

@@ -5,14 +5,14 @@ export const pageOptions = new URLSearchParams(location.search);
 export const useBrowserJSON = pageOptions.get("json") !== "manual";
 export const autofillEnabled = pageOptions.get("autofill") !== "off";
 export const upgradeEnabled = pageOptions.get("upgrade") !== "off";
-// A held OpenID authorization request (identity.md): the server sends a browser that must
+// A held OpenID authorization request (docs/contracts/identity.md): the server sends a browser that must
 // sign in first here with ?authorization=HANDLE, and the page continues it once signed in.
 export const authorization = (() => {
   const value = pageOptions.get("authorization");
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 })();
 
-// An operator's invitation or reset link (accounts.md): /?invite=TOKEN registers a passkey for
+// An operator's invitation or reset link (docs/contracts/accounts.md): /?invite=TOKEN registers a passkey for
 // the account it names.
 // The first admin's setup link, /setup?token=TOKEN, is one too: its registrant names the account.
 export const invitation = (() => {
@@ -20,7 +20,7 @@ export const invitation = (() => {
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 })();
 
-// The device flow's page (GET /device, identity.md): the user code it was opened with, "" when
+// The device flow's page (GET /device, docs/contracts/identity.md): the user code it was opened with, "" when
 // none was given; null on any other path.
 export const deviceCode = location.pathname === "/device" ? (pageOptions.get("user_code") ?? "").slice(0, 32) : null;
 
@@ -141,7 +141,7 @@ export class ServerError extends Error {
   }
 }
 
-// The step-up (accounts.md): set by step-up.js to a function that runs the
+// The step-up (docs/contracts/accounts.md): set by step-up.js to a function that runs the
 // {"reauthenticate": true} ceremony. A request refused with 401 reauthentication_required runs
 // it, then is sent once more.
 export const stepUp = { run: null };

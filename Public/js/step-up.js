@@ -1,4 +1,4 @@
-// The step-up (accounts.md): a request refused with 401 reauthentication_required is sent once
+// The step-up (docs/contracts/accounts.md): a request refused with 401 reauthentication_required is sent once
 // more after this ceremony. It confirms with one of the account's own passkeys, user
 // verification required; the server renews the session (no new one, no new cookie). Shared by
 // the account page and the admin page (/admin): importing this module sets `stepUp.run`.

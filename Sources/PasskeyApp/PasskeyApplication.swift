@@ -377,7 +377,7 @@ struct LogoutOutboxService: Service {
     }
 }
 
-/// `--cookie-domain` must cover the server's own first origin, an https one (identity.md): a
+/// `--cookie-domain` must cover the server's own first origin, an https one (docs/contracts/identity.md): a
 /// session cookie for a domain the server is not on would never come back to it.
 func checkCookieDomain(_ configuration: ServerConfiguration) throws {
     guard let domain = configuration.cookieDomain else { return }

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What an identity token must say to be accepted (siwa.md, Configuration).
+/// What an identity token must say to be accepted (docs/contracts/siwa.md, Configuration).
 public struct AppleConfiguration: Sendable {
     /// Accepted `aud` values: app bundle IDs and web Services IDs (`--apple-client-id`).
     public var clientIDs: [String]

@@ -13,7 +13,7 @@ public struct FetchedKeys: Sendable {
     }
 }
 
-/// Apple's keys as siwa.md keeps them: in memory, persisted through `save` and read back
+/// Apple's keys as docs/contracts/siwa.md keeps them: in memory, persisted through `save` and read back
 /// through `load` on a cold start, refreshed when `Cache-Control` says they are stale.
 ///
 /// - Freshness: `max-age` clamped to 5 minutes…24 hours; no header (or no `max-age`) is 1 hour.

@@ -1,7 +1,7 @@
 public import PasskeyJSON
 public import Foundation
 
-/// One of Apple's server-to-server notifications (siwa.md, `POST /siwa/notifications`), verified.
+/// One of Apple's server-to-server notifications (docs/contracts/siwa.md, `POST /siwa/notifications`), verified.
 public struct AppleNotification: Sendable, Equatable {
     /// `jti`: the notification's id, for ignoring one Apple sends again.
     public let jti: String

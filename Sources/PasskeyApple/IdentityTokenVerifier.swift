@@ -4,7 +4,7 @@ public import PasskeyCrypto
 public import PasskeyCore
 internal import PasskeyJOSE
 
-/// Verifies Sign in with Apple identity tokens: the checks of siwa.md's table, in its order,
+/// Verifies Sign in with Apple identity tokens: the checks of docs/contracts/siwa.md's table, in its order,
 /// each one function named after what it checks, each refusal with the contract's code.
 ///
 /// What is deliberately never done: taking the algorithm from the token beyond refusing all but
@@ -30,7 +30,7 @@ public struct IdentityTokenVerifier: Sendable {
         self.keys = keys
     }
 
-    /// Runs every check of siwa.md's table in order, except spending the nonce (the server's
+    /// Runs every check of docs/contracts/siwa.md's table in order, except spending the nonce (the server's
     /// job): compact form, header, key, signature, issuer, audience, times, subject, nonce, and
     /// the profile claims. With `expectedNonce`, the `nonce` claim must equal it, its lowercase
     /// hex SHA-256 or its base64url SHA-256; a missing claim is `nonce_mismatch` too. With

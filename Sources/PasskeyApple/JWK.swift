@@ -22,10 +22,10 @@ public struct JWK: Sendable, Equatable {
         self.e = e
     }
 
-    /// The smallest modulus accepted (siwa.md: "modulus ≥ 2048 bits").
+    /// The smallest modulus accepted (docs/contracts/siwa.md: "modulus ≥ 2048 bits").
     public static let minimumModulusBits = 2048
 
-    /// The RSA public key, after the checks of siwa.md's key row: `kty` RSA, a modulus of at
+    /// The RSA public key, after the checks of docs/contracts/siwa.md's key row: `kty` RSA, a modulus of at
     /// least 2048 bits that OpenSSL accepts, and `e` exactly 65537 (a small exponent such as 3
     /// is what Bleichenbacher's 2006 forgery needs). Anything else is `invalid_token`.
     public func rsaPublicKey() throws(SIWAError) -> PublicKey {

@@ -3,7 +3,7 @@ public import PasskeyCore
 /// The Sign in with Apple system, as an error domain.
 public enum SignInWithAppleDomain: ErrorDomain {}
 
-/// A refused Sign in with Apple token, with the contract's error code (siwa.md).
+/// A refused Sign in with Apple token, with the contract's error code (docs/contracts/siwa.md).
 public typealias SIWAError = CodedError<SignInWithAppleDomain>
 
 extension CodedError<SignInWithAppleDomain>.Code {

@@ -1,6 +1,6 @@
 internal import PasskeyJSON
 
-/// An admin token as a client sends it (accounts.md, "Administration"): `pka_` and 32 bytes in
+/// An admin token as a client sends it (docs/contracts/accounts.md, "Administration"): `pka_` and 32 bytes in
 /// base64url (43 characters). The prefix makes a leaked token recognisable, and a session token
 /// (bare base64url) is never read as one.
 public enum AdminTokenText {

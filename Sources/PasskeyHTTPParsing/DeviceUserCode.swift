@@ -1,4 +1,4 @@
-/// A user code of the device flow (RFC 8628 §6.1; identity.md): eight letters of an alphabet
+/// A user code of the device flow (RFC 8628 §6.1; docs/contracts/identity.md): eight letters of an alphabet
 /// of 20 consonants (no vowels, so no words; no digits, so no look-alikes such as 0/O, 1/I/L,
 /// 5/S), shown as two groups of four, `BCDF-GHJK`. What a person types is read without regard to
 /// case, spaces or dashes; anything else is not a code.

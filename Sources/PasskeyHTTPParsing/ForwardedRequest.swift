@@ -1,6 +1,6 @@
 internal import PasskeyJSON
 
-/// The request a reverse proxy asks about (identity.md, "Forward authentication for reverse
+/// The request a reverse proxy asks about (docs/contracts/identity.md, "Forward authentication for reverse
 /// proxies"): from nginx's `X-Original-URL`, or from `X-Forwarded-Proto`, `-Host` and `-Uri`
 /// (Caddy, Traefik), with `X-Forwarded-Method`. Only a trusted proxy's word is taken; this
 /// parser only reads it, and refuses (nil) anything that is not one plain absolute request.

@@ -1,6 +1,6 @@
 internal import PasskeyJSON
 
-/// The opaque `cursor` of a paged admin list (accounts.md, "Administration"): the position after
+/// The opaque `cursor` of a paged admin list (docs/contracts/accounts.md, "Administration"): the position after
 /// the last row of the previous page, base64url-encoded so that clients treat it as opaque. What
 /// it holds is a short line of printable text (a name key, an event id); anything else is not a
 /// cursor.

@@ -1,4 +1,4 @@
-/// A recovery code (accounts.md, "Account recovery"): 16 characters of RFC 4648's base32
+/// A recovery code (docs/contracts/accounts.md, "Account recovery"): 16 characters of RFC 4648's base32
 /// alphabet, 80 random bits, shown as four groups of four, `ABCD-EFGH-JKLM-NPQR`. What a person
 /// types is read without regard to case, spaces or dashes, and the digits people confuse with
 /// letters the alphabet lacks are read as those letters (0 as O, 1 as I, 8 as B); anything else

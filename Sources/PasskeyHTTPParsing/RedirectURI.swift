@@ -1,4 +1,4 @@
-/// Redirect URIs as the OpenID provider compares them (identity.md; RFC 9700 §4.1.3; RFC 8252
+/// Redirect URIs as the OpenID provider compares them (docs/contracts/identity.md; RFC 9700 §4.1.3; RFC 8252
 /// §7.3): as exact strings — no prefix, no wildcard, no normalisation of case, dots, escapes or
 /// a trailing slash — with one exception: for an `http` URI on a loopback host (`127.0.0.1`,
 /// `[::1]`, `localhost`) the port is left out, because a native app listens on whatever port

@@ -3,7 +3,7 @@ public import PasskeyCore
 /// The Messages for Business system, as an error domain.
 public enum MessagesForBusinessDomain: ErrorDomain {}
 
-/// A refused Messages for Business call, with the contract's error code (mfb.md):
+/// A refused Messages for Business call, with the contract's error code (docs/contracts/mfb.md):
 /// `mfb_decrypt_failed`, `mfb_token_unknown`, `mfb_key_mismatch`, `invalid_request`, …
 public typealias MfBError = CodedError<MessagesForBusinessDomain>
 

@@ -2,7 +2,7 @@ public import PasskeyCore
 public import PasskeyCrypto
 
 /// The token a Messages for Business device returns, encrypted to the request's P-384 key with
-/// Apple's `eciesEncryptionCofactorVariableIVX963SHA256AESGCM` (mfb.md, "Decrypting a token"):
+/// Apple's `eciesEncryptionCofactorVariableIVX963SHA256AESGCM` (docs/contracts/mfb.md, "Decrypting a token"):
 ///
 ///     token = E (97 bytes: 0x04 || X || Y) || C (ciphertext) || T (16-byte GCM tag)
 ///     Z = ECDH(d, E)                                    48 bytes (cofactor 1 on P-384)

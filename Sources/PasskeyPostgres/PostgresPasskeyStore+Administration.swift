@@ -3,7 +3,7 @@ public import Foundation
 internal import NIOCore
 internal import PostgresNIO
 
-/// What operators do to accounts (accounts.md, "Administration").
+/// What operators do to accounts (docs/contracts/accounts.md, "Administration").
 extension PostgresPasskeyStore {
     public func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool {
         let user = ByteBuffer(bytes: handle)

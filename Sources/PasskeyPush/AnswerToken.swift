@@ -4,7 +4,7 @@ public import Foundation
 public import PasskeyCrypto
 public import PasskeyCore
 
-/// The phone's answer to a push (push.md): a compact JWS, header `alg: RS256` and `deviceId`,
+/// The phone's answer to a push (docs/contracts/push.md): a compact JWS, header `alg: RS256` and `deviceId`,
 /// claims `pushAuthId`, `challenge`, `response` (`APPROVED` | `DENIED`), `numberChallenge`
 /// (string or number) and `exp`, signed by the device's key.
 public struct PushAnswer: Sendable, Equatable {
@@ -40,7 +40,7 @@ public enum AnswerToken {
         try checkHeader(try split(token)).deviceID
     }
 
-    /// Every check of push.md on the answer, with the device's key; the answer it carries.
+    /// Every check of docs/contracts/push.md on the answer, with the device's key; the answer it carries.
     public static func verify(_ token: String, key: PublicKey, now: Date) throws(PushError) -> PushAnswer {
         let (deviceID, claims, expiresAt) = try verifiedClaims(token, key: key, now: now)
         guard let pushAuthID = claims["pushAuthId"]?.stringValue, !pushAuthID.isEmpty, pushAuthID.utf8.count <= 128,
@@ -60,7 +60,7 @@ public enum AnswerToken {
             expiresAt: expiresAt)
     }
 
-    /// The phone's "this wasn't me" to an `ACCOUNT_RECOVERY` push (accounts.md: every enrolled
+    /// The phone's "this wasn't me" to an `ACCOUNT_RECOVERY` push (docs/contracts/accounts.md: every enrolled
     /// device can cancel a waiting recovery): the same JWS as an answer, signed by the device's
     /// key, with the claims `recoveryId`, `response: "DENIED"` and `exp`.
     public static func verifyVeto(_ token: String, key: PublicKey, now: Date) throws(PushError) -> RecoveryVeto {

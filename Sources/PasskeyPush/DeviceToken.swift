@@ -1,6 +1,6 @@
 public import PasskeyCore
 
-/// Which of Apple's two push environments a phone's app was built for (push.md): Xcode's debug
+/// Which of Apple's two push environments a phone's app was built for (docs/contracts/push.md): Xcode's debug
 /// builds get tokens from the sandbox, TestFlight and App Store builds from production, and a
 /// token is only good in its own environment.
 public enum APNsEnvironment: String, Sendable, CaseIterable, Equatable {
@@ -8,7 +8,7 @@ public enum APNsEnvironment: String, Sendable, CaseIterable, Equatable {
     case sandbox
 }
 
-/// The `deviceToken` of an enrolment (push.md): an APNs token is hex (even length, 32 to 100
+/// The `deviceToken` of an enrolment (docs/contracts/push.md): an APNs token is hex (even length, 32 to 100
 /// bytes, either case, nothing else); an FCM registration token is its own opaque form (letters,
 /// digits, `-`, `_` and `:`, at most 4096 characters). Which forms are accepted follows the
 /// provider: `apns` takes APNs tokens, `fcm` FCM tokens, and an own gateway (`log`, `webhook`)

@@ -43,7 +43,7 @@ public enum DeliveryResult: Sendable, Equatable {
     }
 }
 
-/// How pushes leave the server: `log`, `webhook`, `apns` or `fcm` (push.md).
+/// How pushes leave the server: `log`, `webhook`, `apns` or `fcm` (docs/contracts/push.md).
 public protocol PushProvider: Sendable {
     /// The `provider` label of `passkey_push_deliveries_total`.
     var name: String { get }

@@ -1,7 +1,7 @@
 public import PasskeyStorage
 public import Foundation
 
-/// What operators do to accounts (accounts.md, "Administration").
+/// What operators do to accounts (docs/contracts/accounts.md, "Administration").
 extension SQLitePasskeyStore {
     public func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()

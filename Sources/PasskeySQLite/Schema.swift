@@ -145,7 +145,7 @@ enum Schema {
         "ALTER TABLE mfb_requests ADD COLUMN gateway_status INTEGER",
     ]
 
-    /// Version 21: each push device's APNs environment (push.md), and a push request replaced by
+    /// Version 21: each push device's APNs environment (docs/contracts/push.md), and a push request replaced by
     /// a newer one told apart from one that expired. Only adds; a device without an environment
     /// has the server's `--apns-environment`.
     static let migration21: [String] = [
@@ -169,7 +169,7 @@ enum Schema {
         "CREATE INDEX recovery_requests_by_user ON recovery_requests (user_handle, state)",
     ]
 
-    /// Version 19: the tamper-evident audit trail (accounts.md): each event's `prev_hash` and
+    /// Version 19: the tamper-evident audit trail (docs/contracts/accounts.md): each event's `prev_hash` and
     /// `hash`, the chain's head row, and signed checkpoints. Events stored before it stay
     /// unchained, before the chain's first event. Only adds.
     static let migration19: [String] = [
@@ -196,7 +196,7 @@ enum Schema {
     ]
 
     /// Version 18: recovery codes (keyed hashes only), admin tokens (hashes only), and the groups
-    /// an invitation's account joins (accounts.md). Only adds.
+    /// an invitation's account joins (docs/contracts/accounts.md). Only adds.
     static let migration18: [String] = [
         """
         CREATE TABLE recovery_codes (
@@ -217,7 +217,7 @@ enum Schema {
         "ALTER TABLE invitations ADD COLUMN group_keys TEXT NOT NULL DEFAULT '[]'",
     ]
 
-    /// Version 17: invitation and reset links (accounts.md, "Account recovery"), and the
+    /// Version 17: invitation and reset links (docs/contracts/accounts.md, "Account recovery"), and the
     /// registration ceremony that spends one. Only adds.
     static let migration17: [String] = [
         """
@@ -235,7 +235,7 @@ enum Schema {
         "ALTER TABLE ceremonies ADD COLUMN invitation_hash BLOB",
     ]
 
-    /// Version 16: audit events outlive their account (accounts.md, "Deleting the account"): the
+    /// Version 16: audit events outlive their account (docs/contracts/accounts.md, "Deleting the account"): the
     /// table is rebuilt without its foreign key to users, rows and ids kept.
     static let migration16: [String] = [
         """
@@ -256,18 +256,18 @@ enum Schema {
         "CREATE INDEX events_by_time ON events (at)",
     ]
 
-    /// Version 15: a step-up ceremony names the session it renews (accounts.md). Only adds.
+    /// Version 15: a step-up ceremony names the session it renews (docs/contracts/accounts.md). Only adds.
     static let migration15: [String] = [
         "ALTER TABLE ceremonies ADD COLUMN session_hash BLOB",
     ]
 
-    /// Version 14: an operator can disable an account (accounts.md, "Administration"). Only adds.
+    /// Version 14: an operator can disable an account (docs/contracts/accounts.md, "Administration"). Only adds.
     static let migration14: [String] = [
         "ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))",
     ]
 
     /// Version 13: sessions keep the address and user agent that opened them, when they were
-    /// last seen (to the minute) and when their user last authenticated (accounts.md). Only adds.
+    /// last seen (to the minute) and when their user last authenticated (docs/contracts/accounts.md). Only adds.
     static let migration13: [String] = [
         "ALTER TABLE sessions ADD COLUMN ip TEXT",
         "ALTER TABLE sessions ADD COLUMN user_agent TEXT",
@@ -348,7 +348,7 @@ enum Schema {
         "CREATE INDEX oauth_retired_refresh_tokens_by_grant ON oauth_retired_refresh_tokens (grant_id)",
     ]
 
-    /// Version 10: group memberships (accounts.md, "Groups"); gone with the account. Only adds.
+    /// Version 10: group memberships (docs/contracts/accounts.md, "Groups"); gone with the account. Only adds.
     static let migration10: [String] = [
         """
         CREATE TABLE group_members (

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// An admin token (accounts.md, "Administration"): a bearer credential for `/admin/api/` made by
+/// An admin token (docs/contracts/accounts.md, "Administration"): a bearer credential for `/admin/api/` made by
 /// `passkey-server admin-tokens create --name NAME`. Only the SHA-256 of the token is stored;
 /// the name is unique and is how an operator lists and revokes it.
 public struct AdminTokenRecord: Sendable, Equatable {
@@ -16,7 +16,7 @@ public struct AdminTokenRecord: Sendable, Equatable {
 }
 
 extension SessionRecord {
-    /// The `via` of a recovery session (accounts.md, "Account recovery"): it may only register a
+    /// The `via` of a recovery session (docs/contracts/accounts.md, "Account recovery"): it may only register a
     /// passkey, and becomes a normal session when it has.
     public static let recoveryVia = "recovery"
 
@@ -24,7 +24,7 @@ extension SessionRecord {
     public var isRecovery: Bool { via == Self.recoveryVia }
 }
 
-/// A recovery made to wait (`--recovery-delay`, accounts.md "Account recovery"): a spent recovery
+/// A recovery made to wait (`--recovery-delay`, docs/contracts/accounts.md "Account recovery"): a spent recovery
 /// code that opens its recovery session only at `readyAt`, unless a signed-in session of the
 /// account cancels it first. The person recovering holds a token whose SHA-256 is `idHash`; the
 /// account's owner sees and cancels it by `publicID`.

@@ -2,7 +2,7 @@ public import Foundation
 internal import PasskeyCrypto
 public import PasskeyJSON
 
-/// The tamper-evident audit trail (accounts.md): each event row carries `prev_hash` and `hash`,
+/// The tamper-evident audit trail (docs/contracts/accounts.md): each event row carries `prev_hash` and `hash`,
 /// `hash = SHA-256(prev_hash ‖ the event's canonical JSON)`, so that an event deleted, edited or
 /// moved breaks the chain at the first event after it. Both stores link events in the
 /// transaction that writes them, under the chain's one head row, and keep that head (the last
@@ -14,7 +14,7 @@ public enum AuditChain {
     /// The event's canonical JSON: its columns, keys in byte order, the details as an object of
     /// strings with sorted keys, the user as base64url, the time in milliseconds. A `name` in the
     /// details counts as `name_sha256`, the hex SHA-256 of the name: an account's deletion
-    /// replaces the one by the other in its events (accounts.md), and the chain holds.
+    /// replaces the one by the other in its events (docs/contracts/accounts.md), and the chain holds.
     public static func canonical(
         userHandle: [UInt8], type: String, atMilliseconds: Int64, ip: String?, userAgent: String?, details: [String: String]
     ) -> [UInt8] {

@@ -30,7 +30,7 @@ public struct CeremonyRecord: Sendable, Equatable {
     public var createdAt: Date
     /// Stored with millisecond precision; the ceremony is expired at `expiresAt` and later.
     public var expiresAt: Date
-    /// A step-up (accounts.md): the session whose authentication time the ceremony renews,
+    /// A step-up (docs/contracts/accounts.md): the session whose authentication time the ceremony renews,
     /// instead of opening a new one. Nil for every other ceremony.
     public var sessionHash: [UInt8]?
     /// A registration through an invitation or reset link: its token hash, spent by the finalize.

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// An application registered with the OpenID provider by the operator (identity.md, "Issuer,
+/// An application registered with the OpenID provider by the operator (docs/contracts/identity.md, "Issuer,
 /// keys, clients"). A confidential client's secret is kept only as its SHA-256.
 public struct ClientRecord: Sendable, Equatable {
     public var id: String
@@ -25,7 +25,7 @@ public struct ClientRecord: Sendable, Equatable {
     public var requirePAR: Bool
     /// Refresh tokens for a public client (a confidential one always gets them).
     public var refresh: Bool
-    /// The Messages for Business client (mfb.md): registered from `--mfb-client-id` at start-up,
+    /// The Messages for Business client (docs/contracts/mfb.md): registered from `--mfb-client-id` at start-up,
     /// not by an operator. Apple's devices send no PKCE challenge and no nonce, so its requests
     /// carry the request's `responseEncryptionKey` and `userHandle` instead, which the key audit
     /// checks before any code is issued; it never gets refresh tokens (its secret travels in

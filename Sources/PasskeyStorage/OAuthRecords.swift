@@ -1,7 +1,7 @@
 public import Foundation
 
 /// An authorization request the provider keeps while the user signs in on the page
-/// (identity.md, "Authorization endpoint"): found by the SHA-256 of its single-use handle.
+/// (docs/contracts/identity.md, "Authorization endpoint"): found by the SHA-256 of its single-use handle.
 public struct HeldAuthorizationRecord: Sendable, Equatable {
     public var handleHash: [UInt8]
     /// The client (foreign key, ON DELETE CASCADE: a removed client's requests go with it).
@@ -95,7 +95,7 @@ public enum RefreshTokenLookup: Sendable, Equatable {
     case retired(GrantRecord)
 }
 
-/// A device authorization (RFC 8628; identity.md, "Pushed authorization requests and the device
+/// A device authorization (RFC 8628; docs/contracts/identity.md, "Pushed authorization requests and the device
 /// flow"): a device client's request, found by the SHA-256 of its device code (the client's
 /// polls) or of its user code (the `/device` page). Approval writes the grant the device's
 /// tokens come from; the device's next poll spends that grant's code-less start once.

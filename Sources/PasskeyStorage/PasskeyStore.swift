@@ -92,7 +92,7 @@ public protocol PasskeyStore: Sendable {
     /// Ends every session of the account and revokes every grant, in one transaction, with
     /// `event`; the token hashes of the sessions it ended.
     func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]]
-    /// Deletes the account and everything of it, in one transaction (accounts.md, "Deleting the
+    /// Deletes the account and everything of it, in one transaction (docs/contracts/accounts.md, "Deleting the
     /// account"): passkeys, sessions, grants, push devices, the Apple link, groups, pending
     /// ceremonies. Its audit events stay under its handle with the `name` details removed, and
     /// `event` (`account_deleted`) is added. Answers what the caller still has to act on, read
@@ -181,7 +181,7 @@ public protocol PasskeyStore: Sendable {
     /// Returns how many.
     func deleteEvents(olderThan cutoff: Date) async throws -> Int
 
-    // MARK: The audit chain (accounts.md, "A tamper-evident audit trail")
+    // MARK: The audit chain (docs/contracts/accounts.md, "A tamper-evident audit trail")
 
     /// The chain's head row: where it starts, its last event and hash.
     func auditChainState() async throws -> AuditChainState
@@ -198,7 +198,7 @@ public protocol PasskeyStore: Sendable {
     /// Every checkpoint, oldest first.
     func checkpoints() async throws -> [AuditCheckpoint]
 
-    // MARK: Recovery codes (accounts.md, "Account recovery")
+    // MARK: Recovery codes (docs/contracts/accounts.md, "Account recovery")
 
     /// Replaces every recovery code of the account by these keyed hashes, with `event`.
     func replaceRecoveryCodes(userHandle: [UInt8], codeHashes: [[UInt8]], at: Date, event: AuditEvent?) async throws
@@ -250,7 +250,7 @@ public protocol PasskeyStore: Sendable {
     /// count only failures (check first, count on a failure).
     func countAttempts(keys: [String], limit: Int, window: Int64, now: Date, counting: Bool) async throws -> Int64?
 
-    // MARK: Admin tokens (accounts.md, "Administration")
+    // MARK: Admin tokens (docs/contracts/accounts.md, "Administration")
 
     /// Keeps a new admin token, with `event`; false (nothing written) when the name is taken.
     func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool

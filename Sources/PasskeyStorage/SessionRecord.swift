@@ -19,7 +19,7 @@ public struct SessionRecord: Sendable, Equatable {
     /// push sign-in's number matching): the `mfa` of an ID token's `amr`. Nil for a session
     /// stored before this was kept, read as not verified.
     public var userVerified: Bool?
-    /// The client address and `User-Agent` of the request that opened it (accounts.md,
+    /// The client address and `User-Agent` of the request that opened it (docs/contracts/accounts.md,
     /// "Sessions the user can see"); nil for a session stored before they were kept.
     public var ip: String?
     public var userAgent: String?

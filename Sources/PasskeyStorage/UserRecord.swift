@@ -13,7 +13,7 @@ public struct UserRecord: Sendable, Equatable {
     /// Stored with millisecond precision.
     public var createdAt: Date
 
-    /// Disabled by an operator (accounts.md, "Administration"): it cannot sign in by any method.
+    /// Disabled by an operator (docs/contracts/accounts.md, "Administration"): it cannot sign in by any method.
     /// A new account is never disabled; the flag is set by `setUserDisabled` alone.
     public var disabled: Bool
 
@@ -61,7 +61,7 @@ public struct DeletedAccount: Sendable, Equatable {
     }
 }
 
-/// An operator's invitation or reset link (accounts.md, "Account recovery"): found by the
+/// An operator's invitation or reset link (docs/contracts/accounts.md, "Account recovery"): found by the
 /// SHA-256 of its single-use token. For a new name it creates the account when used; with
 /// `userHandle` it registers a passkey to that existing account (a reset).
 public struct InvitationRecord: Sendable, Equatable {

@@ -7,7 +7,7 @@ internal import Synchronization
 /// swift-metrics' `Counter`, `Timer` and `Recorder`, made by the factory the application
 /// chose (Prometheus in the server, so `GET /metrics` shows them); no HTTP framework here.
 ///
-/// Names and labels are those of the operations spec. Label values come from fixed sets
+/// Names and labels are those of docs/contracts/operations.md, "Metrics", and docs/reference/metrics.md. Label values come from fixed sets
 /// (route templates, methods, status codes, the contract's error codes), never from raw client
 /// input, so the number of series stays bounded.
 public struct PasskeyMetrics: Sendable {

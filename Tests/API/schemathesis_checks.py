@@ -14,8 +14,8 @@ import schemathesis
 # unknown id, a body over the limit, a rate limit. None of them reads the body.
 _EARLIER_REFUSALS = {401, 403, 404, 413, 429}
 
-# Apple's web flow posts a form there (siwa.md), the device's OAuth calls to the next two
-# (mfb.md), OpenID relying parties and browsers to the OAuth endpoints (identity.md); their
+# Apple's web flow posts a form there (docs/contracts/siwa.md), the device's OAuth calls to the next two
+# (docs/contracts/mfb.md), OpenID relying parties and browsers to the OAuth endpoints (docs/contracts/identity.md); their
 # bodies are form-encoded by contract.
 _FORM_PATHS = {
     "/siwa/callback", "/mfb/authorize", "/mfb/token",
@@ -34,7 +34,7 @@ def _media_type(value: str | bytes | None) -> str:
 def json_body_required(ctx, response, case):
     """A body sent with a Content-Type other than application/json is 415 and changes nothing.
 
-    http-api.md, Requests: "A JSON body must come with Content-Type: application/json ...;
+    docs/contracts/http-api.md, Requests: "A JSON body must come with Content-Type: application/json ...;
     anything else is 415 unsupported_media_type and changes nothing."
     """
     request = response.request
@@ -69,7 +69,7 @@ def _canonical_path(path):
 def foreign_origin_refused(ctx, response, case):
     """A cookie-authenticated state change from an origin that is not allowed is 403.
 
-    http-api.md, Requests: "A request that carries a session cookie and changes state (POST,
+    docs/contracts/http-api.md, Requests: "A request that carries a session cookie and changes state (POST,
     PATCH, DELETE) and has an Origin header must come from an allowed origin; otherwise 403
     forbidden_origin." The runner sends the origin in PASSKEY_TEST_FOREIGN_ORIGIN, which the
     server does not allow.

@@ -6,7 +6,7 @@ import PasskeyCrypto
 import PasskeyTestSupport
 import Testing
 
-/// siwa.md's check table, row by row: each test refuses with the row's code what only that
+/// docs/contracts/siwa.md's check table, row by row: each test refuses with the row's code what only that
 /// row's check catches, so removing the check fails the test.
 @Suite struct IdentityTokenVerifierTests {
     @Test func acceptsAValidToken() async throws {

@@ -59,7 +59,7 @@ import Testing
         }
     }
 
-    /// identity.md's rules for a registration, each refused with what is wrong, storing nothing.
+    /// docs/contracts/identity.md's rules for a registration, each refused with what is wrong, storing nothing.
     @Test func refusalsSayWhatIsWrongAndStoreNothing() async throws {
         try await withServer { server, _, _ in
             let database = server.postgresDatabase ?? server.directory.appendingPathComponent("db.sqlite").path

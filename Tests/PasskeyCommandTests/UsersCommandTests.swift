@@ -7,7 +7,7 @@ import PasskeyTestSupport
 import Testing
 
 /// `passkey-server users disable|enable|revoke-sessions|show` on the running server's database
-/// (accounts.md, "Administration"): a disabled account's sessions end at once and it signs in by
+/// (docs/contracts/accounts.md, "Administration"): a disabled account's sessions end at once and it signs in by
 /// no method until enabled; the verified assertion opens nothing.
 @Suite struct UsersCommandTests {
     @Test func disablingFromTheCommandLineEndsTheSessionsAndRefusesSignIn() async throws {

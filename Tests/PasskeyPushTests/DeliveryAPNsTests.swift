@@ -151,7 +151,7 @@ final class APNsStandIn: Sendable {
         }
     }
 
-    /// push.md: a push goes to the host of its device's environment, so that a development
+    /// docs/contracts/push.md: a push goes to the host of its device's environment, so that a development
     /// build's token never meets production (where it is a BadDeviceToken).
     @Test func eachPushGoesToItsDevicesEnvironment() async throws {
         try await APNsStandIn.with { apns in

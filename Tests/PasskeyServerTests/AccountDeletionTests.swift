@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// `DELETE /me` (accounts.md, "Deleting the account"): step-up and the user name to confirm;
+/// `DELETE /me` (docs/contracts/accounts.md, "Deleting the account"): step-up and the user name to confirm;
 /// everything of the account goes in one transaction, its events stay under its opaque handle
 /// without names, its applications hear a back-channel logout, and the name is free again.
 @Suite struct AccountDeletionTests {

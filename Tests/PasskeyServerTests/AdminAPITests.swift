@@ -8,7 +8,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// The admin API (accounts.md, "Administration"): who may call it, and what it does.
+/// The admin API (docs/contracts/accounts.md, "Administration"): who may call it, and what it does.
 @Suite struct AdminAPITests {
     static func makeAdmin(_ server: TestServer, _ userID: String) async throws {
         _ = try await server.app.store.addToGroup(userHandle: try #require(Base64URL.decode(userID)), name: "admins", nameKey: "admins", event: nil)

@@ -8,7 +8,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// The audit trail end to end (accounts.md, "A tamper-evident audit trail"): events of real
+/// The audit trail end to end (docs/contracts/accounts.md, "A tamper-evident audit trail"): events of real
 /// ceremonies, a signed checkpoint, `passkey-server events verify` on the running server's
 /// database (SQLite here, PostgreSQL in the second pass), then the database edited directly.
 @Suite struct AuditTrailTests {

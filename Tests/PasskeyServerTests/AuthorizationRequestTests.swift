@@ -3,7 +3,7 @@ import PasskeyAccounts
 import PasskeyStorage
 import Testing
 
-/// identity.md's authorization request checks, in the order that keeps the endpoint from being
+/// docs/contracts/identity.md's authorization request checks, in the order that keeps the endpoint from being
 /// an open redirector: a refusal before the redirect URI is known is shown, never redirected.
 @Suite struct AuthorizationRequestTests {
     static let client = ClientRecord(

@@ -44,7 +44,7 @@ struct TestDevice {
     }
 }
 
-/// The device authorization grant over HTTP (identity.md; RFC 8628 §3): the device's request,
+/// The device authorization grant over HTTP (docs/contracts/identity.md; RFC 8628 §3): the device's request,
 /// its polls (`authorization_pending`, `slow_down`, `access_denied`, `expired_token`), the
 /// page's lookup and decision with a passkey session opened for the request, the tokens once,
 /// the per-client policy, and the limit on wrong user codes.

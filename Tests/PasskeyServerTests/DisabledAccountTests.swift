@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// A disabled account (accounts.md, "Administration"): its OpenID tokens end with its sessions,
+/// A disabled account (docs/contracts/accounts.md, "Administration"): its OpenID tokens end with its sessions,
 /// and a session that somehow outlived the disabling is not honoured.
 @Suite struct DisabledAccountTests {
     @Test func disablingEndsTheApplicationsTokensAndNoSessionOfItIsHonoured() async throws {

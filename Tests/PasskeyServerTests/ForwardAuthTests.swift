@@ -8,7 +8,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// Forward authentication for reverse proxies (identity.md): `/auth/request` and
+/// Forward authentication for reverse proxies (docs/contracts/identity.md): `/auth/request` and
 /// `/auth/forward` answer a trusted proxy about the original request its headers describe.
 @Suite struct ForwardAuthTests {
     static let loopback = [AddressRange("127.0.0.1/32")!, AddressRange("::1/128")!]

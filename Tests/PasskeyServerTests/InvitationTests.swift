@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// Invitation and reset links (accounts.md, "Account recovery"): an operator's one-time link
+/// Invitation and reset links (docs/contracts/accounts.md, "Account recovery"): an operator's one-time link
 /// creates the account it names, whatever `--registration` says, or registers a new passkey to
 /// an existing one and ends its other sessions; used or expired, it is `invalid_invite`.
 @Suite struct InvitationTests {

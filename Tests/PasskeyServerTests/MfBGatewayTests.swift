@@ -61,7 +61,7 @@ final class MfBGatewayStandIn: Sendable {
     }
 }
 
-/// mfb.md, "Sending through Apple's gateway": the server sends the message itself, with seed
+/// docs/contracts/mfb.md, "Sending through Apple's gateway": the server sends the message itself, with seed
 /// 001's headers and the MSP's JWT, retries what may be retried, and tells the business what a
 /// refusal means.
 @Suite struct MfBGatewayTests {

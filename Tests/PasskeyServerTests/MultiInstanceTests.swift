@@ -316,7 +316,7 @@ struct MultiInstanceTests {
     }
 }
 
-/// The OpenID provider on two instances of one PostgreSQL database (identity.md, issue 25 item 5).
+/// The OpenID provider on two instances of one PostgreSQL database (docs/contracts/identity.md).
 @Suite(.serialized, .enabled(if: TestPostgres.isAvailable))
 struct MultiInstanceOpenIDTests {
     static func raw(_ port: Int, _ method: String, _ path: String, headers: [String: String] = [:], form: String? = nil) async throws -> HTTPResult {

@@ -10,7 +10,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// What a native app's own backend uses (identity.md; seed 002): introspection (RFC 7662) and
+/// What a native app's own backend uses (docs/contracts/identity.md; seed 002): introspection (RFC 7662) and
 /// token exchange (RFC 8693) of the JSON endpoints' session token, and the clients' policy at
 /// exchange and refresh.
 @Suite struct OpenIDBackendTests {

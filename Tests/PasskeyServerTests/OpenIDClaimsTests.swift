@@ -3,7 +3,7 @@ import Foundation
 import PasskeyStorage
 import Testing
 
-/// The claims that say how the user signed in (identity.md, "Tokens and claims"): `amr` per
+/// The claims that say how the user signed in (docs/contracts/identity.md, "Tokens and claims"): `amr` per
 /// RFC 8176 and `acr`, from the session and the passkey that opened it, and which classes
 /// satisfy a requirement.
 @Suite struct OpenIDClaimsTests {

@@ -51,7 +51,7 @@ final class BackChannelStandIn: Sendable {
     func stop() async { await server.stop() }
 }
 
-/// RP-initiated logout and back-channel logout (identity.md, "Revocation, introspection, logout").
+/// RP-initiated logout and back-channel logout (docs/contracts/identity.md, "Revocation, introspection, logout").
 @Suite struct OpenIDLogoutTests {
     static let afterLogout = "https://wiki.example/signed-out"
 

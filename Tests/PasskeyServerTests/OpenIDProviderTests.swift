@@ -107,7 +107,7 @@ struct TestRelyingParty {
     }
 }
 
-/// The OpenID provider over HTTP (identity.md): discovery, the code flow with PKCE, the held
+/// The OpenID provider over HTTP (docs/contracts/identity.md): discovery, the code flow with PKCE, the held
 /// request and its resumption, tokens and claims, refresh rotation, reuse detection,
 /// revocation, and every refusal storing nothing and never redirecting to an unregistered URI.
 @Suite struct OpenIDProviderTests {

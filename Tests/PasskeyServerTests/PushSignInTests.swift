@@ -126,7 +126,7 @@ final class PushGatewayStandIn: Sendable {
         await gateway.stop()
     }
 
-    /// accounts.md: a recovery that waits is told to every enrolled phone of the account.
+    /// docs/contracts/accounts.md: a recovery that waits is told to every enrolled phone of the account.
     @Test func aWaitingRecoveryIsToldToTheAccountsPhones() async throws {
         try await Self.withPush({ $0.recoveryDelay = 86400 }) { push in
             let (session, deviceID) = try await push.enrolled("rita")
@@ -146,7 +146,7 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
-    /// accounts.md: every enrolled device can cancel a waiting recovery. The phone answers the
+    /// docs/contracts/accounts.md: every enrolled device can cancel a waiting recovery. The phone answers the
     /// ACCOUNT_RECOVERY push with a JWT its key signed; the recovery is cancelled, once.
     @Test func thePhoneVetoesAWaitingRecovery() async throws {
         try await Self.withPush({ $0.recoveryDelay = 86400 }) { push in
@@ -290,7 +290,7 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
-    /// push.md: the enrolment data (the QR code's JSON) names the account, the server and the
+    /// docs/contracts/push.md: the enrolment data (the QR code's JSON) names the account, the server and the
     /// RP, beside the device id and the single-use challenge.
     @Test func theDiscoveryDataNamesTheAccountTheServerAndTheRP() async throws {
         try await Self.withPush { push in
@@ -305,7 +305,7 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
-    /// push.md: only the devices enrolled when the request was made can answer it.
+    /// docs/contracts/push.md: only the devices enrolled when the request was made can answer it.
     @Test func aDeviceEnrolledAfterTheRequestCannotAnswerIt() async throws {
         try await Self.withPush { push in
             let (session, _) = try await push.enrolled("amy")
@@ -330,7 +330,7 @@ final class PushGatewayStandIn: Sendable {
         }
     }
 
-    /// push.md: the enrolment's `apnsEnvironment`, defaulting to `--apns-environment`, goes
+    /// docs/contracts/push.md: the enrolment's `apnsEnvironment`, defaulting to `--apns-environment`, goes
     /// with every push to that device; a value that is neither is refused, and so is a device
     /// token of neither form.
     @Test func eachDeviceKeepsItsAPNsEnvironment() async throws {

@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// Recovery codes and the recovery session (accounts.md, "Account recovery").
+/// Recovery codes and the recovery session (docs/contracts/accounts.md, "Account recovery").
 @Suite struct RecoveryTests {
     static func codes(_ client: Client, _ session: String) async throws -> [String] {
         let made = try await client.post("/me/recovery-codes", json: [String: String](), bearer: session)

@@ -1,7 +1,7 @@
 import PasskeyHTTPParsing
 import Testing
 
-/// identity.md's redirect-URI comparison: exact strings, the port of an http loopback URI aside.
+/// docs/contracts/identity.md's redirect-URI comparison: exact strings, the port of an http loopback URI aside.
 @Suite struct RedirectURITests {
     @Test func exactStringsOnly() {
         let registered = "https://wiki.example/callback"

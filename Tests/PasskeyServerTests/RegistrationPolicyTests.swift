@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// `--registration` (accounts.md, "Who may create accounts"): closed opens no account by any
+/// `--registration` (docs/contracts/accounts.md, "Who may create accounts"): closed opens no account by any
 /// way, stores nothing when it refuses, and tells no one which names exist; existing users still
 /// add passkeys.
 @Suite struct RegistrationPolicyTests {

@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// The sessions the user can see and end (accounts.md): `GET /me/sessions`,
+/// The sessions the user can see and end (docs/contracts/accounts.md): `GET /me/sessions`,
 /// `DELETE /me/sessions/{id}`, and `last_seen_at` kept to the minute without a write per request.
 @Suite struct SessionListTests {
     static func sessions(_ client: Client, _ token: String) async throws -> [[String: Any]] {

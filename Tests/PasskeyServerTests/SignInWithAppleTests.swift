@@ -263,7 +263,7 @@ import Testing
             let passkeySession = try #require(registered.json["session"] as? String)
             let linked = try await apple.signIn(subject: "000222.carol", email: nil, bearer: passkeySession)
             let appleSession = try #require(linked.json["session"] as? String)
-            // A sensitive action: a stale session must step up first (accounts.md).
+            // A sensitive action: a stale session must step up first (docs/contracts/accounts.md).
             apple.server.clock.advance(301)
             #expect(try await apple.client.send("DELETE", "/siwa/link", bearer: passkeySession).error == "reauthentication_required")
             #expect(try await apple.client.get("/siwa/initialize", bearer: passkeySession).json["error"] as? String == "reauthentication_required")

@@ -7,7 +7,7 @@ import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
-/// Step-up (accounts.md, "Recent authentication for sensitive actions"): adding or deleting a
+/// Step-up (docs/contracts/accounts.md, "Recent authentication for sensitive actions"): adding or deleting a
 /// passkey needs a user-verified passkey ceremony in this session within `--reauth-window`; the
 /// `{"reauthenticate": true}` ceremony renews the current session instead of opening another.
 @Suite struct StepUpTests {

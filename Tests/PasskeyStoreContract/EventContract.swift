@@ -112,13 +112,13 @@ struct EventContract {
             let page = try await store.events(userHandle: carol.handle, since: nil, after: all[2].id, limit: 2)
             #expect(page.count == 2 && page.allSatisfy { $0.id > all[2].id && $0.userHandle == carol.handle })
 
-            // Retention removes a whole prefix of the audit chain (accounts.md): carol's 0 and 1.
+            // Retention removes a whole prefix of the audit chain (docs/contracts/accounts.md): carol's 0 and 1.
             // Dave's event is older but was written after newer ones: it waits.
             #expect(try await store.deleteEvents(olderThan: Fixture.date(2000)) == 2)
             #expect(try await store.events(userHandle: dave.handle, before: nil, limit: 10).count == 1)
             #expect(try await store.deleteEvents(olderThan: Fixture.date(7000)) == 8 - 2)
             #expect(try await store.events(userHandle: dave.handle, before: nil, limit: 10).isEmpty)
-            // Events outlive their account (accounts.md): retention alone removes them.
+            // Events outlive their account (docs/contracts/accounts.md): retention alone removes them.
             try await store.insertEvent(Self.event(carol, "sign_in", at: 8000))
             #expect(try await store.deleteUser(handle: carol.handle))
             #expect(try await store.events(userHandle: nil, since: nil, after: nil, limit: 100).count == 1)

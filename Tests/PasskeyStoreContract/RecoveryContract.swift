@@ -3,7 +3,7 @@ import Testing
 import PasskeyStorage
 
 /// The store contract: recovery codes, admin tokens, and the groups an invitation's account
-/// joins (accounts.md).
+/// joins (docs/contracts/accounts.md).
 struct RecoveryContract {
     static let checks: [StoreCheck] = [
         StoreCheck("recovery codes: a new set voids the old; a code is spent once, with its recovery session and event, in one write") {

@@ -6,7 +6,7 @@ import PasskeyStoreContract
 import PostgresNIO
 import Testing
 
-/// The tamper-evident audit trail (accounts.md): events written by the store's own methods form
+/// The tamper-evident audit trail (docs/contracts/accounts.md): events written by the store's own methods form
 /// a chain that `AuditChain.verify` walks; the tests then edit the database directly, as an
 /// attacker with database access would, and see the first break found.
 @Suite("Audit chain")

@@ -3,7 +3,7 @@ internal import PasskeyCrypto
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// What an operator does to one account (accounts.md, "Administration"): disable it (it then
+/// What an operator does to one account (docs/contracts/accounts.md, "Administration"): disable it (it then
 /// signs in by no method, and its sessions and tokens end), enable it again, end its sessions,
 /// and look at it. Every change is an event on the account naming who made it.
 public struct AccountAdministration: Sendable {

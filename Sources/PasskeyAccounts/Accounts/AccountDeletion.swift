@@ -3,7 +3,7 @@ internal import Logging
 internal import PasskeyJSON
 public import PasskeyStorage
 
-/// `DELETE /me` (accounts.md, "Deleting the account"; App Store Review Guideline 5.1.1(v)): the
+/// `DELETE /me` (docs/contracts/accounts.md, "Deleting the account"; App Store Review Guideline 5.1.1(v)): the
 /// account and everything of it in one transaction, then, in the background, its Apple token
 /// revoked at Apple and its applications told by back-channel logout.
 public struct AccountDeletion: Sendable {

@@ -4,7 +4,7 @@ internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
 internal import PasskeyJSON
 
-/// Recovery codes and the recovery session (accounts.md, "Account recovery"): a user who lost
+/// Recovery codes and the recovery session (docs/contracts/accounts.md, "Account recovery"): a user who lost
 /// every passkey spends a code and gets a session that can only register a new one; once it
 /// has, the same token is a normal session and the account's other sessions end.
 extension PasskeySignIn {

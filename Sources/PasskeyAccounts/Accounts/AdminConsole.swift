@@ -6,7 +6,7 @@ internal import PasskeyHTTPParsing
 internal import Logging
 internal import PasskeyCore
 
-/// The admin API's operations (accounts.md, "Administration"): who may call it (a member of the
+/// The admin API's operations (docs/contracts/accounts.md, "Administration"): who may call it (a member of the
 /// admin group with a fresh step-up, or an admin token), and what it does to accounts, events and
 /// OpenID clients. Every change is an audit event naming the admin. Answers are JSON values the
 /// HTTP layer writes unchanged.

@@ -1,7 +1,7 @@
 public import Foundation
 public import PasskeyStorage
 
-/// Groups (accounts.md, "Groups"): an account belongs to any number of them; they will feed the
+/// Groups (docs/contracts/accounts.md, "Groups"): an account belongs to any number of them; they will feed the
 /// OpenID `groups` claim, the forward-auth rules and the admin role. A group's name follows the
 /// rules of a user name (trimmed, 1–64 characters, nothing invisible) and is matched without
 /// case, as user names are.

@@ -3,7 +3,7 @@ internal import PasskeyCrypto
 internal import PasskeyJSON
 public import PasskeyStorage
 
-/// The sessions the user can see and end (accounts.md, "Sessions the user can see").
+/// The sessions the user can see and end (docs/contracts/accounts.md, "Sessions the user can see").
 extension PasskeySignIn {
     /// A session's public name: derived from its token hash (so nothing new is stored, and the
     /// token cannot be recovered from it); the OpenID `sid` of the tokens it gave.

@@ -7,7 +7,7 @@ internal import PasskeyCrypto
 internal import PasskeyTelemetry
 public import Logging
 
-/// Sign in with Apple (siwa.md) on the passkey accounts, free of HTTP: nonces, identity tokens,
+/// Sign in with Apple (docs/contracts/siwa.md) on the passkey accounts, free of HTTP: nonces, identity tokens,
 /// linking, Apple's notifications and the developer key's code exchange and revocation.
 public final class AppleSignIn: Sendable {
     let passkeys: PasskeySignIn

@@ -1,7 +1,7 @@
 public import PasskeyStorage
 internal import PasskeyHTTPParsing
 
-/// An authorization request (identity.md, "Authorization endpoint"; OpenID Connect Core §3.1.2;
+/// An authorization request (docs/contracts/identity.md, "Authorization endpoint"; OpenID Connect Core §3.1.2;
 /// RFC 7636; RFC 9700), checked in the order that keeps the endpoint from being an open
 /// redirector: first the client and the redirect URI, whose refusals are shown to the user and
 /// never redirected; then everything else, whose refusals go back to that redirect URI.
@@ -128,7 +128,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
     }
 
     /// RFC 6749 §3.1.2.3: a client with one registered redirect URI may leave it out. Only the
-    /// Messages for Business client does (mfb.md); OpenID Connect requires it of the others.
+    /// Messages for Business client does (docs/contracts/mfb.md); OpenID Connect requires it of the others.
     static func impliedRedirectURI(_ client: ClientRecord) -> String? {
         guard client.messagesForBusiness, client.redirectURIs.count == 1 else { return nil }
         return client.redirectURIs.first

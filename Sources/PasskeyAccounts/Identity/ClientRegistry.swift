@@ -3,7 +3,7 @@ internal import PasskeyCrypto
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// The applications registered with the OpenID provider (identity.md, "Issuer, keys, clients"),
+/// The applications registered with the OpenID provider (docs/contracts/identity.md, "Issuer, keys, clients"),
 /// managed by the operator only. Every value is checked before anything is stored: a client id
 /// of URL-safe characters, redirect URIs that are absolute, without a fragment, `https` (or
 /// `http` on a loopback host, or a private-use scheme for a public client), known scopes, one of
@@ -38,7 +38,7 @@ public struct ClientRegistry: Sendable {
     public static let knownScopes: Set<String> = ["openid", "profile", "email", "groups", "offline_access", "passkey"]
     public static let idTokenAlgorithms: Set<String> = ["RS256", "ES256"]
     public static let authenticationClasses: Set<String> = ["phr", "phrh"]
-    /// 256 random bits (identity.md: "≥ 256 random bits").
+    /// 256 random bits (docs/contracts/identity.md: "≥ 256 random bits").
     static let secretBytes = 32
     static let maximumIDLength = 128
     static let maximumURILength = 2048
@@ -83,7 +83,7 @@ public struct ClientRegistry: Sendable {
         return (client, secret)
     }
 
-    /// The Messages for Business client (mfb.md) as the serve flags describe it: added when
+    /// The Messages for Business client (docs/contracts/mfb.md) as the serve flags describe it: added when
     /// absent, replaced when the flags changed, left as it is when they did not. Its values are
     /// checked as any client's; a client of that id that an operator registered is not taken over.
     public func registerMessagesForBusiness(

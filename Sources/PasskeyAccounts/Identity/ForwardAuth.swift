@@ -3,7 +3,7 @@ public import PasskeyHTTPParsing
 public import PasskeyStorage
 internal import PasskeyJSON
 
-/// One `--forward-auth-rule 'HOST[/PATH-PREFIX]=GROUP[,GROUP…]'` (identity.md, "Forward
+/// One `--forward-auth-rule 'HOST[/PATH-PREFIX]=GROUP[,GROUP…]'` (docs/contracts/identity.md, "Forward
 /// authentication for reverse proxies"): who may reach a host, or a path under it. `HOST` is a
 /// name matched exactly, or `*.example.com` for any name under example.com (not example.com
 /// itself), compared without case; a path prefix is kept as written and compared with case, as

@@ -29,7 +29,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
 
     package static func invalidRequest(_ description: String) -> OAuthError { OAuthError("invalid_request", description) }
     static func invalidGrant(_ description: String) -> OAuthError { OAuthError("invalid_grant", description) }
-    /// Always 401 (identity.md), with the Basic challenge when Basic credentials were sent.
+    /// Always 401 (docs/contracts/identity.md), with the Basic challenge when Basic credentials were sent.
     package static func invalidClient(_ description: String, basic: Bool) -> OAuthError {
         OAuthError("invalid_client", description, status: 401, challenge: basic ? .basic : .none)
     }

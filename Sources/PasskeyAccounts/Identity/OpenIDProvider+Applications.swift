@@ -1,7 +1,7 @@
 public import Foundation
 internal import PasskeyStorage
 
-/// The account's own view of the applications that hold its tokens (identity.md, "The page":
+/// The account's own view of the applications that hold its tokens (docs/contracts/identity.md, "The page":
 /// the account view lists them and can sign each out).
 extension OpenIDProvider {
     func standingGrants(userHandle: [UInt8]) async throws -> [GrantRecord] {

@@ -4,7 +4,7 @@ internal import PasskeyJOSE
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// For the backends of native apps (identity.md, "Token endpoint" and "Revocation,
+/// For the backends of native apps (docs/contracts/identity.md, "Token endpoint" and "Revocation,
 /// introspection, logout"; seed 002): introspection (RFC 7662) of access tokens, refresh tokens
 /// and the JSON endpoints' session tokens, and token exchange (RFC 8693) of a session token for
 /// a token the backend can check offline against the key set.
@@ -154,7 +154,7 @@ extension OpenIDProvider {
         ]
     }
 
-    /// Per-application policy (identity.md, "Issuer, keys, clients"): `--allowed-group` and
+    /// Per-application policy (docs/contracts/identity.md, "Issuer, keys, clients"): `--allowed-group` and
     /// `--require-acr`, checked at token exchange and refresh as at authorization.
     func checkPolicy(_ client: ClientRecord, userHandle: [UInt8], acr: String?) async throws {
         if case .refused(_, let description)? = try await checkAllowedGroups(client, userHandle: userHandle) {

@@ -6,12 +6,12 @@ public import PasskeyJSON
 internal import PasskeyQR
 public import PasskeyStorage
 
-/// The device authorization grant (RFC 8628; identity.md, "Pushed authorization requests and the
+/// The device authorization grant (RFC 8628; docs/contracts/identity.md, "Pushed authorization requests and the
 /// device flow"): a TV or a command-line tool asks at `/oauth/device`, shows a user code (and its
 /// QR code), and polls the token endpoint while its user approves at `/device` with a passkey.
 extension OpenIDProvider {
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
-    /// A device authorization lives 10 minutes; the client polls every 5 s (identity.md).
+    /// A device authorization lives 10 minutes; the client polls every 5 s (docs/contracts/identity.md).
     public static let deviceTTL: TimeInterval = 600
     public static let deviceInterval = 5
     /// RFC 8628 §3.5: each `slow_down` adds 5 seconds to the interval, for good.
@@ -99,7 +99,7 @@ extension OpenIDProvider {
 
     /// Wrong user codes per client address, and per account when signed in: 5 a minute (the
     /// bucket refills one every 12 s), checked before a code is looked up and spent only by a
-    /// wrong one, so a guesser learns nothing once it is out (identity.md: "rate-limited like
+    /// wrong one, so a guesser learns nothing once it is out (docs/contracts/identity.md: "rate-limited like
     /// recovery codes").
     static let wrongUserCodesPerMinute = 5
 
@@ -135,7 +135,7 @@ extension OpenIDProvider {
             approval: try await deviceApproval(record, client: client, session: session))
     }
 
-    /// identity.md's conditions for the device flow: a session opened by a ceremony after the
+    /// docs/contracts/identity.md's conditions for the device flow: a session opened by a ceremony after the
     /// device asked (the page always signs the user in for it), a user the client admits, a
     /// session of the class the client needs.
     func deviceApproval(_ record: DeviceAuthorizationRecord, client: ClientRecord, session: SignedInUser?) async throws -> DeviceApproval {

@@ -13,7 +13,7 @@ public protocol BackChannelLogoutDelivery: Sendable {
     func deliver(logoutToken: String, to url: String) async throws
 }
 
-/// RP-Initiated Logout 1.0 and Back-Channel Logout 1.0 (identity.md, "Revocation,
+/// RP-Initiated Logout 1.0 and Back-Channel Logout 1.0 (docs/contracts/identity.md, "Revocation,
 /// introspection, logout").
 extension OpenIDProvider {
     /// What `/oauth/logout` answers.

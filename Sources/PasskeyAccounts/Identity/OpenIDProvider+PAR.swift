@@ -4,11 +4,11 @@ internal import PasskeyHTTPParsing
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// Pushed authorization requests (RFC 9126; identity.md, "Pushed authorization requests and the
+/// Pushed authorization requests (RFC 9126; docs/contracts/identity.md, "Pushed authorization requests and the
 /// device flow").
 extension OpenIDProvider {
     static let requestURIPrefix = "urn:ietf:params:oauth:request_uri:"
-    /// A pushed request lives 60 s (identity.md).
+    /// A pushed request lives 60 s (docs/contracts/identity.md).
     public static let pushedTTL: TimeInterval = 60
 
     /// A pushed request is kept under a hash of its own kind, so that a handle of a request held

@@ -5,7 +5,7 @@ internal import PasskeyJOSE
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// The token endpoint (identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
+/// The token endpoint (docs/contracts/identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
 extension OpenIDProvider {
     /// `POST /oauth/token`: `parameters` is the form body in order (repeats kept), `query` the
     /// URI's (read only for the Messages for Business client), `basic` the

@@ -5,7 +5,7 @@ internal import PasskeyJOSE
 public import PasskeyJSON
 public import PasskeyStorage
 
-/// ID tokens, RFC 9068 access tokens, their claims, userinfo and discovery (identity.md,
+/// ID tokens, RFC 9068 access tokens, their claims, userinfo and discovery (docs/contracts/identity.md,
 /// "Tokens and claims" and "Discovery and keys").
 extension OpenIDProvider {
     /// The algorithms this provider signs with and accepts back (its own access tokens).
@@ -80,7 +80,7 @@ extension OpenIDProvider {
         return token
     }
 
-    /// The claims each scope gives (identity.md): `profile` → `preferred_username`, `name`;
+    /// The claims each scope gives (docs/contracts/identity.md): `profile` → `preferred_username`, `name`;
     /// `email` → `email`, `email_verified` from a linked Apple ID that gave one; `groups` →
     /// `groups` (always, `[]` for none); `passkey` → what the client may want to know of the
     /// passkey that opened the session, or null when none did.

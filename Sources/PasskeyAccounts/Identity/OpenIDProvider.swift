@@ -5,12 +5,12 @@ internal import PasskeyHTTPParsing
 internal import PasskeyJSON
 public import PasskeyStorage
 
-/// The OpenID provider (identity.md): the authorization endpoint and its resumption here; the
+/// The OpenID provider (docs/contracts/identity.md): the authorization endpoint and its resumption here; the
 /// token endpoint, tokens and userinfo in the extensions beside this file. It signs users in
 /// with the passkey service's sessions and keeps every request, code and grant in the store,
 /// so that an authorization started on one instance finishes on any other.
 public final class OpenIDProvider: Sendable {
-    /// A code lives 60 s (identity.md): long enough for a back-channel exchange, short enough
+    /// A code lives 60 s (docs/contracts/identity.md): long enough for a back-channel exchange, short enough
     /// that a leaked one is stale.
     public static let codeTTL: TimeInterval = 60
     /// A request held while its user signs in: 10 minutes.
@@ -27,7 +27,7 @@ public final class OpenIDProvider: Sendable {
     /// The access tokens this process signed lately: one that comes back unchanged is not
     /// verified a second time (everything else about it still is).
     let signedTokens = SignedTokens()
-    /// Messages for Business (mfb.md), when on: its client's requests pass its key audit before
+    /// Messages for Business (docs/contracts/mfb.md), when on: its client's requests pass its key audit before
     /// a code is issued, and the codes and access tokens they get are bound to its requests.
     let messagesForBusiness: MfBSignIn?
     var store: any PasskeyStore { passkeys.store }
@@ -217,7 +217,7 @@ public final class OpenIDProvider: Sendable {
         case refused(error: String, description: String)
     }
 
-    /// identity.md's conditions, in order: a session; a user the client admits (its
+    /// docs/contracts/identity.md's conditions, in order: a session; a user the client admits (its
     /// `--allowed-group`s); one fresh enough for `prompt=login` and `max_age` (a session
     /// opened after a held request was made is fresh for it); one of the class the request
     /// and the client need, or, when no passkey of the user could ever give that class,

@@ -5,7 +5,7 @@ internal import PasskeyJSON
 public import PasskeyStorage
 internal import Synchronization
 
-/// The OpenID provider's signing keys (identity.md, "Issuer, keys, clients"): one line of keys
+/// The OpenID provider's signing keys (docs/contracts/identity.md, "Issuer, keys, clients"): one line of keys
 /// per algorithm (RS256 on RSA 2048, which OpenID Connect Core requires, and ES256 on P-256),
 /// kept in the database so every instance signs with the same keys and publishes the same set.
 ///

@@ -22,7 +22,7 @@ public struct MfBGatewayFailure: Error, Encodable, Sendable, Equatable {
     public let gatewayStatus: Int?
 }
 
-/// Messages for Business sign-in (mfb.md), free of HTTP: the business's requests with their
+/// Messages for Business sign-in (docs/contracts/mfb.md), free of HTTP: the business's requests with their
 /// P-384 keys, the public-key audit, and the decryption of the device's reply. Its OAuth
 /// provider is the server's OpenID provider: the client registered from the flags, whose
 /// authorization step runs the key audit here and binds the code it issues to the request.
@@ -401,7 +401,7 @@ public final class MfBSignIn: Sendable {
     public static let clientScopes = ["openid", "profile", "email", "groups", "passkey"]
 
     /// Registers the Messages for Business client with the OpenID provider, as the flags
-    /// describe it (mfb.md: the business's OAuth provider is this server's, and its client is
+    /// describe it (docs/contracts/mfb.md: the business's OAuth provider is this server's, and its client is
     /// one registered client). Runs at start-up, before the server listens.
     public func registerClient() async throws {
         do {

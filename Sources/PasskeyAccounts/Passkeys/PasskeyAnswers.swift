@@ -129,7 +129,7 @@ public struct MeResponse: Codable, Sendable {
             try c.encode(prfEnabled, forKey: .prfEnabled)
         }
     }
-    /// The linked Apple ID (siwa.md).
+    /// The linked Apple ID (docs/contracts/siwa.md).
     public struct Apple: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case sub, email, isPrivateEmail = "is_private_email"
@@ -152,7 +152,7 @@ public struct MeResponse: Codable, Sendable {
     /// the Signal API so the password manager keeps its passkeys in step with this list.
     public var userId = ""
     public var rpId = ""
-    /// A phone enrolled as a push authenticator (push.md).
+    /// A phone enrolled as a push authenticator (docs/contracts/push.md).
     public struct PushDevice: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case deviceId, name, model, key, createdAt = "created_at", lastUsedAt = "last_used_at", disabled
@@ -183,9 +183,9 @@ public struct MeResponse: Codable, Sendable {
     /// Null when no Apple ID is linked (or Sign in with Apple is off).
     public var apple: Apple?
     public var pushDevices: [PushDevice] = []
-    /// The groups the account belongs to (accounts.md, "Groups").
+    /// The groups the account belongs to (docs/contracts/accounts.md, "Groups").
     public var groups: [String] = []
-    /// An application of the OpenID provider that holds tokens of the account (identity.md).
+    /// An application of the OpenID provider that holds tokens of the account (docs/contracts/identity.md).
     public struct Application: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
             case clientId = "client_id", name, scopes, offline, since
@@ -208,7 +208,7 @@ public struct MeResponse: Codable, Sendable {
         }
     }
     public var applications: [Application] = []
-    /// Unspent recovery codes (accounts.md); null when the server does not use them.
+    /// Unspent recovery codes (docs/contracts/accounts.md); null when the server does not use them.
     public var recoveryCodesLeft: Int?
     /// The session asking is a recovery session: it can only register a passkey.
     public var recovery = false

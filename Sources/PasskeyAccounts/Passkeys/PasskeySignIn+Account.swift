@@ -71,7 +71,7 @@ extension PasskeySignIn {
         return SignedInUser(user: user, tokenHash: hash, session: session)
     }
 
-    /// `last_seen_at` to the minute without a write per request (accounts.md): a session whose
+    /// `last_seen_at` to the minute without a write per request (docs/contracts/accounts.md): a session whose
     /// stored time is a minute old or more is written once, in the background, whatever number
     /// of its requests arrive meanwhile.
     func noteSeen(_ session: SessionRecord, at: Date) {

@@ -114,12 +114,12 @@ public final class PasskeySignIn: Sendable {
             hints: hints, prf: request.prf, recoverySession: recoverySession))
     }
 
-    /// Whether an operator disabled the account: it signs in by no method (accounts.md).
+    /// Whether an operator disabled the account: it signs in by no method (docs/contracts/accounts.md).
     func isDisabled(_ userHandle: [UInt8]) async throws -> Bool {
         try await store.user(handle: userHandle)?.disabled ?? false
     }
 
-    // MARK: Invitations (accounts.md, "Account recovery")
+    // MARK: Invitations (docs/contracts/accounts.md, "Account recovery")
 
     /// An invitation or reset link's token, as the page and the finalize look it up: 32 bytes,
     /// base64url; its hash of its own kind.
@@ -266,7 +266,7 @@ public final class PasskeySignIn: Sendable {
             : nil
         var (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
         // A recovery session's registration: the same token becomes a normal session, and every
-        // other session of the account ends (accounts.md, "Account recovery").
+        // other session of the account ends (docs/contracts/accounts.md, "Account recovery").
         let recovering = ceremony.sessionHash != nil
         if let recoveryHash = ceremony.sessionHash {
             guard let presented = presenting, let bytes = Base64URL.decodeStrict(presented), bytes.count == 32,
@@ -372,7 +372,7 @@ public final class PasskeySignIn: Sendable {
             extensions: prfExtension(requested: request.prf, allow: allow ?? [])))
     }
 
-    // MARK: Step-up (accounts.md, "Recent authentication for sensitive actions")
+    // MARK: Step-up (docs/contracts/accounts.md, "Recent authentication for sensitive actions")
 
     /// `authentication_initialize` with `{"reauthenticate": true}`: a ceremony for the signed-in
     /// user's own passkeys, with user verification required, whose finalize renews this
@@ -480,7 +480,7 @@ public final class PasskeySignIn: Sendable {
                 challenge: ceremony.challenge, kind: .authentication, markCloned: regressed ? stored.id : nil, event: event)
             throw APIError(error)
         }
-        // A disabled account: the assertion verified, and still no session (accounts.md).
+        // A disabled account: the assertion verified, and still no session (docs/contracts/accounts.md).
         if context.ownerDisabled {
             try await store.spendCeremony(
                 challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
@@ -587,6 +587,6 @@ public struct SignedInUser: Sendable {
     /// The session's public name (`GET /me/sessions`' `id`, the OpenID `sid`).
     public var sessionID: String { PasskeySignIn.sessionID(tokenHash) }
 
-    /// A recovery session: it may only register a passkey (accounts.md).
+    /// A recovery session: it may only register a passkey (docs/contracts/accounts.md).
     public var isRecovery: Bool { session?.isRecovery ?? false }
 }

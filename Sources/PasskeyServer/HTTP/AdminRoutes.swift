@@ -5,7 +5,7 @@ internal import HTTPTypes
 internal import NIOCore
 internal import PasskeyJSON
 
-/// The admin API under `/admin/api/` and the admin page at `/admin` (accounts.md,
+/// The admin API under `/admin/api/` and the admin page at `/admin` (docs/contracts/accounts.md,
 /// "Administration"). Each handler asks `AdminConsole` who is calling, then translates.
 extension Routes {
     var admin: AdminConsole { AdminConsole(passkeys: service, openID: openID, apple: apple, push: push) }

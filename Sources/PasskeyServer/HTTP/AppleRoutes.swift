@@ -5,9 +5,9 @@ internal import PasskeyHTTPParsing
 internal import PasskeyCore
 internal import Foundation
 
-/// Sign in with Apple (siwa.md): the native and web flows, notifications, linking.
+/// Sign in with Apple (docs/contracts/siwa.md): the native and web flows, notifications, linking.
 extension Routes {
-    /// Sign in with Apple (siwa.md).
+    /// Sign in with Apple (docs/contracts/siwa.md).
     func registerAppleRoutes(_ apple: AppleSignIn, on router: Router<Context>) {
         router.get("/siwa/initialize") { request, _ in
             let (answer, binding) = try await apple.initialize(redirectURI: callbackURI(), session: try await session(request))

@@ -4,7 +4,7 @@ internal import Hummingbird
 internal import HTTPTypes
 internal import PasskeyCore
 
-/// Forward authentication for reverse proxies (identity.md): nginx's `auth_request` asks
+/// Forward authentication for reverse proxies (docs/contracts/identity.md): nginx's `auth_request` asks
 /// `/auth/request`, Caddy's `forward_auth` and Traefik's `ForwardAuth` ask `/auth/forward`,
 /// about the original request they describe in their headers; only a `--trusted-proxy` is
 /// answered (the route's policy). `/auth/return` sends a browser back after signing in.

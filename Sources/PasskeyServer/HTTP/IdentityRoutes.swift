@@ -6,7 +6,7 @@ internal import NIOCore
 internal import HTTPTypes
 internal import Foundation
 
-/// The OpenID provider's endpoints (identity.md): discovery, the key set, the authorization
+/// The OpenID provider's endpoints (docs/contracts/identity.md): discovery, the key set, the authorization
 /// endpoint and its resumption, the token endpoint, userinfo and revocation. Each handler reads
 /// the request into the provider's terms and writes its answer back.
 extension Routes {

@@ -1,9 +1,9 @@
 internal import PasskeyAccounts
 internal import Hummingbird
 
-/// Messages for Business (mfb.md): the business's calls and the device's OAuth endpoints.
+/// Messages for Business (docs/contracts/mfb.md): the business's calls and the device's OAuth endpoints.
 extension Routes {
-    /// Messages for Business (mfb.md): the business's calls with its api token, and the OAuth
+    /// Messages for Business (docs/contracts/mfb.md): the business's calls with its api token, and the OAuth
     /// endpoints the device uses.
     func registerMfBRoutes(_ mfb: MfBSignIn, on router: Router<Context>) {
         router.post("/mfb/requests") { request, _ in

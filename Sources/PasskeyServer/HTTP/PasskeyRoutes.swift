@@ -2,7 +2,7 @@ internal import PasskeyAccounts
 internal import Hummingbird
 internal import PasskeyStorage
 
-/// The passkey ceremonies (http-api.md): both initializes and finalizes, and the health probe.
+/// The passkey ceremonies (docs/contracts/http-api.md): both initializes and finalizes, and the health probe.
 extension Routes {
     func registerPasskeyRoutes(on router: Router<Context>) {
         router.get("/healthz") { _, _ in
@@ -66,7 +66,7 @@ struct InitializeRequest: Decodable {
     var residentKey: String?
     var hints: [String]?
     var prf: Bool?
-    /// A step-up of the signed-in session (accounts.md).
+    /// A step-up of the signed-in session (docs/contracts/accounts.md).
     var reauthenticate: Bool?
     /// An invitation or reset link's token (registration).
     var invite: String?

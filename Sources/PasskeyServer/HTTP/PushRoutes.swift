@@ -1,9 +1,9 @@
 internal import PasskeyAccounts
 internal import Hummingbird
 
-/// The push authenticator (push.md): enrolment, sign-in by a phone's approval.
+/// The push authenticator (docs/contracts/push.md): enrolment, sign-in by a phone's approval.
 extension Routes {
-    /// The push authenticator (push.md).
+    /// The push authenticator (docs/contracts/push.md).
     func registerPushRoutes(on router: Router<Context>) {
         router.post("/push/devices/discovery") { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }

@@ -68,7 +68,7 @@ struct Routes: Sendable {
 
     /// The session from `Authorization: Bearer …` (native apps) or the session cookie. A
     /// recovery session is refused with 403 `recovery_only` unless `allowingRecovery` (`GET /me`,
-    /// `POST /logout` and the registration endpoints, accounts.md).
+    /// `POST /logout` and the registration endpoints, docs/contracts/accounts.md).
     func session(_ request: Request, allowingRecovery: Bool = false) async throws -> SignedInUser? {
         let session = try await service.signedInUser(token: token(request))
         if let session, session.isRecovery, !allowingRecovery { throw APIError.recoveryOnly }
