@@ -29,14 +29,14 @@ BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 RELEASE_FLAGS := -c release --static-swift-stdlib
 RELEASE_BINARY = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/passkey-server
 
-.PHONY: run test build release image deb deps browser-deps postgres-deps identity-deps deploy-deps unit-tests browser-test identity-test api-test deploy-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
+.PHONY: run test build release image deb docs reference docs-test screenshots deps browser-deps postgres-deps identity-deps deploy-deps unit-tests browser-test identity-test api-test deploy-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE) $(ARGS)
 
 test: deps browser-deps postgres-deps identity-deps deploy-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) unit-tests browser-test identity-test api-test fuzz-check deploy-test
+	$(MAKE) unit-tests browser-test identity-test api-test docs-test fuzz-check deploy-test
 
 # Every test with a throwaway PostgreSQL cluster: the store suite runs against SQLite and
 # PostgreSQL, the two-instance tests run; then the HTTP tests once more with each in-process
@@ -58,6 +58,30 @@ browser-test:
 # then the device flow (RFC 8628), a polling device approved and denied in headless Chromium.
 identity-test:
 	Tests/Identity/run.sh $(BINARY)
+
+# The documentation site (mkdocs.yml, docs/): MkDocs with Material, pinned in .build-docs/venv
+# (scripts/docs-venv). `make docs` builds it into .build/site; --strict fails on any warning, so
+# every link, anchor and included file resolves. `make reference` rewrites the generated
+# reference pages (every flag and command from the binary, every operation of
+# docs/openapi.yaml); `make docs-test` fails when they differ from the binary, runs the
+# getting-started guide's commands as written and the documentation's own checks
+# (Tests/Docs), then builds the site. `make screenshots` copies the browser tests' pictures
+# of the sign-in and admin pages (taken on every run) into docs/images.
+DOCS_VENV = $(shell ./scripts/docs-venv)
+
+docs:
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict
+
+reference: build
+	$(DOCS_VENV)/bin/python scripts/reference $(BINARY)
+
+docs-test:
+	$(DOCS_VENV)/bin/python scripts/reference --check $(BINARY)
+	$(DOCS_VENV)/bin/python Tests/Docs/docs_test.py --server-binary $(BINARY)
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict
+
+screenshots:
+	cp .build/screenshots/sign-in.png .build/screenshots/admin.png docs/images/
 
 # The HTTP API against docs/openapi.yaml with Schemathesis (installed into .build-schemathesis).
 api-test:

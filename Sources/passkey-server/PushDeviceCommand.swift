@@ -40,8 +40,8 @@ struct PushDeviceEnroll: AsyncParsableCommand {
     @Option(help: "The device's name, shown on the account page.")
     var name = "Simulator"
 
-    @Option(name: .customLong("device-token"), help: "The token a push provider would address the phone by.")
-    var deviceToken = "simulator-" + UUID().uuidString.lowercased()
+    @Option(name: .customLong("device-token"), help: "The token a push provider would address the phone by. (default: simulator- and a new UUID)")
+    var deviceToken: String?
 
     func run() async throws {
         let text = discovery == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : discovery
@@ -50,7 +50,7 @@ struct PushDeviceEnroll: AsyncParsableCommand {
                 throw ValidationError("--key-type must be ec or rsa, not \(keyType)")
             }
             let privateKey = try DeviceSimulator.key(at: key, type: type)
-            let (host, body) = try DeviceSimulator.registration(discovery: Array(text.utf8), key: privateKey, name: name, deviceToken: deviceToken)
+            let (host, body) = try DeviceSimulator.registration(discovery: Array(text.utf8), key: privateKey, name: name, deviceToken: deviceToken ?? "simulator-" + UUID().uuidString.lowercased())
             let reply = try await DeviceSimulator.post(server: server ?? host, path: "/push/devices", body: body)
             try finish(reply, accepted: 201)
         } catch let error as DeviceSimulator.Failure {
