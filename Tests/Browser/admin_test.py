@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from browser_test import (  # noqa: E402  (after the sys.path insert)
     PAGE_FETCH_JS, REGISTER_OUTSIDE_JS, REPO, SECOND_SESSION_JS, STATUS_LOG_JS, CheckFailed, Page, Server, WebDriver,
-    expect, free_port, http, main_for, same_id,
+    expect, free_port, http, main_for, picture, same_id,
 )
 
 STATE_TIMEOUT = 15.0       # seconds to wait for the page to settle
@@ -284,6 +284,7 @@ def run_checks(results, driver, page, server_port, context):
                                   "the passkey (a reauthenticated event) and lists alice and bob; groups list admins",
                                   admin_steps_up)
     if opened:
+        check("a picture of the admin page (.build/screenshots/admin.png)", lambda: picture(driver, "admin"))
         admin_page_checks(check, driver, admin, base, state)
 
     # ------------------------------------------------------------ recovery (1)

@@ -77,6 +77,18 @@ def expect(condition, why):
         raise CheckFailed(why)
 
 
+def picture(driver, name):
+    """Saves the window, 1100 x 800 CSS pixels, as .build/screenshots/NAME.png: the pictures of
+    the README and the documentation (`make screenshots` copies them into docs/images)."""
+    driver.command("POST", "/window/rect", {"width": 1100, "height": 800})
+    directory = os.path.join(REPO, ".build", "screenshots")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, name + ".png")
+    size = driver.screenshot(path)
+    with open(path, "rb") as f:
+        expect(f.read(8) == b"\x89PNG\r\n\x1a\n" and size > 10_000, f"{path} is {size} bytes, not a picture")
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -626,6 +638,7 @@ def run_checks(results, driver, page, server_port, context):
         expect(snap["signedOut"] and not snap["signedIn"], "a fresh browser does not see the sign-in view")
     if not check("page loads with #username, #register, #login, #status", loads):
         return  # nothing else can work
+    check("a picture of the sign-in page (.build/screenshots/sign-in.png)", lambda: picture(driver, "sign-in"))
 
     authenticator = check("virtual authenticator added (ctap2, internal, resident keys, UV)",
                           driver.add_authenticator)
@@ -880,7 +893,7 @@ def run_checks(results, driver, page, server_port, context):
               "DELETE /me without the exact user name (none, upper case, another's) answers 400 and deletes nothing",
               throwaway_account)
 
-    # The step-up (accounts.md): adding a passkey to the account needs a user-verified passkey
+    # The step-up (docs/contracts/accounts.md): adding a passkey to the account needs a user-verified passkey
     # ceremony in this session within --reauth-window (REAUTH_WINDOW s here). Once this
     # browser's session is older than that, the server answers 401 reauthentication_required;
     # the page confirms with a passkey by itself ({"reauthenticate": true}, which renews this
@@ -1597,7 +1610,7 @@ THROWAWAY = "erin"
 
 
 def account_deletion_checks(check, driver, page, server_port, throwaway, authenticator):
-    """Deleting the account from the page (accounts.md): the throwaway account, whose session is
+    """Deleting the account from the page (docs/contracts/accounts.md): the throwaway account, whose session is
     stale by now, so the page steps up with a passkey before DELETE /me goes through; then the
     Signal API for each deleted passkey, the signed-out view, and the name free again. Returns the
     virtual authenticator it leaves in the browser."""
@@ -1719,7 +1732,7 @@ RESET = "rita"
 
 
 def invitation_checks(check, driver, page, server_port, context, authenticator):
-    """Invitation and reset links (accounts.md, Account recovery): `users invite NAME` (the
+    """Invitation and reset links (docs/contracts/accounts.md, Account recovery): `users invite NAME` (the
     command line, on the running server's database) prints <origin>/?invite=TOKEN; the page opened
     with it names the account, and "Create a passkey" registers one through the link, which is
     then spent. For a new name it makes the account; for an existing one it is a reset: the new

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A relying party written with Authlib against a real Passkey Server (identity.md).
+"""A relying party written with Authlib against a real Passkey Server (docs/contracts/identity.md).
 
     authlib_test.py PASSKEY_SERVER_BINARY
 
@@ -7,7 +7,8 @@ Run by `make identity-test` with a Python that has Authlib (Tests/Identity/run.s
 pinned Authlib into .build-identity/venv). It starts `passkey-server serve` on a throw-away
 SQLite file, registers a confidential client with `passkey-server clients add`, signs a user up
 with the software authenticator of Tests/API/sign_up.py, and then, as an application built on
-Authlib would:
+Authlib would, through docs/examples/authlib_client.py (the documentation's example, included
+in its Python guide):
 
 1. reads the discovery document and builds the authorization URL with Authlib's
    OAuth2Session (PKCE S256, state, nonce);
@@ -26,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 import signal
 import subprocess
@@ -37,12 +37,13 @@ import time
 import urllib.parse
 
 import requests
-from authlib.integrations.requests_client import OAuth2Session
-from authlib.jose import JsonWebKey, JsonWebToken
-from authlib.oidc.core import CodeIDToken
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+# The application of the documentation's Python guide, as it is written there.
+sys.path.insert(0, os.path.join(REPO, "docs", "examples"))
+sys.dont_write_bytecode = True
+from authlib_client import PasskeyServerClient  # noqa: E402
 REDIRECT_URI = "http://127.0.0.1/callback"   # a loopback URI: any port matches (RFC 8252 §7.3)
 
 
@@ -115,61 +116,59 @@ def main():
         state = {}
 
         def discovery():
-            document = requests.get(base + "/.well-known/openid-configuration", timeout=10).json()
-            expect(document["issuer"] == base, f"issuer is {document['issuer']}")
-            expect("S256" in document["code_challenge_methods_supported"], "no S256")
-            state["metadata"] = document
+            state["client"] = PasskeyServerClient(base, client["client_id"], client["client_secret"], REDIRECT_URI)
+            metadata = state["client"].metadata
+            expect(metadata["issuer"] == base, f"issuer is {metadata['issuer']}")
+            expect("S256" in metadata["code_challenge_methods_supported"], "no S256")
+            state["metadata"] = metadata
         check("the discovery document names the issuer and S256", discovery)
 
         def authorize():
-            metadata = state["metadata"]
-            rp = OAuth2Session(client["client_id"], client["client_secret"], scope="openid profile groups",
-                               redirect_uri=REDIRECT_URI, code_challenge_method="S256",
-                               token_endpoint_auth_method="client_secret_basic")
-            verifier = secrets.token_urlsafe(48)
-            nonce = secrets.token_urlsafe(16)
-            url, sent_state = rp.create_authorization_url(metadata["authorization_endpoint"], nonce=nonce, code_verifier=verifier)
-            expect("code_challenge_method=S256" in url, f"Authlib built {url}")
+            url, pending = state["client"].begin()
+            expect("code_challenge_method=S256" in url and "nonce=" in url and "state=" in url, f"Authlib built {url}")
             # The user's browser, signed in (its session cookie), following nothing.
             answer = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
             expect(answer.status_code == 302, f"authorize answered {answer.status_code}: {answer.text[:200]}")
             location = answer.headers["Location"]
             expect(location.startswith(REDIRECT_URI + "?"), f"redirected to {location}")
-            state.update(rp=rp, verifier=verifier, nonce=nonce, location=location, sent_state=sent_state)
+            state.update(pending=pending, location=location)
         check("Authlib's authorization URL (PKCE S256, state, nonce) is answered with a code at the redirect URI", authorize)
 
-        def fetch_token():
+        def finish():
             metadata = state["metadata"]
             query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(state["location"]).query))
             expect(query.get("iss") == metadata["issuer"], f"iss in the redirect is {query.get('iss')}")
-            token = state["rp"].fetch_token(metadata["token_endpoint"], authorization_response=state["location"],
-                                            state=state["sent_state"], code_verifier=state["verifier"])
+            signed_in = state["client"].finish(state["location"], state["pending"])
+            token, claims = signed_in.token, signed_in.claims
             expect(token["token_type"] == "Bearer" and token.get("id_token") and token.get("refresh_token"), f"token: {token}")
-            state["token"] = token
-        check("Authlib's fetch_token redeems the code with client_secret_basic and the verifier", fetch_token)
-
-        def id_token():
-            metadata = state["metadata"]
-            keys = JsonWebKey.import_key_set(requests.get(metadata["jwks_uri"], timeout=10).json())
-            claims = JsonWebToken(["RS256", "ES256"]).decode(
-                state["token"]["id_token"], key=keys, claims_cls=CodeIDToken,
-                claims_options={"iss": {"essential": True, "value": metadata["issuer"]}},
-                claims_params={"nonce": state["nonce"], "client_id": client["client_id"],
-                               "access_token": state["token"]["access_token"]})
-            claims.validate(leeway=5)
             expect(claims["preferred_username"] == "alice", f"preferred_username is {claims.get('preferred_username')}")
             expect(claims["groups"] == [], f"groups is {claims.get('groups')}")
             expect(claims["amr"] == ["hwk", "user", "mfa"], f"amr is {claims.get('amr')}")
-        check("the ID token passes Authlib's code-flow validation against the JWKS (iss, aud, exp, nonce, at_hash)", id_token)
+            state["token"] = token
+        check("fetch_token redeems the code with client_secret_basic and the verifier; the ID token passes Authlib's "
+              "code-flow validation against the JWKS (iss, aud, exp, nonce, at_hash)", finish)
+
+        def tampered_nonce():
+            # The same check refuses an ID token whose nonce is not the one sent.
+            url, pending = state["client"].begin()
+            answer = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+            expect(answer.status_code == 302, f"authorize answered {answer.status_code}")
+            try:
+                state["client"].finish(answer.headers["Location"], {**pending, "nonce": "another"})
+            except Exception as error:
+                expect("nonce" in str(error).lower(), f"refused for another reason: {error}")
+                return
+            raise Failed("an ID token with another nonce was accepted")
+        check("the example's ID token check refuses a nonce that is not the one sent", tampered_nonce)
 
         def userinfo():
-            info = state["rp"].get(state["metadata"]["userinfo_endpoint"], timeout=10).json()
+            info = state["client"].userinfo()
             expect(info.get("preferred_username") == "alice" and info.get("sub"), f"userinfo: {info}")
         check("userinfo answers Authlib's Bearer request", userinfo)
 
         def refresh():
             old = state["token"]["refresh_token"]
-            renewed = state["rp"].refresh_token(state["metadata"]["token_endpoint"], refresh_token=old)
+            renewed = state["client"].refresh(old)
             expect(renewed["refresh_token"] != old and renewed["access_token"], f"refresh: {renewed}")
             again = requests.post(state["metadata"]["token_endpoint"], data={"grant_type": "refresh_token", "refresh_token": old},
                                   auth=(client["client_id"], client["client_secret"]), timeout=10)
