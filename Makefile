@@ -52,9 +52,10 @@ browser-test:
 
 # Real OpenID relying parties against the server: an Authlib application (PyPI, pinned, in
 # .build-identity) and Apache with mod_auth_openidc (docs/examples/apache-mod-auth-openidc.conf,
-# as README.md quotes it) signing headless Chromium in with a virtual authenticator's passkey;
+# as docs/guides/apache.md includes it) signing headless Chromium in with a virtual authenticator's passkey;
 # then nginx (auth_request) and Caddy (forward_auth) in front of an application, with
-# docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth as quoted;
+# docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth as the guides
+# include them;
 # then the device flow (RFC 8628), a polling device approved and denied in headless Chromium.
 identity-test:
 	Tests/Identity/run.sh $(BINARY)

@@ -4,7 +4,7 @@
 Starts `passkey-server serve --port 0`, registers an OpenID client for Apache with
 `passkey-server clients add`, and starts Apache (`/usr/sbin/apache2 -DFOREGROUND`) on a free
 port of 127.0.0.1 with a small main configuration that includes
-docs/examples/apache-mod-auth-openidc.conf, the very file README.md quotes. Then headless
+docs/examples/apache-mod-auth-openidc.conf, the very file the Apache guide (docs/guides/apache.md) includes. Then headless
 Chromium, with a WebAuthn virtual authenticator, registers a user on the server's page, signs
 out, opens Apache's protected page, is sent to the server's sign-in page, signs in with the
 passkey and lands on the protected page, which names the user. Starts, waits for and stops its
@@ -146,7 +146,7 @@ def run(results, args, workdir, live):
             expect(os.path.exists(f"{MODULES}/mod_auth_openidc.so"),
                    "mod_auth_openidc.so is missing (Debian package libapache2-mod-auth-openidc)"))):
         return
-    check("README.md quotes the Apache configuration verbatim", lambda: harness.readme_quotes(FRAGMENT))
+    check("the Apache guide includes this configuration file", lambda: harness.guide_includes("apache.md", FRAGMENT))
 
     database = os.path.join(workdir, "db.sqlite")
     server_port = harness.start_server(check, live, binary, database,

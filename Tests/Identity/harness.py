@@ -13,6 +13,7 @@ stop() (and optionally failure_log()) goes into started(live, ...), and is stopp
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import socket
@@ -25,7 +26,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import browser_test as bt  # noqa: E402  (the server, WebDriver and page helpers)
 
 REPO = bt.REPO
-README = os.path.join(REPO, "README.md")
 CheckFailed = bt.CheckFailed
 expect = bt.expect
 OVERALL_BUDGET = 150.0     # seconds for the whole run (setup included)
@@ -41,14 +41,15 @@ if (window.PublicKeyCredential) {
 """
 
 
-def readme_quotes(fragment):
-    """README.md quotes `fragment` verbatim in a fenced block."""
-    with open(fragment) as f:
+def guide_includes(guide, fragment):
+    """The documentation's guide `guide` (docs/guides/NAME.md) includes `fragment`, the file this
+    test runs, in a fenced block (`--8<--`, resolved when the site is built), so that readers
+    get the very file that is tested."""
+    with open(os.path.join(REPO, "docs", "guides", guide)) as f:
         text = f.read()
-    with open(README) as f:
-        readme = f.read()
-    expect("```\n" + text + "```\n" in readme,
-           f"README.md does not quote {os.path.relpath(fragment, REPO)} verbatim in a fenced block")
+    name = os.path.basename(fragment)
+    expect(re.search(r"^```[a-z]*\n--8<-- \"" + re.escape(name) + r"\"\n```$", text, re.M),
+           f"docs/guides/{guide} does not include {os.path.relpath(fragment, REPO)} in a fenced block")
 
 
 # ----------------------------------------------------------------- programs

@@ -5,8 +5,8 @@ Starts `passkey-server serve --port 0 --trusted-proxy 127.0.0.1/32` with forward
 for the host `localhost` (the whole host for the group staff, /admin for the group admins), a
 small application on a free port of 127.0.0.1 (it answers with the request headers it was
 given, as JSON, or as a page naming Remote-User), and in front of it nginx and Caddy, each on a
-free port of 127.0.0.1 with a small main configuration that includes the very file README.md
-quotes: docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth. Then,
+free port of 127.0.0.1 with a small main configuration that includes the very file the nginx and
+Caddy guides include: docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth. Then,
 through each proxy: no session is sent to the sign-in page; a session reaches the application
 with Remote-User, Remote-Name, Remote-Groups and Remote-Sub, and a POST keeps its body;
 Remote-* headers a client sends never reach it, and neither the client's own X-Original-URL or
@@ -418,8 +418,8 @@ def run(results, args, workdir, live):
             expect(os.access(NGINX, os.X_OK), f"{NGINX} is missing (Debian package nginx)"),
             expect(os.access(CADDY, os.X_OK), f"{CADDY} is missing (Debian package caddy)"))):
         return
-    check("README.md quotes the nginx configuration verbatim", lambda: harness.readme_quotes(NGINX_FRAGMENT))
-    check("README.md quotes the Caddy configuration verbatim", lambda: harness.readme_quotes(CADDY_FRAGMENT))
+    check("the nginx guide includes this configuration file", lambda: harness.guide_includes("nginx.md", NGINX_FRAGMENT))
+    check("the Caddy guide includes this configuration file", lambda: harness.guide_includes("caddy.md", CADDY_FRAGMENT))
 
     app = harness.started(live, Application())
 
