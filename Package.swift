@@ -214,7 +214,7 @@ let package = Package(
             path: "Tests/PasskeyServerTestSupport"),
 
         // The store contract, written once: every engine's test target runs its checks.
-        .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage"], path: "Tests/PasskeyStoreContract"),
+        .target(name: "PasskeyStoreContract", dependencies: ["PasskeyStorage", "PasskeySQLite", "PasskeyPostgres"], path: "Tests/PasskeyStoreContract"),
 
         // Throughput next to `openssl speed` (`make bench`), the scale benchmark's database
         // filler (`passkey-bench populate`, `make bench-scale`) and the bare HTTP stacks whose
@@ -276,7 +276,7 @@ let package = Package(
             dependencies: [
                 "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
-                "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport", "PasskeyJOSE", "PasskeyJSON",
+                "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport", "PasskeyJOSE", "PasskeyJSON", "PasskeyStoreContract",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

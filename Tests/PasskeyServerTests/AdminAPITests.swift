@@ -5,6 +5,7 @@ import PasskeyCrypto
 import PasskeyJSON
 import PasskeyServerTestSupport
 import PasskeyStorage
+import PasskeyStoreContract
 import PasskeyTestSupport
 import Testing
 
@@ -65,7 +66,7 @@ import Testing
         try await withServer { server, _, client in
             for name in ["erin", "ada", "dave", "carol", "bob", "adam"] {
                 let user = UserRecord.newAccount(try UserName(name), displayName: name, createdAt: server.clock.now())
-                try await server.app.store.registerCredential(Self.credential(for: user, at: server.clock.now()), newUser: user)
+                try await #require(server.app.store as? any StoreFixtures).registerCredential(Self.credential(for: user, at: server.clock.now()), newUser: user)
             }
             let token = try await Self.token(server)
             var names: [String] = []

@@ -23,7 +23,7 @@ struct ClientContract {
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let wiki = Self.client("wiki"), app = Self.client("app", public: true)
             #expect(try await store.insertClient(wiki) == true)
             #expect(try await store.insertClient(app) == true)
@@ -35,7 +35,7 @@ struct ClientContract {
     }
 
     func takenID(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let first = Self.client("wiki")
             #expect(try await store.insertClient(first) == true)
             #expect(try await store.insertClient(Self.client("wiki", public: true)) == false)
@@ -44,7 +44,7 @@ struct ClientContract {
     }
 
     func secretAndRemoval(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             var wiki = Self.client("wiki")
             let app = Self.client("app", public: true)
             #expect(try await store.insertClient(wiki) == true)
@@ -63,7 +63,7 @@ struct ClientContract {
     }
 
     func twoInstances(_ engine: any StoreEngine) async throws {
-        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+        try await withTwoStores(engine) { (first: any StoreFixtures, second: any StoreFixtures) async throws in
             let wiki = Self.client("wiki")
             #expect(try await first.insertClient(wiki) == true)
             #expect(try await second.client(id: "wiki") == wiki)
@@ -73,7 +73,7 @@ struct ClientContract {
     }
 
     func replaced(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let wiki = Self.client("wiki")
             let app = Self.client("app", public: true)
             #expect(try await store.insertClient(wiki) == true)

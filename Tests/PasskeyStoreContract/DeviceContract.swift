@@ -18,7 +18,7 @@ struct DeviceContract {
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             _ = try await GrantContract.prepare(store)
             let device = Self.authorization()
             #expect(try await store.insertDeviceAuthorization(device) == true)
@@ -32,7 +32,7 @@ struct DeviceContract {
     }
 
     func polls(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             _ = try await GrantContract.prepare(store)
             let device = Self.authorization()
             #expect(try await store.insertDeviceAuthorization(device) == true)
@@ -56,7 +56,7 @@ struct DeviceContract {
     }
 
     func decisions(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = try await GrantContract.prepare(store)
             let approved = Self.authorization(), denied = Self.authorization(), stale = Self.authorization(expiresIn: 1000)
             for device in [approved, denied, stale] { #expect(try await store.insertDeviceAuthorization(device) == true) }
@@ -86,7 +86,7 @@ struct DeviceContract {
     }
 
     func lifecycle(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             _ = try await GrantContract.prepare(store)
             #expect(try await store.insertClient(ClientContract.client("tv")) == true)
             let stale = Self.authorization(expiresIn: 1000), live = Self.authorization(expiresIn: 100_000), removed = Self.authorization(client: "tv")

@@ -29,7 +29,7 @@ struct GrantContract {
     }
 
     /// A store with the client `wiki` and the account `ada`.
-    static func prepare(_ store: any PasskeyStore) async throws -> UserRecord {
+    static func prepare(_ store: any StoreFixtures) async throws -> UserRecord {
         #expect(try await store.insertClient(ClientContract.client("wiki")) == true)
         let ada = Fixture.user(name: "ada")
         try await store.registerCredential(Fixture.credential(for: ada), newUser: ada)
@@ -37,7 +37,7 @@ struct GrantContract {
     }
 
     func heldRequests(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             _ = try await Self.prepare(store)
             let held = HeldAuthorizationRecord(
                 handleHash: Fixture.bytes(32), clientID: "wiki", parameters: "client_id=wiki&state=%C3%A9t%C3%A9", createdAt: Fixture.date(),
@@ -58,7 +58,7 @@ struct GrantContract {
     }
 
     func codes(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = try await Self.prepare(store)
             var grant = Self.grant(ada)
             try await store.insertGrant(grant, event: Self.event(ada, "oauth_code_issued"))
@@ -96,7 +96,7 @@ struct GrantContract {
     }
 
     func refreshRotation(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = try await Self.prepare(store)
             let grant = Self.grant(ada)
             try await store.insertGrant(grant, event: nil)
@@ -125,7 +125,7 @@ struct GrantContract {
     }
 
     func lifecycle(_ engine: any StoreEngine) async throws {
-        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+        try await withTwoStores(engine) { (first: any StoreFixtures, second: any StoreFixtures) async throws in
             let ada = try await Self.prepare(first)
             let grant = Self.grant(ada)
             try await first.insertGrant(grant, event: nil)
@@ -147,7 +147,7 @@ struct GrantContract {
     }
 
     func sessionVerification(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = Fixture.user(name: "ada")
             try await store.registerCredential(Fixture.credential(for: ada), newUser: ada)
             for verified in [true, false, nil] as [Bool?] {
@@ -160,7 +160,7 @@ struct GrantContract {
     }
 
     func sweep(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = try await Self.prepare(store)
             let stale = Self.grant(ada, codeExpiresIn: 1000), live = Self.grant(ada, codeExpiresIn: 100_000)
             try await store.insertGrant(stale, event: nil)
@@ -175,7 +175,7 @@ struct GrantContract {
     }
 
     func listings(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let ada = try await Self.prepare(store)
             let bob = Fixture.user(name: "bob")
             try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)

@@ -29,7 +29,7 @@ struct MfBContract {
         AuditEvent(userHandle: user?.handle ?? [], type: type, at: Fixture.date(), ip: nil, userAgent: nil)
     }
 
-    static func account(_ store: any PasskeyStore, _ name: String) async throws -> UserRecord {
+    static func account(_ store: any StoreFixtures, _ name: String) async throws -> UserRecord {
         let user = Fixture.user(name: name)
         try await store.registerCredential(Fixture.credential(for: user), newUser: user)
         return user

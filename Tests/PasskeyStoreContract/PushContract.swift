@@ -26,7 +26,7 @@ struct PushContract {
         AuditEvent(userHandle: user.handle, type: type, at: Fixture.date(), ip: nil, userAgent: nil)
     }
 
-    static func enrol(_ store: any PasskeyStore, _ user: UserRecord, max: Int = 5) async throws -> (PushDeviceRecord, PushEnrolmentOutcome) {
+    static func enrol(_ store: any StoreFixtures, _ user: UserRecord, max: Int = 5) async throws -> (PushDeviceRecord, PushEnrolmentOutcome) {
         let device = Self.device(user)
         try await store.insertPushDiscovery(
             PushDiscoveryRecord(deviceID: device.id, userHandle: user.handle, challenge: "c", expiresAt: Fixture.date(180_000)))

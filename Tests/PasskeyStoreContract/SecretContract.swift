@@ -10,7 +10,7 @@ struct SecretContract {
     ]
 
     func secretIsStable(_ engine: any StoreEngine) async throws {
-        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+        try await withTwoStores(engine) { (first: any StoreFixtures, second: any StoreFixtures) async throws in
             let candidates = (0..<10).map { _ in Fixture.bytes(32) }
             let answers = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for (index, candidate) in candidates.enumerated() {
@@ -27,7 +27,7 @@ struct SecretContract {
     }
 
     func metadataNumberRises(_ engine: any StoreEngine) async throws {
-        try await withTwoStores(engine) { (first: any PasskeyStore, second: any PasskeyStore) async throws in
+        try await withTwoStores(engine) { (first: any StoreFixtures, second: any StoreFixtures) async throws in
             #expect(try await first.acceptMetadataNumber(41) == nil)
             #expect(try await second.acceptMetadataNumber(41) == nil)
             #expect(try await second.acceptMetadataNumber(40) == 41)

@@ -17,7 +17,7 @@ struct SigningKeyContract {
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             #expect(try await store.signingKeys().count == 0)
             let es2 = Self.key("ES256", 2, at: 10), rs1 = Self.key("RS256", 1), es1 = Self.key("ES256", 1)
             #expect(try await store.insertSigningKey(rs1) == true)
@@ -28,7 +28,7 @@ struct SigningKeyContract {
     }
 
     func oneKeyPerGeneration(_ engine: any StoreEngine) async throws {
-        try await withStore(engine) { (store: any PasskeyStore) async throws in
+        try await withStore(engine) { (store: any StoreFixtures) async throws in
             let first = Self.key("RS256", 1)
             #expect(try await store.insertSigningKey(first) == true)
             #expect(try await store.insertSigningKey(Self.key("RS256", 1)) == false)

@@ -10,7 +10,7 @@ public import Testing
 public protocol StoreEngine: Sendable {
     /// Opens `count` stores (one or two) on one new, empty database, as that many server
     /// processes would, runs `body` with them, and closes them afterwards, also when it throws.
-    func withStores(_ count: Int, _ body: ([any PasskeyStore]) async throws -> Void) async throws
+    func withStores(_ count: Int, _ body: ([any StoreFixtures]) async throws -> Void) async throws
 }
 
 /// One check of the contract, named as its test is.
@@ -41,13 +41,13 @@ public enum StoreContract {
 }
 
 /// A fresh store of `engine`, closed afterwards.
-func withStore(_ engine: any StoreEngine, _ body: (any PasskeyStore) async throws -> Void) async throws {
+func withStore(_ engine: any StoreEngine, _ body: (any StoreFixtures) async throws -> Void) async throws {
     try await engine.withStores(1) { stores in try await body(stores[0]) }
 }
 
 /// Two stores on one fresh database, as two server processes would have them.
 func withTwoStores(
-    _ engine: any StoreEngine, _ body: (any PasskeyStore, any PasskeyStore) async throws -> Void
+    _ engine: any StoreEngine, _ body: (any StoreFixtures, any StoreFixtures) async throws -> Void
 ) async throws {
     try await engine.withStores(2) { stores in try await body(stores[0], stores[1]) }
 }

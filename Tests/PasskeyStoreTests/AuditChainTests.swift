@@ -12,7 +12,7 @@ import Testing
 @Suite("Audit chain")
 struct AuditChainTests {
     /// Runs `sql` on the store's database, outside the store's methods.
-    static func tamper(_ store: any PasskeyStore, _ sql: String) async throws {
+    static func tamper(_ store: any StoreFixtures, _ sql: String) async throws {
         if let sqlite = store as? SQLitePasskeyStore {
             try await sqlite.database.write { db in try db.execute(sql, cached: false) }
         } else if let postgres = store as? PostgresPasskeyStore {
@@ -20,13 +20,13 @@ struct AuditChainTests {
         }
     }
 
-    static func walk(_ store: any PasskeyStore) async throws -> ChainBreak? {
+    static func walk(_ store: any StoreFixtures) async throws -> ChainBreak? {
         try await store.sealAuditChain()
         return AuditChain.verify(try await store.chainedEvents(after: 0, limit: 10_000), state: try await store.auditChainState())
     }
 
     /// Ten events of two accounts, through the store's methods; answers their ids.
-    static func fill(_ store: any PasskeyStore) async throws -> (ids: [Int64], ada: UserRecord) {
+    static func fill(_ store: any StoreFixtures) async throws -> (ids: [Int64], ada: UserRecord) {
         let ada = Fixture.user(name: "ada"), bob = Fixture.user(name: "bob")
         try await store.registerCredential(Fixture.credential(for: ada), newUser: ada)
         try await store.registerCredential(Fixture.credential(for: bob), newUser: bob)

@@ -18,19 +18,19 @@ enum StoreKind: String, StoreEngine, CustomTestStringConvertible {
 
     /// `count` stores on a new SQLite file (that many connections) or a new PostgreSQL
     /// database (that many pools).
-    func withStores(_ count: Int, _ body: ([any PasskeyStore]) async throws -> Void) async throws {
+    func withStores(_ count: Int, _ body: ([any StoreFixtures]) async throws -> Void) async throws {
         switch self {
         case .sqlite:
             try await withTemporaryDirectory { directory in
                 let path = directory.appendingPathComponent("passkeys.sqlite").path
-                var stores: [any PasskeyStore] = []
+                var stores: [any StoreFixtures] = []
                 for _ in 0..<count { stores.append(try await SQLitePasskeyStore(path: path)) }
                 try await run(stores, body)
             }
         case .postgres:
             try await TestPostgres.withDatabase { url in
                 let location = try PostgresLocation(url: url)
-                var stores: [any PasskeyStore] = []
+                var stores: [any StoreFixtures] = []
                 for _ in 0..<count {
                     stores.append(try await PostgresPasskeyStore(
                         location: location, poolSize: 4, timeout: testTimeout, logger: quietLogger))
@@ -40,7 +40,7 @@ enum StoreKind: String, StoreEngine, CustomTestStringConvertible {
         }
     }
 
-    private func run(_ stores: [any PasskeyStore], _ body: ([any PasskeyStore]) async throws -> Void) async throws {
+    private func run(_ stores: [any StoreFixtures], _ body: ([any StoreFixtures]) async throws -> Void) async throws {
         do {
             try await body(stores)
         } catch {
@@ -93,6 +93,6 @@ func withSQLiteStore(_ body: (SQLitePasskeyStore, String) async throws -> Void) 
 }
 
 /// Two stores of `kind` on one fresh database, for the tests of one engine's own behaviour.
-func withTwoStores(_ kind: StoreKind, _ body: (any PasskeyStore, any PasskeyStore) async throws -> Void) async throws {
+func withTwoStores(_ kind: StoreKind, _ body: (any StoreFixtures, any StoreFixtures) async throws -> Void) async throws {
     try await kind.withStores(2) { stores in try await body(stores[0], stores[1]) }
 }
