@@ -1,9 +1,17 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
 /// Users, their credentials and sessions, and the audit trail.
+extension PostgresPasskeyStore {
+    static let signedInColumns = SessionRow.columns(of: "s") + ", " + UserRow.selectColumns(of: "u")
+
+    static let sealBatch = 2000
+
+}
+
+/// `AccountStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     // MARK: Users
 
@@ -233,296 +241,217 @@ extension PostgresPasskeyStore {
         }
     }
 
-    // MARK: Sessions
-
-    public func insertSession(_ s: SessionRecord) async throws {
-        let row = try SessionRow(s)
-        try await write { db in try await Self.insert(db, row) }
-    }
-
-    static func insert(_ db: PostgresConnection, _ s: SessionRow) async throws {
-        try await db.query(
-            """
-            INSERT INTO sessions (\(unescaped: SessionRow.columns))
-            VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
-                \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime))
-            """, logger: quiet)
-    }
-
-    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
-        let hash = ByteBuffer(bytes: tokenHash)
-        let now = try now.storeMilliseconds()
-        return try await withConnection { db in
-            try await Self.first(
-                db.query(
-                    "SELECT \(unescaped: SessionRow.columns) FROM sessions WHERE token_hash = \(hash) AND expires_at > \(now)",
-                    logger: Self.quiet),
-                SessionRow.record)
-        }
-    }
-
-    public func signedIn(tokenHash: [UInt8], now: Date) async throws -> (session: SessionRecord, user: UserRecord)? {
-        let hash = ByteBuffer(bytes: tokenHash)
-        let now = try now.storeMilliseconds()
-        return try await withConnection { db in
-            try await Self.first(
-                db.query(
-                    """
-                    SELECT \(unescaped: Self.signedInColumns) FROM sessions s JOIN users u ON u.handle = s.user_handle \
-                    WHERE s.token_hash = \(hash) AND s.expires_at > \(now)
-                    """,
-                    logger: Self.quiet),
-                { row in (try SessionRow.record(row), try UserRow.record(row, from: SessionRow.columnCount)) })
-        }
-    }
-
-    static let signedInColumns = SessionRow.columns(of: "s") + ", " + UserRow.selectColumns(of: "u")
-
-    public func insertEvent(_ event: AuditEvent) async throws {
-        let row = try EventRow(event)
-        try await write { db in try await Self.insert(db, row) }
-    }
-
-    public func sessions(userHandle: [UInt8], now: Date) async throws -> [SessionRecord] {
-        let handle = ByteBuffer(bytes: userHandle)
-        let now = try now.storeMilliseconds()
-        return try await withConnection { db in
-            try await Self.all(
-                db.query(
-                    """
-                    SELECT \(unescaped: SessionRow.columns) FROM sessions WHERE user_handle = \(handle) AND expires_at > \(now)
-                    ORDER BY created_at DESC, token_hash
-                    """, logger: Self.quiet),
-                SessionRow.record)
-        }
-    }
-
-    public func deleteSession(tokenHash: [UInt8], event: AuditEvent?) async throws {
+    public func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool {
+        let user = ByteBuffer(bytes: handle)
         let eventRow = try event.map(EventRow.init)
-        let hash = ByteBuffer(bytes: tokenHash)
-        try await transaction { db in
-            if try await Self.count(db.query("DELETE FROM sessions WHERE token_hash = \(hash) RETURNING 1", logger: Self.quiet)) == 1 {
-                try await Self.insert(db, eventRow)
-            }
-        }
-    }
-
-    public func touchSession(tokenHash: [UInt8], at: Date) async throws {
-        let hash = ByteBuffer(bytes: tokenHash)
-        let at = try at.storeMilliseconds()
-        try await write { db in
-            try await db.query("UPDATE sessions SET last_seen_at = \(at) WHERE token_hash = \(hash)", logger: Self.quiet)
-        }
-    }
-
-    @discardableResult
-    public func deleteSessions(userHandle: [UInt8], event: AuditEvent?) async throws -> Int {
-        let eventRow = try event.map(EventRow.init)
-        let handle = ByteBuffer(bytes: userHandle)
         return try await transaction { db in
-            let count = try await Self.count(db.query("DELETE FROM sessions WHERE user_handle = \(handle) RETURNING 1", logger: Self.quiet))
+            let changed = try await Self.count(
+                db.query(
+                    "UPDATE users SET disabled = \(disabled) WHERE handle = \(user) AND disabled = \(!disabled) RETURNING 1",
+                    logger: Self.quiet)) == 1
+            guard changed else { return false }
+            if disabled { _ = try await Self.revokeAccess(db, userHandle: user) }
             try await Self.insert(db, eventRow)
-            return count
+            return true
         }
     }
 
-    // MARK: Audit events
-
-    /// Inserts an event in the caller's transaction (nothing for nil).
-    /// Inserts an event in the caller's transaction (nothing for nil). It joins the audit chain
-    /// when `sealAuditChain` next runs (within a second, from any instance): linking it here
-    /// would lock the chain's head until this transaction's commit, and every commit of every
-    /// instance would wait for the one before it.
-    static func insert(_ db: PostgresConnection, _ e: EventRow?) async throws {
-        guard let e else { return }
-        try await db.query(
-            """
-            INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-            VALUES (\(e.userHandle), \(e.type), \(e.at), \(e.ip), \(e.userAgent), \(e.details))
-            """, logger: quiet)
-    }
-
-    public func events(userHandle: [UInt8], before: Int64?, limit: Int) async throws -> [AuditEvent] {
-        let handle = ByteBuffer(bytes: userHandle)
-        let before = before ?? Int64.max
-        let limit = Int64(max(0, limit))
-        return try await withConnection { db in
-            try await Self.all(
-                db.query(
-                    """
-                    SELECT \(unescaped: EventRow.columns) FROM events WHERE user_handle = \(handle) AND id < \(before)
-                    ORDER BY id DESC LIMIT \(limit)
-                    """, logger: Self.quiet),
-                EventRow.record)
-        }
-    }
-
-    public func events(userHandle: [UInt8]?, since: Date?, after: Int64?, limit: Int) async throws -> [AuditEvent] {
-        let handle = userHandle.map { ByteBuffer(bytes: $0) }
-        let since = try (since ?? Date(timeIntervalSince1970: 0)).storeMilliseconds()
-        let after = after ?? 0
-        let limit = Int64(max(0, limit))
-        return try await withConnection { db in
-            try await Self.all(
-                db.query(
-                    """
-                    SELECT \(unescaped: EventRow.columns) FROM events
-                    WHERE (\(handle)::bytea IS NULL OR user_handle = \(handle)) AND at >= \(since) AND id > \(after)
-                    ORDER BY id LIMIT \(limit)
-                    """, logger: Self.quiet),
-                EventRow.record)
-        }
-    }
-
-    public func deleteEvents(olderThan cutoff: Date) async throws -> Int {
-        let cutoff = try cutoff.storeMilliseconds()
-        // What is written by now joins the chain first, so that retention sees all of it.
-        try await sealAuditChain()
+    public func revokeAccess(userHandle: [UInt8], event: AuditEvent?) async throws -> [[UInt8]] {
+        let user = ByteBuffer(bytes: userHandle)
+        let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
-            // A whole prefix of the chain, under its lock: the sealed events before the first
-            // sealed one that is not older than the cutoff; the chain then starts at the last
-            // deleted one's hash. Events not sealed yet wait for a later sweep.
-            try await db.query("SELECT 1 FROM audit_chain WHERE id = 1 FOR UPDATE", logger: Self.quiet)
-            guard let last = try await Self.first(
-                db.query(
-                    """
-                    SELECT chain_seq, hash FROM events
-                    WHERE chain_seq < coalesce(
-                        (SELECT min(chain_seq) FROM events WHERE at >= \(cutoff) AND chain_seq IS NOT NULL), 9223372036854775807)
-                    ORDER BY chain_seq DESC LIMIT 1
-                    """, logger: Self.quiet),
-                { row -> (Int64, ByteBuffer?) in (try row[0].decode(Int64.self), try row[1].decode(ByteBuffer?.self)) })
-            else { return 0 }
-            let deleted = try await Self.count(db.query("DELETE FROM events WHERE chain_seq <= \(last.0) RETURNING 1", logger: Self.quiet))
-            if let hash = last.1 {
-                try await db.query("UPDATE audit_chain SET start_hash = \(hash) WHERE id = 1", logger: Self.quiet)
+            let ended = try await Self.revokeAccess(db, userHandle: user)
+            try await Self.insert(db, eventRow)
+            return ended
+        }
+    }
+
+    static func revokeAccess(_ db: PostgresConnection, userHandle: ByteBuffer) async throws -> [[UInt8]] {
+        let ended = try await all(
+            db.query("DELETE FROM sessions WHERE user_handle = \(userHandle) RETURNING token_hash", logger: quiet)
+        ) { row in
+            var c = Cursor(row)
+            return try c.bytes()
+        }
+        try await db.query("UPDATE oauth_grants SET revoked = true WHERE user_handle = \(userHandle) AND NOT revoked", logger: quiet)
+        return ended
+    }
+
+    public func deleteAccount(handle: [UInt8], event: AuditEvent?) async throws -> DeletedAccount? {
+        let user = ByteBuffer(bytes: handle)
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            guard try await Self.count(db.query("SELECT 1 FROM users WHERE handle = \(user) FOR UPDATE", logger: Self.quiet)) == 1 else {
+                return nil
             }
-            return deleted
-        }
-    }
-
-    /// Links the events not in the audit chain yet, in the order of their ids, after the
-    /// chain's head: each gets its place (`chain_seq`), `prev_hash` and `hash`, and the head
-    /// moves, in one transaction under the head's lock (so instances seal one after another).
-    /// An event that commits later with a smaller id simply takes a later place. Answers how
-    /// many were sealed.
-    /// Nothing to seal, the usual case between bursts, costs one read of the unsealed events'
-    /// partial index: no lock on the head row and no commit.
-    @discardableResult
-    public func sealAuditChain() async throws -> Int {
-        guard try await hasUnsealedEvents() else { return 0 }
-        var total = 0
-        while true {
-            let sealed = try await transaction { db -> Int in
-                guard let head = try await Self.first(
-                    db.query("SELECT head_hash, head_seq FROM audit_chain WHERE id = 1 FOR UPDATE", logger: Self.quiet),
-                    { row -> ([UInt8], Int64) in
-                        var c = Cursor(row)
-                        return (try c.bytes(), try c.next())
-                    })
-                else { return 0 }
-                let pending = try await Self.all(
-                    db.query(
-                        """
-                        SELECT id, user_handle, type, at, ip, user_agent, details FROM events
-                        WHERE chain_seq IS NULL ORDER BY id LIMIT \(Self.sealBatch)
-                        """, logger: Self.quiet)
-                ) { row -> ChainedEvent in
-                    var c = Cursor(row)
-                    return ChainedEvent(
-                        id: try c.next(), userHandle: try c.bytes(), type: try c.next(), atMilliseconds: try c.next(), ip: try c.next(),
-                        userAgent: try c.next(), details: try c.next(), prevHash: nil, hash: nil)
-                }
-                guard !pending.isEmpty else { return 0 }
-                var previous = head.0
-                var ids: [Int64] = [], prevs: [ByteBuffer] = [], hashes: [ByteBuffer] = [], seqs: [Int64] = []
-                for (offset, event) in pending.enumerated() {
-                    let details = (try? EventDetails.decode(event.details)) ?? ["unreadable_details": event.details]
-                    let hash = AuditChain.link(
-                        previous: previous,
-                        canonical: AuditChain.canonical(
-                            userHandle: event.userHandle, type: event.type, atMilliseconds: event.atMilliseconds, ip: event.ip,
-                            userAgent: event.userAgent, details: details))
-                    ids.append(event.id)
-                    prevs.append(ByteBuffer(bytes: previous))
-                    hashes.append(ByteBuffer(bytes: hash))
-                    seqs.append(head.1 + Int64(offset) + 1)
-                    previous = hash
-                }
-                try await db.query(
-                    """
-                    UPDATE events AS e SET prev_hash = v.prev_hash, hash = v.hash, chain_seq = v.chain_seq
-                    FROM unnest(\(ids)::bigint[], \(prevs)::bytea[], \(hashes)::bytea[], \(seqs)::bigint[]) AS v(id, prev_hash, hash, chain_seq)
-                    WHERE e.id = v.id
-                    """, logger: Self.quiet)
-                let lastHash = ByteBuffer(bytes: previous)
-                try await db.query(
-                    "UPDATE audit_chain SET head_id = \(ids[ids.count - 1]), head_hash = \(lastHash), head_seq = \(seqs[seqs.count - 1]) WHERE id = 1",
-                    logger: Self.quiet)
-                return pending.count
-            }
-            total += sealed
-            if sealed < Self.sealBatch { return total }
-        }
-    }
-
-    static let sealBatch = 2000
-
-    func hasUnsealedEvents() async throws -> Bool {
-        try await withConnection { db in
-            try await Self.first(
-                db.query("SELECT EXISTS (SELECT 1 FROM events WHERE chain_seq IS NULL)", logger: Self.quiet)
-            ) { try $0.decode(Bool.self) } ?? false
-        }
-    }
-
-    public func auditChainState() async throws -> AuditChainState {
-        try await withConnection { db in
-            try await Self.first(
-                db.query("SELECT start_hash, head_id, head_hash FROM audit_chain WHERE id = 1", logger: Self.quiet)
+            let credentials = try await Self.all(
+                db.query("SELECT id FROM credentials WHERE user_handle = \(user) ORDER BY created_at, id", logger: Self.quiet)
             ) { row in
                 var c = Cursor(row)
-                return AuditChainState(startHash: try c.bytes(), headID: try c.next(), headHash: try c.bytes())
-            } ?? AuditChainState(startHash: AuditChain.genesis, headID: 0, headHash: AuditChain.genesis)
+                return try c.bytes()
+            }
+            let appleToken = try await Self.first(
+                db.query("SELECT refresh_token FROM apple_links WHERE user_handle = \(user)", logger: Self.quiet)
+            ) { try $0[0].decode(String?.self) } ?? nil
+            let grants = try await Self.all(
+                db.query("SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE user_handle = \(user)", logger: Self.quiet),
+                GrantRow.record)
+            try await db.query("DELETE FROM ceremonies WHERE user_handle = \(user)", logger: Self.quiet)
+            // Everything else of the account goes by its foreign keys' cascade.
+            try await db.query("DELETE FROM users WHERE handle = \(user)", logger: Self.quiet)
+            // The events stay, under the opaque handle, without the names they carried.
+            try await db.query(
+                """
+                UPDATE events
+                SET details = ((details::jsonb - 'name')
+                    || jsonb_build_object('name_sha256', encode(sha256(convert_to(details::jsonb ->> 'name', 'UTF8')), 'hex')))::text
+                WHERE user_handle = \(user) AND details::jsonb ? 'name'
+                """, logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+            return DeletedAccount(credentialIDs: credentials, appleRefreshToken: appleToken, grants: grants)
         }
     }
 
-    public func chainedEvents(after: Int64, limit: Int) async throws -> [ChainedEvent] {
+    public func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
+        let columns = UserRow.selectColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
         let limit = Int64(max(0, limit))
+        let upper = nameKeyPrefix.map { $0 + "\u{10FFFF}" }
         return try await withConnection { db in
+            // A range of users_by_name_key_c (byte order, whatever the database's collation), not
+            // LIKE: a name's % and _ are letters here, not patterns, and a million accounts are
+            // not scanned.
             try await Self.all(
                 db.query(
                     """
-                    SELECT id, user_handle, type, at, ip, user_agent, details, prev_hash, hash, chain_seq FROM events
-                    WHERE chain_seq > \(after) ORDER BY chain_seq LIMIT \(limit)
+                    SELECT \(unescaped: columns) FROM users AS u
+                    WHERE (\(nameKeyPrefix)::text IS NULL
+                           OR (u.name_key COLLATE "C" >= \(nameKeyPrefix)::text COLLATE "C" AND u.name_key COLLATE "C" < \(upper)::text COLLATE "C"))
+                      AND (\(groupKey)::text IS NULL OR EXISTS (
+                          SELECT 1 FROM group_members AS g WHERE g.user_handle = u.handle AND g.name_key = \(groupKey)::text))
+                      AND (\(afterNameKey)::text IS NULL OR u.name_key COLLATE "C" > \(afterNameKey)::text COLLATE "C")
+                    ORDER BY u.name_key COLLATE "C" LIMIT \(limit)
+                    """, logger: Self.quiet), UserRow.record)
+        }
+    }
+
+    public func insertInvitation(_ invitation: InvitationRecord, event: AuditEvent?) async throws {
+        let i = invitation
+        let hash = ByteBuffer(bytes: i.tokenHash)
+        let handle = i.userHandle.map { ByteBuffer(bytes: $0) }
+        let created = try i.createdAt.storeMilliseconds()
+        let expires = try i.expiresAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        try await transaction { db in
+            try await db.query(
+                """
+                INSERT INTO invitations (
+                    token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name)
+                VALUES (\(hash), \(i.userName), \(i.nameKey), \(handle), \(i.createdBy), \(created), \(expires),
+                        \(i.groups.map(\.name)), \(i.groups.map(\.nameKey)), \(i.displayName))
+                """, logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+        }
+    }
+
+    public func invitation(tokenHash: [UInt8], now: Date) async throws -> InvitationRecord? {
+        let hash = ByteBuffer(bytes: tokenHash)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name
+                    FROM invitations
+                    WHERE token_hash = \(hash) AND expires_at > \(now)
                     """, logger: Self.quiet)
             ) { row in
                 var c = Cursor(row)
-                var event = ChainedEvent(
-                    id: try c.next(), userHandle: try c.bytes(), type: try c.next(), atMilliseconds: try c.next(), ip: try c.next(),
-                    userAgent: try c.next(), details: try c.next(), prevHash: try c.optionalBytes(), hash: try c.optionalBytes())
-                event.position = try c.next()
-                return event
+                return InvitationRecord(
+                    tokenHash: try c.bytes(), userName: try c.next(), nameKey: try c.next(), userHandle: try c.optionalBytes(),
+                    createdBy: try c.next(), createdAt: try c.date(), expiresAt: try c.date(),
+                    groups: try Self.invitationGroups(names: c.next(), keys: c.next()), displayName: try c.next())
             }
         }
     }
 
-    public func insertCheckpoint(_ checkpoint: AuditCheckpoint) async throws {
-        let hash = ByteBuffer(bytes: checkpoint.hash)
-        let at = try checkpoint.at.storeMilliseconds()
-        try await write { db in
-            try await db.query(
-                "INSERT INTO audit_checkpoints (event_id, hash, at, jws) VALUES (\(checkpoint.eventID), \(hash), \(at), \(checkpoint.jws))",
-                logger: Self.quiet)
-        }
-    }
-
-    public func checkpoints() async throws -> [AuditCheckpoint] {
-        try await withConnection { db in
-            try await Self.all(db.query("SELECT id, event_id, hash, at, jws FROM audit_checkpoints ORDER BY id", logger: Self.quiet)) { row in
+    public func rekeyNames(version: Int, _ key: @escaping @Sendable (String) -> String) async throws -> [String] {
+        let wanted = Int32(version)
+        return try await transaction { db in
+            guard let (done, stored) = try await Self.first(
+                db.query("SELECT version, collisions FROM name_key_rules WHERE id = 1 FOR UPDATE", logger: Self.quiet),
+                { (try $0[0].decode(Int32.self), try $0[1].decode([String].self)) })
+            else { throw StoreError.database("name_key_rules has no row") }
+            if done >= wanted { return stored }
+            let users = try await Self.all(
+                db.query("SELECT handle, name, name_key FROM users ORDER BY created_at, handle", logger: Self.quiet)
+            ) { row -> ([UInt8], String, String) in
                 var c = Cursor(row)
-                return AuditCheckpoint(id: try c.next(), eventID: try c.next(), hash: try c.bytes(), at: try c.date(), jws: try c.next())
+                return (try c.bytes(), try c.next(), try c.next())
             }
+            let (moves, collisions) = NameKeyMove.plan(users.map { ($0.0, $0.1, $0.2) }, key)
+            for move in moves {
+                try await db.query("UPDATE users SET name_key = \(move.new) WHERE handle = \(ByteBuffer(bytes: move.handle))", logger: Self.quiet)
+            }
+            let members = try await Self.all(db.query("SELECT user_handle, name, name_key FROM group_members", logger: Self.quiet)) { row -> ([UInt8], String, String) in
+                var c = Cursor(row)
+                return (try c.bytes(), try c.next(), try c.next())
+            }
+            for (handle, name, old) in members {
+                let new = key(name)
+                guard new != old else { continue }
+                let owner = ByteBuffer(bytes: handle)
+                let exists = try await Self.count(db.query(
+                    "SELECT 1 FROM group_members WHERE user_handle = \(owner) AND name_key = \(new)", logger: Self.quiet)) > 0
+                if exists {
+                    try await db.query("DELETE FROM group_members WHERE user_handle = \(owner) AND name_key = \(old)", logger: Self.quiet)
+                } else {
+                    try await db.query(
+                        "UPDATE group_members SET name_key = \(new) WHERE user_handle = \(owner) AND name_key = \(old)", logger: Self.quiet)
+                }
+            }
+            let invitations = try await Self.all(db.query("SELECT token_hash, user_name, group_names FROM invitations", logger: Self.quiet)) { row -> ([UInt8], String, [String]) in
+                var c = Cursor(row)
+                return (try c.bytes(), try c.next(), try c.next())
+            }
+            for (hash, name, groups) in invitations {
+                let keys = groups.map(key)
+                try await db.query(
+                    "UPDATE invitations SET name_key = \(key(name)), group_keys = \(keys) WHERE token_hash = \(ByteBuffer(bytes: hash))", logger: Self.quiet)
+            }
+            try await db.query("UPDATE name_key_rules SET version = \(wanted), collisions = \(collisions) WHERE id = 1", logger: Self.quiet)
+            return collisions
+        }
+    }
+}
+
+/// Invitations and reset links, and the groups they give (docs/contracts/accounts.md, "Administration").
+extension PostgresPasskeyStore {
+    static func invitationGroups(names: [String], keys: [String]) throws -> [InvitationGroup] {
+        guard names.count == keys.count else { throw StoreError.database("invitations.group_names and group_keys differ in length") }
+        return zip(names, keys).map { InvitationGroup(name: $0, nameKey: $1) }
+    }
+
+    /// Spends an invitation in the caller's transaction: the groups its account joins, or nil
+    /// when it is gone or expired.
+    static func spendInvitation(_ db: PostgresConnection, _ hash: ByteBuffer, now: Int64) async throws -> [InvitationGroup]? {
+        try await first(
+            db.query(
+                "DELETE FROM invitations WHERE token_hash = \(hash) AND expires_at > \(now) RETURNING group_names, group_keys",
+                logger: quiet)
+        ) { row in
+            var c = Cursor(row)
+            return try invitationGroups(names: c.next(), keys: c.next())
+        }
+    }
+
+    /// Adds the account to these groups in the caller's transaction (one it is in already is kept).
+    static func addMemberships(_ db: PostgresConnection, userHandle: ByteBuffer, _ groups: [InvitationGroup]) async throws {
+        for group in groups {
+            try await db.query(
+                """
+                INSERT INTO group_members (user_handle, name_key, name) VALUES (\(userHandle), \(group.nameKey), \(group.name))
+                ON CONFLICT DO NOTHING
+                """, logger: quiet)
         }
     }
 }

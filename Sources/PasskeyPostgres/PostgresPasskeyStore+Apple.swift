@@ -1,15 +1,19 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
-/// Sign in with Apple and cached documents on PostgreSQL.
+/// Sign in with Apple on PostgreSQL: how a transaction is rolled back.
 extension PostgresPasskeyStore {
     /// Thrown inside a transaction to roll all of it back and end with `outcome`.
     private struct Undo: RollbackOutcome {
         let outcome: AppleSignInOutcome
     }
 
+}
+
+/// `AppleStore` on PostgreSQL.
+extension PostgresPasskeyStore {
     public func insertAppleNonce(_ nonce: [UInt8], expiresAt: Date) async throws {
         let nonce = ByteBuffer(bytes: nonce)
         let expires = try expiresAt.storeMilliseconds()
@@ -169,28 +173,6 @@ extension PostgresPasskeyStore {
             }
             try await Self.insert(db, eventRow)
             return true
-        }
-    }
-
-    public func cachedDocument(named name: String) async throws -> CachedDocument? {
-        try await withConnection { db in
-            try await Self.first(
-                db.query("SELECT name, body, fetched_at, max_age FROM cached_documents WHERE name = \(name)", logger: Self.quiet),
-                CachedDocumentRow.record)
-        }
-    }
-
-    public func saveCachedDocument(_ document: CachedDocument) async throws {
-        let name = document.name
-        let body = ByteBuffer(bytes: document.body)
-        let fetched = try document.fetchedAt.storeMilliseconds()
-        let maxAge = Int64(document.maxAge)
-        try await write { db in
-            try await db.query(
-                """
-                INSERT INTO cached_documents (name, body, fetched_at, max_age) VALUES (\(name), \(body), \(fetched), \(maxAge))
-                ON CONFLICT (name) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, max_age = excluded.max_age
-                """, logger: Self.quiet)
         }
     }
 }

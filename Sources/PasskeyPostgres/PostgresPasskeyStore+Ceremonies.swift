@@ -1,9 +1,85 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
 /// Ceremonies: stored at initialize, spent once at finalize together with what the ceremony writes.
+extension PostgresPasskeyStore {
+    enum InsertCeremonySQL: PreparedSQL {
+        static let name = "passkey_insert_ceremony"
+        static let sql = """
+            INSERT INTO ceremonies (\(CeremonyRow.columns))
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+            """
+        static let types: [PostgresDataType] = [
+            .bytea, .text, .bytea, .text, .text, .bool, .text, .byteaArray, .int8Array, .int8, .int8, .bool, .text, .bytea, .bytea,
+        ]
+    }
+
+    enum AuthenticationContextSQL: PreparedSQL {
+        static let name = "passkey_authentication_context"
+        static let sql = """
+            SELECT \(CredentialRow.columns(of: "c")), u.disabled, \(CeremonyRow.columns(of: "k"))
+            FROM (SELECT 1) AS one
+            LEFT JOIN credentials AS c ON c.id = $1
+            LEFT JOIN users AS u ON u.handle = c.user_handle
+            LEFT JOIN ceremonies AS k ON k.challenge = $2 AND k.kind = '\(CeremonyKind.authentication.rawValue)' AND k.expires_at > $3
+            """
+        static let types: [PostgresDataType] = [.bytea, .bytea, .int8]
+    }
+
+    /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
+    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
+    /// (a step-up whose session is gone records no sign-in, and the third column says so);
+    /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
+    /// $26–$32 the regression event, alike.
+    enum CompleteAuthenticationSQL: PreparedSQL {
+        static let name = "passkey_complete_authentication"
+        static let sql = """
+            WITH spent AS (
+                DELETE FROM ceremonies
+                WHERE challenge = $1 AND kind = '\(CeremonyKind.authentication.rawValue)' AND expires_at > $2
+                RETURNING 1
+            ), applied AS (
+                UPDATE credentials AS c
+                SET sign_count = $3, backup_state = $4, uv_initialized = c.uv_initialized OR $5, last_used_at = $2
+                FROM users AS u
+                WHERE c.id = $6 AND u.handle = c.user_handle AND EXISTS (SELECT 1 FROM spent)
+                  AND ((c.sign_count = 0 AND $3 = 0) OR $3 > c.sign_count)
+                RETURNING u.name
+            ), cloned AS (
+                UPDATE credentials SET possibly_cloned = true
+                WHERE id = $6 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+            ), opened AS (
+                INSERT INTO sessions (\(SessionRow.columns))
+                SELECT $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
+                WHERE NOT $18 AND EXISTS (SELECT 1 FROM applied)
+            ), renewed AS (
+                UPDATE sessions SET auth_time = $17, user_verified = $13
+                WHERE $18 AND token_hash = $7 AND user_handle = $8 AND expires_at > $2
+                  AND EXISTS (SELECT 1 FROM applied)
+                RETURNING 1
+            ), signed_in AS (
+                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                SELECT $20, $21, $22, $23, $24, $25
+                WHERE $19 AND EXISTS (SELECT 1 FROM applied) AND (NOT $18 OR EXISTS (SELECT 1 FROM renewed))
+            ), regressed AS (
+                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
+                SELECT $27, $28, $29, $30, $31, $32
+                WHERE $26 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+            )
+            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied), NOT $18 OR EXISTS (SELECT 1 FROM renewed)
+            """
+        static let types: [PostgresDataType] =
+            [.bytea, .int8, .int8, .bool, .bool, .bytea]
+            + [.bytea, .bytea, .int8, .int8, .bytea, .text, .bool, .text, .text, .int8, .int8, .bool]
+            + [.bool, .bytea, .text, .int8, .text, .text, .text]
+            + [.bool, .bytea, .text, .int8, .text, .text, .text]
+    }
+
+}
+
+/// `CeremonyStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     // MARK: Ceremonies
 
@@ -30,17 +106,6 @@ extension PostgresPasskeyStore {
         try await write { db in
             _ = try await db.execute(statement, logger: Self.quiet)
         }
-    }
-
-    enum InsertCeremonySQL: PreparedSQL {
-        static let name = "passkey_insert_ceremony"
-        static let sql = """
-            INSERT INTO ceremonies (\(CeremonyRow.columns))
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-            """
-        static let types: [PostgresDataType] = [
-            .bytea, .text, .bytea, .text, .text, .bool, .text, .byteaArray, .int8Array, .int8, .int8, .bool, .text, .bytea, .bytea,
-        ]
     }
 
     public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
@@ -75,18 +140,6 @@ extension PostgresPasskeyStore {
                     ceremony: try row[ceremonyStart].decode(ByteBuffer?.self) == nil ? nil : try CeremonyRow.record(row, from: ceremonyStart))
             } ?? AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil)
         }
-    }
-
-    enum AuthenticationContextSQL: PreparedSQL {
-        static let name = "passkey_authentication_context"
-        static let sql = """
-            SELECT \(CredentialRow.columns(of: "c")), u.disabled, \(CeremonyRow.columns(of: "k"))
-            FROM (SELECT 1) AS one
-            LEFT JOIN credentials AS c ON c.id = $1
-            LEFT JOIN users AS u ON u.handle = c.user_handle
-            LEFT JOIN ceremonies AS k ON k.challenge = $2 AND k.kind = '\(CeremonyKind.authentication.rawValue)' AND k.expires_at > $3
-            """
-        static let types: [PostgresDataType] = [.bytea, .bytea, .int8]
     }
 
     public func consumeCeremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
@@ -214,55 +267,6 @@ extension PostgresPasskeyStore {
             guard sessionStands else { return .sessionGone }
             return .signedIn(userName: name)
         }
-    }
-
-    /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
-    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
-    /// (a step-up whose session is gone records no sign-in, and the third column says so);
-    /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
-    /// $26–$32 the regression event, alike.
-    enum CompleteAuthenticationSQL: PreparedSQL {
-        static let name = "passkey_complete_authentication"
-        static let sql = """
-            WITH spent AS (
-                DELETE FROM ceremonies
-                WHERE challenge = $1 AND kind = '\(CeremonyKind.authentication.rawValue)' AND expires_at > $2
-                RETURNING 1
-            ), applied AS (
-                UPDATE credentials AS c
-                SET sign_count = $3, backup_state = $4, uv_initialized = c.uv_initialized OR $5, last_used_at = $2
-                FROM users AS u
-                WHERE c.id = $6 AND u.handle = c.user_handle AND EXISTS (SELECT 1 FROM spent)
-                  AND ((c.sign_count = 0 AND $3 = 0) OR $3 > c.sign_count)
-                RETURNING u.name
-            ), cloned AS (
-                UPDATE credentials SET possibly_cloned = true
-                WHERE id = $6 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
-            ), opened AS (
-                INSERT INTO sessions (\(SessionRow.columns))
-                SELECT $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
-                WHERE NOT $18 AND EXISTS (SELECT 1 FROM applied)
-            ), renewed AS (
-                UPDATE sessions SET auth_time = $17, user_verified = $13
-                WHERE $18 AND token_hash = $7 AND user_handle = $8 AND expires_at > $2
-                  AND EXISTS (SELECT 1 FROM applied)
-                RETURNING 1
-            ), signed_in AS (
-                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-                SELECT $20, $21, $22, $23, $24, $25
-                WHERE $19 AND EXISTS (SELECT 1 FROM applied) AND (NOT $18 OR EXISTS (SELECT 1 FROM renewed))
-            ), regressed AS (
-                INSERT INTO events (user_handle, type, at, ip, user_agent, details)
-                SELECT $27, $28, $29, $30, $31, $32
-                WHERE $26 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
-            )
-            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied), NOT $18 OR EXISTS (SELECT 1 FROM renewed)
-            """
-        static let types: [PostgresDataType] =
-            [.bytea, .int8, .int8, .bool, .bool, .bytea]
-            + [.bytea, .bytea, .int8, .int8, .bytea, .text, .bool, .text, .text, .int8, .int8, .bool]
-            + [.bool, .bytea, .text, .int8, .text, .text, .text]
-            + [.bool, .bytea, .text, .int8, .text, .text, .text]
     }
 
     /// The compare-and-set of WebAuthn §7.2 step 25 in one statement; the account's name when it

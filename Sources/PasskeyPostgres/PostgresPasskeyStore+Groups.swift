@@ -1,9 +1,9 @@
-public import PasskeyStorage
 internal import Foundation
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
-/// Group memberships.
+/// `GroupStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     public func addToGroup(userHandle: [UInt8], name: String, nameKey: String, event: AuditEvent?) async throws -> Bool {
         let handle = ByteBuffer(bytes: userHandle)

@@ -1,9 +1,9 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
-/// Messages for Business on PostgreSQL.
+/// `MfBStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     public func insertMfBRequest(_ request: MfBRequestRecord) async throws {
         let r = try MfBRequestRow(request)

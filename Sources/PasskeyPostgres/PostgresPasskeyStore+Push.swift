@@ -1,9 +1,9 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
-/// The push authenticator on PostgreSQL.
+/// `PushStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     public func insertPushDiscovery(_ d: PushDiscoveryRecord) async throws {
         let handle = ByteBuffer(bytes: d.userHandle)

@@ -1,13 +1,36 @@
-public import PasskeyStorage
 public import Foundation
+public import PasskeyStorage
 
-/// Sign in with Apple and cached documents on SQLite.
+/// Sign in with Apple on SQLite: how a write is undone.
 extension SQLitePasskeyStore {
     /// Thrown inside a write to undo all of it (the job's savepoint) and end with `outcome`.
     private struct Undo: Error {
         let outcome: AppleSignInOutcome
     }
 
+}
+
+extension AppleLinkRecord {
+    static let columns =
+        "issuer, subject, user_handle, email, email_verified, is_private_email, email_enabled, refresh_token, created_at"
+
+    init(row: SQLiteRow) {
+        self.init(
+            issuer: row.text(0), subject: row.text(1), userHandle: row.blob(2), email: row.optionalText(3),
+            emailVerified: row.bool(4), isPrivateEmail: row.bool(5), emailEnabled: row.bool(6), refreshToken: row.optionalText(7),
+            createdAt: Date(storeMilliseconds: row.int64(8)))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .text(issuer), .text(subject), .blob(userHandle), .optionalText(email), .bool(emailVerified), .bool(isPrivateEmail),
+            .bool(emailEnabled), .optionalText(refreshToken), try .time(createdAt),
+        ]
+    }
+}
+
+/// `AppleStore` on SQLite.
+extension SQLitePasskeyStore {
     public func insertAppleNonce(_ nonce: [UInt8], expiresAt: Date) async throws {
         let arguments: [SQLiteValue] = [.blob(nonce), try .time(expiresAt)]
         try await database.write { db in
@@ -134,43 +157,5 @@ extension SQLitePasskeyStore {
             try Self.insertEvent(db, eventArguments)
             return true
         }
-    }
-
-    public func cachedDocument(named name: String) async throws -> CachedDocument? {
-        try database.read { db in
-            try db.row(
-                "SELECT name, body, fetched_at, max_age FROM cached_documents WHERE name = ?", [.text(name)],
-                { CachedDocument(name: $0.text(0), body: $0.blob(1), fetchedAt: Date(storeMilliseconds: $0.int64(2)), maxAge: Int($0.int64(3))) })
-        }
-    }
-
-    public func saveCachedDocument(_ document: CachedDocument) async throws {
-        let arguments: [SQLiteValue] = [.text(document.name), .blob(document.body), try .time(document.fetchedAt), .int(document.maxAge)]
-        try await database.write { db in
-            try db.execute(
-                """
-                INSERT INTO cached_documents (name, body, fetched_at, max_age) VALUES (?, ?, ?, ?)
-                ON CONFLICT (name) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, max_age = excluded.max_age
-                """, arguments)
-        }
-    }
-}
-
-extension AppleLinkRecord {
-    static let columns =
-        "issuer, subject, user_handle, email, email_verified, is_private_email, email_enabled, refresh_token, created_at"
-
-    init(row: SQLiteRow) {
-        self.init(
-            issuer: row.text(0), subject: row.text(1), userHandle: row.blob(2), email: row.optionalText(3),
-            emailVerified: row.bool(4), isPrivateEmail: row.bool(5), emailEnabled: row.bool(6), refreshToken: row.optionalText(7),
-            createdAt: Date(storeMilliseconds: row.int64(8)))
-    }
-
-    func arguments() throws -> [SQLiteValue] {
-        [
-            .text(issuer), .text(subject), .blob(userHandle), .optionalText(email), .bool(emailVerified), .bool(isPrivateEmail),
-            .bool(emailEnabled), .optionalText(refreshToken), try .time(createdAt),
-        ]
     }
 }

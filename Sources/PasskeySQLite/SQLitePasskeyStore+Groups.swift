@@ -1,7 +1,7 @@
-public import PasskeyStorage
 internal import Foundation
+public import PasskeyStorage
 
-/// Group memberships.
+/// `GroupStore` on SQLite.
 extension SQLitePasskeyStore {
     public func addToGroup(userHandle: [UInt8], name: String, nameKey: String, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()

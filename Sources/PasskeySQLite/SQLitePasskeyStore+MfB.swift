@@ -1,7 +1,38 @@
-public import PasskeyStorage
 public import Foundation
+public import PasskeyStorage
 
 /// Messages for Business on SQLite.
+extension MfBRequestRecord {
+    static let columns =
+        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at, "
+        + "gateway_message_id, gateway_status"
+
+    init(row: SQLiteRow) {
+        self.init(
+            id: row.text(0), privateKey: row.optionalBlob(1), publicPoint: row.blob(2), pointHash: row.blob(3),
+            deviceUserHandle: row.optionalText(4), status: row.text(5), userHandle: row.optionalBlob(6), errors: row.optionalText(7),
+            createdAt: Date(storeMilliseconds: row.int64(8)), expiresAt: Date(storeMilliseconds: row.int64(9)),
+            gatewayMessageID: row.optionalText(10), gatewayStatus: row.optionalInt64(11).flatMap { Int(exactly: $0) })
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .text(id), .optionalBlob(privateKey), .blob(publicPoint), .blob(pointHash), .optionalText(deviceUserHandle), .text(status),
+            .optionalBlob(userHandle), .optionalText(errors), try .time(createdAt), try .time(expiresAt), .optionalText(gatewayMessageID),
+            gatewayStatus.map { .int($0) } ?? .null,
+        ]
+    }
+}
+
+extension MfBGrantRecord {
+    static let columns = "hash, kind, request_id, user_handle, client_id, redirect_uri, expires_at"
+
+    func arguments() throws -> [SQLiteValue] {
+        [.blob(hash), .text(kind.rawValue), .text(requestID), .blob(userHandle), .text(clientID), .text(redirectURI), try .time(expiresAt)]
+    }
+}
+
+/// `MfBStore` on SQLite.
 extension SQLitePasskeyStore {
     public func insertMfBRequest(_ request: MfBRequestRecord) async throws {
         let arguments = try request.arguments()
@@ -139,35 +170,5 @@ extension SQLitePasskeyStore {
             "SELECT status, expires_at > ? FROM mfb_requests WHERE id = ?", [at, .text(id)], { ($0.text(0), $0.bool(1)) })
         guard let (status, live) = state, live || status != "pending" else { return .notFound }
         return status == "pending" ? nil : .alreadyAnswered
-    }
-}
-
-extension MfBRequestRecord {
-    static let columns =
-        "id, private_key, public_point, point_hash, device_user_handle, status, user_handle, errors, created_at, expires_at, "
-        + "gateway_message_id, gateway_status"
-
-    init(row: SQLiteRow) {
-        self.init(
-            id: row.text(0), privateKey: row.optionalBlob(1), publicPoint: row.blob(2), pointHash: row.blob(3),
-            deviceUserHandle: row.optionalText(4), status: row.text(5), userHandle: row.optionalBlob(6), errors: row.optionalText(7),
-            createdAt: Date(storeMilliseconds: row.int64(8)), expiresAt: Date(storeMilliseconds: row.int64(9)),
-            gatewayMessageID: row.optionalText(10), gatewayStatus: row.optionalInt64(11).flatMap { Int(exactly: $0) })
-    }
-
-    func arguments() throws -> [SQLiteValue] {
-        [
-            .text(id), .optionalBlob(privateKey), .blob(publicPoint), .blob(pointHash), .optionalText(deviceUserHandle), .text(status),
-            .optionalBlob(userHandle), .optionalText(errors), try .time(createdAt), try .time(expiresAt), .optionalText(gatewayMessageID),
-            gatewayStatus.map { .int($0) } ?? .null,
-        ]
-    }
-}
-
-extension MfBGrantRecord {
-    static let columns = "hash, kind, request_id, user_handle, client_id, redirect_uri, expires_at"
-
-    func arguments() throws -> [SQLiteValue] {
-        [.blob(hash), .text(kind.rawValue), .text(requestID), .blob(userHandle), .text(clientID), .text(redirectURI), try .time(expiresAt)]
     }
 }

@@ -1,7 +1,45 @@
-public import PasskeyStorage
 public import Foundation
+public import PasskeyStorage
 
 /// The push authenticator on SQLite.
+extension PushDeviceRecord {
+    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled, apns_environment"
+
+    init(row: SQLiteRow) {
+        self.init(
+            id: row.text(0), userHandle: row.blob(1), name: row.text(2), model: row.text(3), deviceToken: row.text(4),
+            publicKey: row.blob(5), createdAt: Date(storeMilliseconds: row.int64(6)),
+            lastUsedAt: row.optionalInt64(7).map(Date.init(storeMilliseconds:)), disabled: row.bool(8),
+            apnsEnvironment: row.optionalText(9))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .text(id), .blob(userHandle), .text(name), .text(model), .text(deviceToken), .blob(publicKey), try .time(createdAt),
+            try .optionalTime(lastUsedAt), .bool(disabled), apnsEnvironment.map { .text($0) } ?? .null,
+        ]
+    }
+}
+
+extension PushRequestRecord {
+    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued"
+
+    init(row: SQLiteRow) {
+        self.init(
+            id: row.text(0), userHandle: row.optionalBlob(1), watchHash: row.blob(2), challenge: row.text(3),
+            number: row.optionalInt64(4).flatMap { Int(exactly: $0) }, status: row.text(5), deviceID: row.optionalText(6),
+            createdAt: Date(storeMilliseconds: row.int64(7)), expiresAt: Date(storeMilliseconds: row.int64(8)), sessionIssued: row.bool(9))
+    }
+
+    func arguments() throws -> [SQLiteValue] {
+        [
+            .text(id), .optionalBlob(userHandle), .blob(watchHash), .text(challenge), number.map { .int($0) } ?? .null, .text(status),
+            .optionalText(deviceID), try .time(createdAt), try .time(expiresAt), .bool(sessionIssued),
+        ]
+    }
+}
+
+/// `PushStore` on SQLite.
 extension SQLitePasskeyStore {
     public func insertPushDiscovery(_ d: PushDiscoveryRecord) async throws {
         let arguments: [SQLiteValue] = [.text(d.deviceID), .blob(d.userHandle), .text(d.challenge), try .time(d.expiresAt)]
@@ -126,42 +164,5 @@ extension SQLitePasskeyStore {
             try Self.insertEvent(db, eventArguments)
             return name
         }
-    }
-}
-
-extension PushDeviceRecord {
-    static let columns = "id, user_handle, name, model, device_token, public_key, created_at, last_used_at, disabled, apns_environment"
-
-    init(row: SQLiteRow) {
-        self.init(
-            id: row.text(0), userHandle: row.blob(1), name: row.text(2), model: row.text(3), deviceToken: row.text(4),
-            publicKey: row.blob(5), createdAt: Date(storeMilliseconds: row.int64(6)),
-            lastUsedAt: row.optionalInt64(7).map(Date.init(storeMilliseconds:)), disabled: row.bool(8),
-            apnsEnvironment: row.optionalText(9))
-    }
-
-    func arguments() throws -> [SQLiteValue] {
-        [
-            .text(id), .blob(userHandle), .text(name), .text(model), .text(deviceToken), .blob(publicKey), try .time(createdAt),
-            try .optionalTime(lastUsedAt), .bool(disabled), apnsEnvironment.map { .text($0) } ?? .null,
-        ]
-    }
-}
-
-extension PushRequestRecord {
-    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued"
-
-    init(row: SQLiteRow) {
-        self.init(
-            id: row.text(0), userHandle: row.optionalBlob(1), watchHash: row.blob(2), challenge: row.text(3),
-            number: row.optionalInt64(4).flatMap { Int(exactly: $0) }, status: row.text(5), deviceID: row.optionalText(6),
-            createdAt: Date(storeMilliseconds: row.int64(7)), expiresAt: Date(storeMilliseconds: row.int64(8)), sessionIssued: row.bool(9))
-    }
-
-    func arguments() throws -> [SQLiteValue] {
-        [
-            .text(id), .optionalBlob(userHandle), .blob(watchHash), .text(challenge), number.map { .int($0) } ?? .null, .text(status),
-            .optionalText(deviceID), try .time(createdAt), try .time(expiresAt), .bool(sessionIssued),
-        ]
     }
 }

@@ -78,6 +78,28 @@ import Testing
         }
     }
 
+    /// Each engine keeps each slice in one file of its own, marked "`SliceName` on ENGINE.", which
+    /// implements every requirement of the slice: the two engines split alike, and a reader
+    /// finds a call's SQL beside its siblings.
+    @Test func eachEngineImplementsEachSliceInAFileOfItsOwn() throws {
+        let engines = [("SQLite", "PasskeySQLite"), ("PostgreSQL", "PasskeyPostgres")]
+        for (engine, module) in engines {
+            let directory = ArchitectureTests.root.appendingPathComponent("Sources/\(module)")
+            let files = ArchitectureTests.swiftFiles(under: directory)
+            for slice in try Self.slices() where slice.name != "PasskeyStore" {
+                let marker = "/// `\(slice.name)` on \(engine)."
+                let holding = try files.filter { try String(contentsOf: $0, encoding: .utf8).contains(marker) }
+                #expect(holding.count == 1, "\(module): \(holding.count) files are marked \(marker)")
+                guard let file = holding.first else { continue }
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for requirement in slice.requirements {
+                    #expect(text.contains("public func \(requirement)(") || text.contains("public var \(requirement):"),
+                            "\(file.lastPathComponent) does not implement \(slice.name).\(requirement)")
+                }
+            }
+        }
+    }
+
     @Test func theParserReadsOnlyTheProtocolsOwnRequirements() {
         let text = """
             public protocol DemoStore: Sendable {

@@ -1,10 +1,60 @@
 public import Foundation
-public import PasskeyStorage
 internal import NIOCore
+public import PasskeyStorage
 internal import PostgresNIO
 
-/// Server secrets, the metadata BLOB number, and the sweep of expired rows.
+/// `ServerStateStore` on PostgreSQL.
 extension PostgresPasskeyStore {
+    public func cachedDocument(named name: String) async throws -> CachedDocument? {
+        try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT name, body, fetched_at, max_age FROM cached_documents WHERE name = \(name)", logger: Self.quiet),
+                CachedDocumentRow.record)
+        }
+    }
+
+    public func saveCachedDocument(_ document: CachedDocument) async throws {
+        let name = document.name
+        let body = ByteBuffer(bytes: document.body)
+        let fetched = try document.fetchedAt.storeMilliseconds()
+        let maxAge = Int64(document.maxAge)
+        try await write { db in
+            try await db.query(
+                """
+                INSERT INTO cached_documents (name, body, fetched_at, max_age) VALUES (\(name), \(body), \(fetched), \(maxAge))
+                ON CONFLICT (name) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at, max_age = excluded.max_age
+                """, logger: Self.quiet)
+        }
+    }
+
+    public func countAttempts(keys: [String], limit: Int, window: Int64, now: Date, counting: Bool) async throws -> Int64? {
+        guard let attempt = try AttemptWindow(keys: keys, limit: limit, window: window, now: now) else { return nil }
+        let (keys, start, end) = (attempt.keys, attempt.start, attempt.end)
+        let limit = Int64(limit)
+        guard counting else {
+            let reached = try await withConnection { db in
+                try await Self.first(
+                    db.query(
+                        "SELECT EXISTS (SELECT 1 FROM attempt_counters WHERE key = ANY(\(keys)) AND window_start = \(start) AND count >= \(limit))",
+                        logger: Self.quiet)
+                ) { try $0[0].decode(Bool.self) } ?? false
+            }
+            return reached ? end : nil
+        }
+        let counted = try await write { db in
+            try await Self.all(
+                db.query(
+                    """
+                    INSERT INTO attempt_counters AS c (key, window_start, count)
+                    SELECT k, \(start), 1 FROM unnest(\(keys)::text[]) AS k
+                    ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + 1 WHERE c.count < \(limit)
+                    RETURNING key
+                    """, logger: Self.quiet)
+            ) { try $0[0].decode(String.self) }
+        }
+        return Set(counted).count < Set(keys).count ? end : nil
+    }
+
     // MARK: Secrets and maintenance
 
     public func secret(named name: String, candidate: [UInt8]) async throws -> [UInt8] {

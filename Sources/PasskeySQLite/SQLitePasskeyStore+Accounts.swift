@@ -1,7 +1,7 @@
-public import PasskeyStorage
 public import Foundation
+public import PasskeyStorage
 
-/// What operators do to accounts (docs/contracts/accounts.md, "Administration").
+/// `AccountStore` on SQLite.
 extension SQLitePasskeyStore {
     public func setUserDisabled(handle: [UInt8], disabled: Bool, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
@@ -29,9 +29,7 @@ extension SQLitePasskeyStore {
         try db.execute("UPDATE oauth_grants SET revoked = 1 WHERE user_handle = ? AND revoked = 0", [.blob(userHandle)])
         return ended
     }
-}
 
-extension SQLitePasskeyStore {
     public func deleteAccount(handle: [UInt8], event: AuditEvent?) async throws -> DeletedAccount? {
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in
@@ -56,9 +54,7 @@ extension SQLitePasskeyStore {
             return DeletedAccount(credentialIDs: credentials, appleRefreshToken: appleToken, grants: grants)
         }
     }
-}
 
-extension SQLitePasskeyStore {
     public func users(nameKeyPrefix: String?, groupKey: String?, afterNameKey: String?, limit: Int) async throws -> [UserRecord] {
         // A range of the name_key index, not LIKE: a name's % and _ are letters here, not
         // patterns, and a million accounts are not scanned. Only the conditions in use are
@@ -84,9 +80,7 @@ extension SQLitePasskeyStore {
             try db.rows("SELECT \(columns) FROM users AS u \(filter) ORDER BY u.name_key LIMIT ?", arguments, UserRecord.init(row:))
         }
     }
-}
 
-extension SQLitePasskeyStore {
     public func insertInvitation(_ invitation: InvitationRecord, event: AuditEvent?) async throws {
         let i = invitation
         let arguments: [SQLiteValue] = [
@@ -114,9 +108,6 @@ extension SQLitePasskeyStore {
         }
     }
 
-    static let invitationColumns =
-        "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name"
-
     static func invitationGroups(names: String, keys: String) throws -> [InvitationGroup] {
         let names = try ListCoding.strings(names, column: "invitations.group_names")
         let keys = try ListCoding.strings(keys, column: "invitations.group_keys")
@@ -140,145 +131,191 @@ extension SQLitePasskeyStore {
                 [.blob(userHandle), .text(group.nameKey), .text(group.name)])
         }
     }
-}
 
-extension SQLitePasskeyStore {
-    public func replaceRecoveryCodes(userHandle: [UInt8], codeHashes: [[UInt8]], at: Date, event: AuditEvent?) async throws {
-        let created = try SQLiteValue.time(at)
-        let eventArguments = try event?.insertArguments()
+    public func rekeyNames(version: Int, _ key: @escaping @Sendable (String) -> String) async throws -> [String] {
         try await database.write { db in
-            try db.execute("DELETE FROM recovery_codes WHERE user_handle = ?", [.blob(userHandle)])
-            for hash in codeHashes {
-                try db.execute("INSERT INTO recovery_codes (user_handle, code_hash, created_at) VALUES (?, ?, ?)", [.blob(userHandle), .blob(hash), created])
+            guard let (done, stored) = try db.row("SELECT version, collisions FROM name_key_rules WHERE id = 1", [], { ($0.int64(0), $0.text(1)) })
+            else { throw StoreError.database("name_key_rules has no row") }
+            if done >= Int64(version) { return try ListCoding.strings(stored, column: "name_key_rules.collisions") }
+            let users = try db.rows("SELECT handle, name, name_key FROM users ORDER BY created_at, handle", []) { ($0.blob(0), $0.text(1), $0.text(2)) }
+            let (moves, collisions) = NameKeyMove.plan(users.map { ($0.0, $0.1, $0.2) }, key)
+            for move in moves {
+                try db.execute("UPDATE users SET name_key = ? WHERE handle = ?", [.text(move.new), .blob(move.handle)])
             }
-            try Self.insertEvent(db, eventArguments)
+            let members = try db.rows("SELECT user_handle, name, name_key FROM group_members", []) { ($0.blob(0), $0.text(1), $0.text(2)) }
+            for (handle, name, old) in members {
+                let new = key(name)
+                guard new != old else { continue }
+                let exists = try db.row(
+                    "SELECT 1 FROM group_members WHERE user_handle = ? AND name_key = ?", [.blob(handle), .text(new)]) { _ in true } ?? false
+                if exists {
+                    try db.execute("DELETE FROM group_members WHERE user_handle = ? AND name_key = ?", [.blob(handle), .text(old)])
+                } else {
+                    try db.execute(
+                        "UPDATE group_members SET name_key = ? WHERE user_handle = ? AND name_key = ?", [.text(new), .blob(handle), .text(old)])
+                }
+            }
+            let invitations = try db.rows("SELECT token_hash, user_name, group_names FROM invitations", []) { ($0.blob(0), $0.text(1), $0.text(2)) }
+            for (hash, name, groups) in invitations {
+                let keys = try ListCoding.strings(groups, column: "invitations.group_names").map(key)
+                try db.execute(
+                    "UPDATE invitations SET name_key = ?, group_keys = ? WHERE token_hash = ?",
+                    [.text(key(name)), try ListCoding.encode(strings: keys), .blob(hash)])
+            }
+            try db.execute(
+                "UPDATE name_key_rules SET version = ?, collisions = ? WHERE id = 1",
+                [.integer(Int64(version)), try ListCoding.encode(strings: collisions)])
+            return collisions
         }
     }
 
-    public func recoveryCodeCount(userHandle: [UInt8]) async throws -> Int {
+    // MARK: Users
+
+    public func user(nameKey: String) async throws -> UserRecord? {
         try database.read { db in
-            Int(try db.row("SELECT count(*) FROM recovery_codes WHERE user_handle = ?", [.blob(userHandle)]) { $0.int64(0) } ?? 0)
+            try db.row(
+                "SELECT \(UserRecord.selectColumns) FROM users WHERE name_key = ?", [.text(nameKey)],
+                UserRecord.init(row:))
         }
     }
 
-    public func redeemRecoveryCode(userHandle: [UInt8], codeHash: [UInt8], session: SessionRecord, event: AuditEvent?) async throws -> Bool {
-        let sessionArguments = try session.arguments()
-        let eventArguments = try event?.insertArguments()
-        return try await database.write { db in
-            guard try Self.spendRecoveryCode(db, userHandle: userHandle, codeHash: codeHash) else { return false }
-            try db.execute(SessionRecord.insert, sessionArguments)
-            try Self.insertEvent(db, eventArguments)
-            return true
-        }
-    }
-
-    /// Spends one recovery code in the caller's write; false when the account has no such code.
-    static func spendRecoveryCode(_ db: SQLiteConnection, userHandle: [UInt8], codeHash: [UInt8]) throws -> Bool {
-        try db.execute("DELETE FROM recovery_codes WHERE user_handle = ? AND code_hash = ?", [.blob(userHandle), .blob(codeHash)])
-        return try db.changes() == 1
-    }
-
-    public func insertAdminToken(_ token: AdminTokenRecord, event: AuditEvent?) async throws -> Bool {
-        let arguments: [SQLiteValue] = [.text(token.name), .blob(token.tokenHash), try .time(token.createdAt)]
-        let eventArguments = try event?.insertArguments()
-        return try await database.write { db in
-            try db.execute("INSERT INTO admin_tokens (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", arguments)
-            guard try db.changes() == 1 else { return false }
-            try Self.insertEvent(db, eventArguments)
-            return true
-        }
-    }
-
-    public func adminTokens() async throws -> [AdminTokenRecord] {
+    public func user(handle: [UInt8]) async throws -> UserRecord? {
         try database.read { db in
-            try db.rows("SELECT name, token_hash, created_at FROM admin_tokens ORDER BY name", [], Self.adminToken(row:))
+            try db.row(
+                "SELECT \(UserRecord.selectColumns) FROM users WHERE handle = ?", [.blob(handle)],
+                UserRecord.init(row:))
         }
     }
 
-    public func adminToken(tokenHash: [UInt8]) async throws -> AdminTokenRecord? {
+    /// Deletes a user; credentials and sessions go with it (ON DELETE CASCADE).
+    public func deleteUser(handle: [UInt8]) async throws -> Bool {
+        try await database.write { db in
+            try db.execute("DELETE FROM users WHERE handle = ?", [.blob(handle)])
+            return try db.changes() == 1
+        }
+    }
+
+    // MARK: Credentials
+
+    /// One atomic write: inserts `newUser` when given, then the credential. UNIQUE violations map
+    /// to .userExists (users.name_key) / .credentialExists (credentials.id); nothing is left behind.
+    ///
+    /// A credential for a user that does not exist (and no `newUser`) fails with `.database`
+    /// (foreign key).
+    public func registerCredential(_ credential: CredentialRecord, newUser: UserRecord?) async throws {
+        let credentialArguments = try credential.arguments()
+        let userArguments = try newUser?.arguments()
+        try await database.write { db in
+            switch try Self.insertAccount(db, credential, credentialArguments, newUser, userArguments) {
+            case .userExists: throw StoreError(code: .userExists, reason: "users.name_key is taken")
+            case .credentialExists: throw StoreError(code: .credentialExists, reason: "credentials.id is registered")
+            default: return
+            }
+        }
+    }
+
+    /// One write of its own (a savepoint in a group: a failure undoes the whole batch and nothing
+    /// else); the two inserts are prepared once and stepped for every row.
+    public func loadAccounts(_ accounts: [NewAccount]) async throws {
+        let users = try accounts.map { try $0.user.arguments() }
+        let credentials = try accounts.flatMap { try $0.credentials.map { try $0.arguments() } }
+        do {
+            try await database.write { db in
+                for arguments in users {
+                    try db.execute(UserRecord.insert, arguments)
+                }
+                for arguments in credentials {
+                    try db.execute(CredentialRecord.insert, arguments)
+                }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw StoreError.database("loading accounts: \(error)")
+        }
+    }
+
+    public func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try database.read { db in
-            try db.row("SELECT name, token_hash, created_at FROM admin_tokens WHERE token_hash = ?", [.blob(tokenHash)], Self.adminToken(row:))
+            try db.row(
+                "SELECT \(CredentialRecord.columns) FROM credentials WHERE id = ?", [.blob(id)],
+                CredentialRecord.init(row:))
         }
     }
 
-    public func deleteAdminToken(name: String, event: AuditEvent?) async throws -> Bool {
-        let eventArguments = try event?.insertArguments()
-        return try await database.write { db in
-            try db.execute("DELETE FROM admin_tokens WHERE name = ?", [.text(name)])
-            guard try db.changes() == 1 else { return false }
-            try Self.insertEvent(db, eventArguments)
-            return true
-        }
-    }
-
-    static func adminToken(row: SQLiteRow) throws -> AdminTokenRecord {
-        AdminTokenRecord(name: row.text(0), tokenHash: row.blob(1), createdAt: Date(storeMilliseconds: row.int64(2)))
-    }
-}
-
-extension SQLitePasskeyStore {
-    static let recoveryColumns = "id_hash, public_id, user_handle, created_at, ready_at, ip, user_agent, state"
-
-    static func recoveryRequest(row: SQLiteRow) throws -> RecoveryRequestRecord {
-        guard let state = RecoveryRequestRecord.State(rawValue: row.text(7)) else { throw StoreError.database("recovery_requests.state is not known") }
-        return RecoveryRequestRecord(
-            idHash: row.blob(0), publicID: row.text(1), userHandle: row.blob(2), createdAt: Date(storeMilliseconds: row.int64(3)),
-            readyAt: Date(storeMilliseconds: row.int64(4)), ip: row.optionalText(5), userAgent: row.optionalText(6), state: state)
-    }
-
-    public func startRecovery(_ request: RecoveryRequestRecord, codeHash: [UInt8], event: AuditEvent?) async throws -> Bool {
-        let r = request
-        let arguments: [SQLiteValue] = [
-            .blob(r.idHash), .text(r.publicID), .blob(r.userHandle), try .time(r.createdAt), try .time(r.readyAt), .optionalText(r.ip),
-            .optionalText(r.userAgent), .text(r.state.rawValue),
-        ]
-        let eventArguments = try event?.insertArguments()
-        return try await database.write { db in
-            guard try Self.spendRecoveryCode(db, userHandle: r.userHandle, codeHash: codeHash) else { return false }
-            try db.execute("INSERT INTO recovery_requests (\(Self.recoveryColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", arguments)
-            try Self.insertEvent(db, eventArguments)
-            return true
-        }
-    }
-
-    public func recoveryRequest(idHash: [UInt8]) async throws -> RecoveryRequestRecord? {
-        try database.read { db in
-            try db.row("SELECT \(Self.recoveryColumns) FROM recovery_requests WHERE id_hash = ?", [.blob(idHash)], Self.recoveryRequest(row:))
-        }
-    }
-
-    public func waitingRecoveries(userHandle: [UInt8]) async throws -> [RecoveryRequestRecord] {
+    /// The user's credentials, oldest first (by createdAt, then insertion order).
+    public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
         try database.read { db in
             try db.rows(
-                "SELECT \(Self.recoveryColumns) FROM recovery_requests WHERE user_handle = ? AND state = 'waiting' ORDER BY created_at",
-                [.blob(userHandle)], Self.recoveryRequest(row:))
+                """
+                SELECT \(CredentialRecord.columns) FROM credentials WHERE user_handle = ?
+                ORDER BY created_at, rowid
+                """, [.blob(userHandle)], CredentialRecord.init(row:))
         }
     }
 
-    public func cancelRecovery(publicID: String, userHandle: [UInt8], event: AuditEvent?) async throws -> Bool {
+    /// Atomic compare-and-set of the sign counter, with backup state and last-used time.
+    /// uvInitialized only ever rises: an assertion without UV does not clear it.
+    /// Applies only if (stored == 0 && new == 0) || new > stored; returns false (and changes
+    /// nothing) otherwise — the caller then calls markPossiblyCloned.
+    ///
+    /// Also false when no credential has this ID.
+    public func recordAssertion(
+        credentialID: [UInt8], signCount: UInt32, backupState: Bool, uvInitialized: Bool, at: Date
+    ) async throws -> Bool {
+        let arguments = try Self.assertionArguments(
+            credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: uvInitialized, at: at)
+        return try await database.write { db in
+            try Self.applyAssertion(db, arguments)
+        }
+    }
+
+    public func markPossiblyCloned(credentialID: [UInt8]) async throws {
+        try await database.write { db in
+            try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
+        }
+    }
+
+    /// Renames the credential if it belongs to `userHandle`; false if there is no such credential.
+    public func renameCredential(id: [UInt8], userHandle: [UInt8], name: String, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in
             try db.execute(
-                "UPDATE recovery_requests SET state = 'cancelled' WHERE public_id = ? AND user_handle = ? AND state = 'waiting'",
-                [.text(publicID), .blob(userHandle)])
+                "UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ?",
+                [.text(name), .blob(id), .blob(userHandle)])
             guard try db.changes() == 1 else { return false }
             try Self.insertEvent(db, eventArguments)
             return true
         }
     }
 
-    public func claimRecovery(idHash: [UInt8], now: Date, session: SessionRecord, event: AuditEvent?) async throws -> Bool {
-        let sessionArguments = try session.arguments()
+    public func updateDisplayName(userHandle: [UInt8], displayName: String, event: AuditEvent?) async throws -> Bool {
         let eventArguments = try event?.insertArguments()
-        let at = try SQLiteValue.time(now)
+        let at = try SQLiteValue.time(event?.at ?? Date())
         return try await database.write { db in
-            try db.execute(
-                "UPDATE recovery_requests SET state = 'claimed' WHERE id_hash = ? AND user_handle = ? AND state = 'waiting' AND ready_at <= ?",
-                [.blob(idHash), .blob(session.userHandle), at])
+            try db.execute("UPDATE users SET display_name = ?, updated_at = ? WHERE handle = ?", [.text(displayName), at, .blob(userHandle)])
             guard try db.changes() == 1 else { return false }
-            try db.execute(SessionRecord.insert, sessionArguments)
             try Self.insertEvent(db, eventArguments)
             return true
         }
     }
+
+    /// Deletes the credential if it belongs to `userHandle`, and atomically with it every
+    /// session that credential opened; false (nothing changed) if there is no such credential.
+    public func deleteCredential(id: [UInt8], userHandle: [UInt8], event: AuditEvent?) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        return try await database.write { db in
+            try db.execute(
+                "DELETE FROM credentials WHERE id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+            guard try db.changes() == 1 else { return false }
+            try db.execute(
+                "DELETE FROM sessions WHERE credential_id = ? AND user_handle = ?", [.blob(id), .blob(userHandle)])
+            try Self.insertEvent(db, eventArguments)
+            return true
+        }
+    }
+}
+
+/// Invitations and reset links, and the groups they give (docs/contracts/accounts.md, "Administration").
+extension SQLitePasskeyStore {
+    static let invitationColumns =
+        "token_hash, user_name, name_key, user_handle, created_by, created_at, expires_at, group_names, group_keys, display_name"
 }

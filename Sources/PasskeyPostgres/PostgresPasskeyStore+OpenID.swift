@@ -1,0 +1,445 @@
+public import Foundation
+internal import NIOCore
+public import PasskeyStorage
+internal import PostgresNIO
+
+/// `OpenIDStore` on PostgreSQL.
+extension PostgresPasskeyStore {
+    public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
+        let c = client
+        let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
+        let created = try c.createdAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let inserted = try await Self.count(
+                db.query(
+                    """
+                    INSERT INTO oauth_clients (
+                        id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
+                        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
+                        mfb, clients_file, created_at)
+                    VALUES (
+                        \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
+                        \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
+                        \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
+                        \(c.messagesForBusiness), \(c.fromClientsFile), \(created))
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id
+                    """, logger: Self.quiet)) == 1
+            if inserted { try await Self.insert(db, eventRow) }
+            return inserted
+        }
+    }
+
+    public func client(id: String) async throws -> ClientRecord? {
+        try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT \(unescaped: ClientRow.columns) FROM oauth_clients WHERE id = \(id)", logger: Self.quiet),
+                ClientRow.record)
+        }
+    }
+
+    public func clients() async throws -> [ClientRecord] {
+        try await withConnection { db in
+            try await Self.all(
+                db.query("SELECT \(unescaped: ClientRow.columns) FROM oauth_clients ORDER BY id", logger: Self.quiet), ClientRow.record)
+        }
+    }
+
+    public func replaceClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool {
+        let secret = ByteBuffer(bytes: secretHash)
+        return try await write { db in
+            try await Self.count(
+                db.query(
+                    "UPDATE oauth_clients SET secret_hash = \(secret) WHERE id = \(id) AND NOT is_public RETURNING id",
+                    logger: Self.quiet)) == 1
+        }
+    }
+
+    public func replaceClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
+        let c = client
+        let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let replaced = try await Self.count(
+                db.query(
+                    """
+                    UPDATE oauth_clients SET
+                        name = \(c.name), is_public = \(c.isPublic), secret_hash = \(secret), redirect_uris = \(c.redirectURIs),
+                        post_logout_redirect_uris = \(c.postLogoutRedirectURIs), backchannel_logout_uri = \(c.backchannelLogoutURI),
+                        scopes = \(c.scopes), id_token_alg = \(c.idTokenAlgorithm), introspection = \(c.introspection),
+                        token_exchange = \(c.tokenExchange), allowed_groups = \(c.allowedGroups), required_acr = \(c.requiredACR),
+                        device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
+                        mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile)
+                    WHERE id = \(c.id)
+                    RETURNING id
+                    """, logger: Self.quiet)) == 1
+            if replaced { try await Self.insert(db, eventRow) }
+            return replaced
+        }
+    }
+
+    public func deleteClient(id: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let deleted = try await Self.count(db.query("DELETE FROM oauth_clients WHERE id = \(id) RETURNING id", logger: Self.quiet)) == 1
+            if deleted { try await Self.insert(db, eventRow) }
+            return deleted
+        }
+    }
+
+    public func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool {
+        let a = authorization
+        let device = ByteBuffer(bytes: a.deviceCodeHash)
+        let user = ByteBuffer(bytes: a.userCodeHash)
+        let interval = Int32(clamping: a.interval)
+        let polled = try a.lastPolledAt.map { try $0.storeMilliseconds() }
+        let created = try a.createdAt.storeMilliseconds()
+        let expires = try a.expiresAt.storeMilliseconds()
+        return try await write { db in
+            try await Self.count(
+                db.query(
+                    """
+                    INSERT INTO oauth_device_authorizations (\(unescaped: Self.deviceColumns))
+                    VALUES (\(device), \(user), \(a.clientID), \(a.scopes), \(interval), \(polled), \(a.status.rawValue), \(a.grantID),
+                        \(created), \(expires))
+                    ON CONFLICT (user_code_hash) DO NOTHING
+                    RETURNING 1
+                    """, logger: Self.quiet)) == 1
+        }
+    }
+
+    public func deviceAuthorization(userCodeHash: [UInt8], now: Date) async throws -> DeviceAuthorizationRecord? {
+        let hash = ByteBuffer(bytes: userCodeHash)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT \(unescaped: Self.deviceColumns) FROM oauth_device_authorizations
+                    WHERE user_code_hash = \(hash) AND expires_at > \(now)
+                    """, logger: Self.quiet), Self.deviceRecord)
+        }
+    }
+
+    public func pollDeviceAuthorization(deviceCodeHash: [UInt8], now: Date, slowDownStep: Int) async throws -> DevicePoll? {
+        let hash = ByteBuffer(bytes: deviceCodeHash)
+        let at = try now.storeMilliseconds()
+        return try await transaction { db in
+            // Locked for the transaction: two polls at once are judged one after the other.
+            guard var record = try await Self.first(
+                db.query(
+                    "SELECT \(unescaped: Self.deviceColumns) FROM oauth_device_authorizations WHERE device_code_hash = \(hash) FOR UPDATE",
+                    logger: Self.quiet), Self.deviceRecord)
+            else { return nil }
+            // Compared as stored, in milliseconds: a poll exactly the interval later is not too fast.
+            let tooFast = try record.lastPolledAt.map { at < (try $0.storeMilliseconds()) + Int64(record.interval) * 1000 } ?? false
+            if tooFast { record.interval += slowDownStep }
+            record.lastPolledAt = Date(storeMilliseconds: at)
+            let interval = Int32(clamping: record.interval)
+            try await db.query(
+                """
+                UPDATE oauth_device_authorizations SET last_polled_at = \(at), interval_seconds = \(interval)
+                WHERE device_code_hash = \(hash)
+                """, logger: Self.quiet)
+            return DevicePoll(authorization: record, tooFast: tooFast)
+        }
+    }
+
+    public func decideDeviceAuthorization(userCodeHash: [UInt8], grant: GrantRecord?, now: Date, event: AuditEvent?) async throws -> Bool {
+        let hash = ByteBuffer(bytes: userCodeHash)
+        let status = (grant == nil ? DeviceAuthorizationRecord.Status.denied : .approved).rawValue
+        let grantID = grant?.id
+        let at = try now.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let decided = try await Self.count(
+                db.query(
+                    """
+                    UPDATE oauth_device_authorizations SET status = \(status), grant_id = \(grantID)
+                    WHERE user_code_hash = \(hash) AND status = 'pending' AND expires_at > \(at)
+                    RETURNING 1
+                    """, logger: Self.quiet)) == 1
+            guard decided else { return false }
+            if let grant { try await Self.insertGrant(db, grant) }
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    static func deviceRecord(_ row: PostgresRandomAccessRow) throws -> DeviceAuthorizationRecord {
+        var c = Cursor(row)
+        return DeviceAuthorizationRecord(
+            deviceCodeHash: try c.bytes(), userCodeHash: try c.bytes(), clientID: try c.next(), scopes: try c.next(),
+            interval: Int(try c.next(Int32.self)), lastPolledAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)),
+            status: DeviceAuthorizationRecord.Status(rawValue: try c.next(String.self)) ?? .denied, grantID: try c.next(),
+            createdAt: try c.date(), expiresAt: try c.date())
+    }
+
+    // MARK: Held requests
+
+    public func insertHeldAuthorization(_ held: HeldAuthorizationRecord) async throws {
+        let hash = ByteBuffer(bytes: held.handleHash)
+        let created = try held.createdAt.storeMilliseconds()
+        let expires = try held.expiresAt.storeMilliseconds()
+        try await write { db in
+            try await db.query(
+                """
+                INSERT INTO oauth_authorizations (handle_hash, client_id, parameters, created_at, expires_at)
+                VALUES (\(hash), \(held.clientID), \(held.parameters), \(created), \(expires))
+                """, logger: Self.quiet)
+        }
+    }
+
+    public func heldAuthorization(handleHash: [UInt8], now: Date) async throws -> HeldAuthorizationRecord? {
+        let hash = ByteBuffer(bytes: handleHash)
+        let now = try now.storeMilliseconds()
+        return try await withConnection { db in
+            try await Self.first(
+                db.query(
+                    """
+                    SELECT handle_hash, client_id, parameters, created_at, expires_at FROM oauth_authorizations
+                    WHERE handle_hash = \(hash) AND expires_at > \(now)
+                    """, logger: Self.quiet)
+            ) { row in
+                var c = Cursor(row)
+                return HeldAuthorizationRecord(
+                    handleHash: try c.bytes(), clientID: try c.next(), parameters: try c.next(), createdAt: try c.date(),
+                    expiresAt: try c.date())
+            }
+        }
+    }
+
+    public func deleteHeldAuthorization(handleHash: [UInt8]) async throws -> Bool {
+        let hash = ByteBuffer(bytes: handleHash)
+        return try await write { db in
+            try await Self.count(
+                db.query("DELETE FROM oauth_authorizations WHERE handle_hash = \(hash) RETURNING 1", logger: Self.quiet)) == 1
+        }
+    }
+
+    // MARK: Grants
+
+    public func insertGrant(_ grant: GrantRecord, event: AuditEvent?) async throws {
+        let eventRow = try event.map(EventRow.init)
+        try await transaction { db in
+            try await Self.insertGrant(db, grant)
+            try await Self.insert(db, eventRow)
+        }
+    }
+
+    static func insertGrant(_ db: PostgresConnection, _ g: GrantRecord) async throws {
+        let handle = ByteBuffer(bytes: g.userHandle)
+        let session = ByteBuffer(bytes: g.sessionHash)
+        let credential = g.credentialID.map { ByteBuffer(bytes: $0) }
+        let code = ByteBuffer(bytes: g.codeHash)
+        let refresh = g.refreshHash.map { ByteBuffer(bytes: $0) }
+        let authTime = try g.authTime.storeMilliseconds()
+        let codeExpires = try g.codeExpiresAt.storeMilliseconds()
+        let refreshExpires = try g.refreshExpiresAt.map { try $0.storeMilliseconds() }
+        let created = try g.createdAt.storeMilliseconds()
+        let expires = try g.expiresAt.storeMilliseconds()
+        try await db.query(
+            """
+            INSERT INTO oauth_grants (\(unescaped: GrantRow.columns))
+            VALUES (
+                \(g.id), \(g.clientID), \(handle), \(session), \(g.offline), \(g.scopes), \(g.nonce), \(authTime), \(g.amr),
+                \(g.acr), \(credential), \(code), \(g.codeChallenge), \(g.redirectURI), \(codeExpires), \(g.codeSpent),
+                \(refresh), \(refreshExpires), \(g.revoked), \(created), \(expires))
+            """, logger: Self.quiet)
+    }
+
+    public func grant(id: String) async throws -> GrantRecord? {
+        try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE id = \(id)", logger: Self.quiet), GrantRow.record)
+        }
+    }
+
+    public func grant(codeHash: [UInt8]) async throws -> GrantRecord? {
+        let hash = ByteBuffer(bytes: codeHash)
+        return try await withConnection { db in
+            try await Self.first(
+                db.query("SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE code_hash = \(hash)", logger: Self.quiet),
+                GrantRow.record)
+        }
+    }
+
+    public func grant(refreshHash: [UInt8]) async throws -> RefreshTokenLookup? {
+        let hash = ByteBuffer(bytes: refreshHash)
+        return try await withConnection { db in
+            if let current = try await Self.first(
+                db.query("SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE refresh_hash = \(hash)", logger: Self.quiet),
+                GrantRow.record)
+            {
+                return .current(current)
+            }
+            return try await Self.first(
+                db.query(
+                    """
+                    SELECT \(unescaped: GrantRow.columns) FROM oauth_grants
+                    WHERE id = (SELECT grant_id FROM oauth_retired_refresh_tokens WHERE token_hash = \(hash))
+                    """, logger: Self.quiet), GrantRow.record
+            ).map(RefreshTokenLookup.retired)
+        }
+    }
+
+    public func spendCode(
+        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, event: AuditEvent?
+    ) async throws -> Bool {
+        let refresh = refreshHash.map { ByteBuffer(bytes: $0) }
+        let refreshExpires = try refreshExpiresAt.map { try $0.storeMilliseconds() }
+        let expires = try expiresAt.storeMilliseconds()
+        let now = try now.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let spent = try await Self.count(
+                db.query(
+                    """
+                    UPDATE oauth_grants SET code_spent = true, refresh_hash = \(refresh), refresh_expires_at = \(refreshExpires),
+                        expires_at = \(expires)
+                    WHERE id = \(grantID) AND NOT code_spent AND NOT revoked AND code_expires_at > \(now)
+                    RETURNING id
+                    """, logger: Self.quiet)) == 1
+            if spent { try await Self.insert(db, eventRow) }
+            return spent
+        }
+    }
+
+    public func rotateRefreshToken(
+        grantID: String, old: [UInt8], new: [UInt8], refreshExpiresAt: Date, expiresAt: Date, event: AuditEvent?
+    ) async throws -> Bool {
+        let oldHash = ByteBuffer(bytes: old)
+        let newHash = ByteBuffer(bytes: new)
+        let refreshExpires = try refreshExpiresAt.storeMilliseconds()
+        let expires = try expiresAt.storeMilliseconds()
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let rotated = try await Self.count(
+                db.query(
+                    """
+                    UPDATE oauth_grants SET refresh_hash = \(newHash), refresh_expires_at = \(refreshExpires),
+                        expires_at = greatest(expires_at, \(expires))
+                    WHERE id = \(grantID) AND refresh_hash = \(oldHash) AND NOT revoked
+                    RETURNING id
+                    """, logger: Self.quiet)) == 1
+            guard rotated else { return false }
+            try await db.query(
+                "INSERT INTO oauth_retired_refresh_tokens (token_hash, grant_id) VALUES (\(oldHash), \(grantID))", logger: Self.quiet)
+            try await Self.insert(db, eventRow)
+            return true
+        }
+    }
+
+    public func grants(userHandle: [UInt8]) async throws -> [GrantRecord] {
+        let handle = ByteBuffer(bytes: userHandle)
+        return try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    "SELECT \(unescaped: GrantRow.columns) FROM oauth_grants WHERE user_handle = \(handle) ORDER BY created_at DESC, id COLLATE \"C\"",
+                    logger: Self.quiet), GrantRow.record)
+        }
+    }
+
+    public func revokeGrant(id: String, event: AuditEvent?) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        return try await transaction { db in
+            let revoked = try await Self.count(
+                db.query("UPDATE oauth_grants SET revoked = true WHERE id = \(id) AND NOT revoked RETURNING id", logger: Self.quiet)) == 1
+            if revoked { try await Self.insert(db, eventRow) }
+            return revoked
+        }
+    }
+
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await withConnection { db in
+            try await Self.all(
+                db.query(
+                    """
+                    SELECT kid, algorithm, generation, private_key, created_at, activates_at FROM signing_keys
+                    ORDER BY algorithm, generation
+                    """, logger: Self.quiet),
+                SigningKeyRow.record)
+        }
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        let kid = key.keyID, algorithm = key.algorithm, generation = Int64(key.generation)
+        let privateKey = ByteBuffer(bytes: key.privateKey)
+        let created = try key.createdAt.storeMilliseconds(), activates = try key.activatesAt.storeMilliseconds()
+        return try await write { db in
+            // Two instances at once: the unique (algorithm, generation) lets one through.
+            let inserted = try await Self.count(
+                db.query(
+                    """
+                    INSERT INTO signing_keys (kid, algorithm, generation, private_key, created_at, activates_at)
+                    SELECT \(kid), \(algorithm), \(generation), \(privateKey), \(created), \(activates)
+                    WHERE NOT EXISTS (SELECT 1 FROM signing_keys WHERE algorithm = \(algorithm) AND generation >= \(generation))
+                    ON CONFLICT DO NOTHING
+                    RETURNING kid
+                    """, logger: Self.quiet))
+            return inserted == 1
+        }
+    }
+}
+
+/// The OpenID provider's clients.
+struct ClientRow {
+    static let columns = """
+        id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
+        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
+        clients_file, created_at
+        """
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
+        var c = Cursor(row)
+        return ClientRecord(
+            id: try c.next(), name: try c.next(), isPublic: try c.next(), secretHash: try c.optionalBytes(),
+            redirectURIs: try c.next(), postLogoutRedirectURIs: try c.next(), backchannelLogoutURI: try c.next(),
+            scopes: try c.next(), idTokenAlgorithm: try c.next(), introspection: try c.next(), tokenExchange: try c.next(),
+            allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
+            refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), createdAt: try c.date())
+    }
+}
+
+/// The OpenID provider's device authorizations (RFC 8628).
+extension PostgresPasskeyStore {
+    static let deviceColumns = """
+        device_code_hash, user_code_hash, client_id, scopes, interval_seconds, last_polled_at, status, grant_id, created_at, expires_at
+        """
+}
+
+/// The OpenID provider's held authorization requests and grants.
+struct GrantRow {
+    static let columns = """
+        id, client_id, user_handle, session_hash, offline, scopes, nonce, auth_time, amr, acr, credential_id, code_hash, \
+        code_challenge, redirect_uri, code_expires_at, code_spent, refresh_hash, refresh_expires_at, revoked, created_at, expires_at
+        """
+
+    static func record(_ row: PostgresRandomAccessRow) throws -> GrantRecord {
+        var c = Cursor(row)
+        return GrantRecord(
+            id: try c.next(), clientID: try c.next(), userHandle: try c.bytes(), sessionHash: try c.bytes(), offline: try c.next(),
+            scopes: try c.next(), nonce: try c.next(), authTime: try c.date(), amr: try c.next(), acr: try c.next(),
+            credentialID: try c.optionalBytes(), codeHash: try c.bytes(), codeChallenge: try c.next(), redirectURI: try c.next(),
+            codeExpiresAt: try c.date(), codeSpent: try c.next(), refreshHash: try c.optionalBytes(),
+            refreshExpiresAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)), revoked: try c.next(), createdAt: try c.date(),
+            expiresAt: try c.date())
+    }
+}
+
+/// The OpenID provider's signing keys.
+struct SigningKeyRow {
+    static func record(_ row: PostgresRandomAccessRow) throws -> SigningKeyRecord {
+        var c = Cursor(row)
+        let kid: String = try c.next()
+        let algorithm: String = try c.next()
+        let generation: Int32 = try c.next()
+        let privateKey = try c.bytes()
+        let createdAt = try c.date()
+        let activatesAt = try c.date()
+        return SigningKeyRecord(
+            keyID: kid, algorithm: algorithm, generation: Int(generation), privateKey: privateKey, createdAt: createdAt,
+            activatesAt: activatesAt)
+    }
+}
