@@ -1,6 +1,6 @@
-public import HummingbirdCore
+internal import HummingbirdCore
 internal import Logging
-public import NIOCore
+internal import NIOCore
 public import NIOPosix
 
 extension PasskeyHTTP {

@@ -1,4 +1,4 @@
-public import PasskeyAccounts
+internal import PasskeyAccounts
 public import Hummingbird
 public import NIOCore
 

@@ -1,5 +1,5 @@
 internal import PasskeyAccounts
-public import Hummingbird
+internal import Hummingbird
 internal import Foundation
 internal import NIOCore
 internal import HTTPTypes
@@ -173,14 +173,5 @@ struct RequestPolicyMiddleware: RouterMiddleware {
             return
         }
         if let origin, !service.rp.origins.contains(origin) { throw APIError.forbiddenOrigin }
-    }
-}
-
-/// One spelling per resource: a path that is not canonical (`RequestPath`) is 404 before any
-/// policy or handler, whatever route the router's lenient matching would have found for it.
-struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard RequestPath.isCanonical(request.uri.path) else { throw APIError.notFound }
-        return try await next(request, context)
     }
 }

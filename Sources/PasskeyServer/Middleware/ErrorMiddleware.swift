@@ -1,5 +1,5 @@
 internal import PasskeyAccounts
-public import Hummingbird
+internal import Hummingbird
 internal import NIOCore
 internal import Logging
 internal import HTTPTypes
@@ -51,38 +51,5 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.error("request failed", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
             return .internalError
         }
-    }
-}
-
-/// Every request with a body is read up to the limit, chunked or not; a larger one is 413
-/// before any handler sees it.
-struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
-    let maxBody: Int
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody {
-            throw APIError.payloadTooLarge
-        }
-        var request = request
-        do {
-            _ = try await request.collectBody(upTo: maxBody)
-        } catch is NIOTooManyBytesError {
-            throw APIError.payloadTooLarge
-        }
-        return try await next(request, context)
-    }
-}
-
-/// Headers every answer carries: no sniffing, no framing, no referrer leaks.
-struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
-        // A handler that set its own, stricter policy (the form_post page) keeps it.
-        if response.headers[HTTPField.Name("Content-Security-Policy")!] == nil {
-            response.headers[HTTPField.Name("Content-Security-Policy")!] = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
-        }
-        return response
     }
 }
