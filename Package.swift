@@ -248,7 +248,7 @@ let package = Package(
             dependencies: ["PasskeyCore", "PasskeyJSON", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
         .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON"]),
-        .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyCrypto", "PasskeyTestSupport"]),
+        .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyJOSE", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),

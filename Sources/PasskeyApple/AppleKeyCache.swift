@@ -1,5 +1,6 @@
 public import PasskeyCore
 public import Foundation
+public import PasskeyJOSE
 
 /// What one fetch of Apple's JWKS returned.
 public struct FetchedKeys: Sendable {
@@ -106,7 +107,7 @@ public actor AppleKeyCache: AppleKeySource {
     }
 
     /// The kids of the keys in use.
-    public var keyIDs: [String] { current?.set.keys.map(\.kid) ?? [] }
+    public var keyIDs: [String] { current.map { AppleKeySet.tokenKeys(of: $0.set).compactMap(\.keyID) } ?? [] }
 
     /// `max-age` from `cacheControl` clamped to 5 minutes…24 hours; 1 hour without one.
     public static func lifetime(cacheControl: String?) -> TimeInterval {
@@ -161,7 +162,7 @@ public actor AppleKeyCache: AppleKeySource {
 
     private func installPersisted() async {
         guard let stored = await load(), current == nil,
-              let set = try? JWKSet(json: stored.body), !set.keys.isEmpty
+              let set = try? AppleKeySet.parse(stored.body), !AppleKeySet.tokenKeys(of: set).isEmpty
         else { return }
         current = Keys(set: set, fetchedAt: stored.fetchedAt, maxAge: Self.clamp(stored.maxAge))
     }
@@ -184,11 +185,11 @@ public actor AppleKeyCache: AppleKeySource {
         }
         let set: JWKSet
         do {
-            set = try JWKSet(json: fetched.body)
+            set = try AppleKeySet.parse(fetched.body)
         } catch {
             return failed("the fetched JWKS is refused: \(error.message)")
         }
-        guard !set.keys.isEmpty else {
+        guard !AppleKeySet.tokenKeys(of: set).isEmpty else {
             return failed("the fetched JWKS has no RSA signing key")
         }
         let fetchedAt = now()

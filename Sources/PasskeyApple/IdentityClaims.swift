@@ -1,4 +1,5 @@
 public import Foundation
+public import PasskeyJOSE
 
 /// The claims of an accepted identity token that the server uses.
 public struct IdentityClaims: Sendable, Equatable {

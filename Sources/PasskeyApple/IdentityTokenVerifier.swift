@@ -2,7 +2,7 @@ public import PasskeyJSON
 public import Foundation
 public import PasskeyCrypto
 public import PasskeyCore
-internal import PasskeyJOSE
+public import PasskeyJOSE
 
 /// Verifies Sign in with Apple identity tokens: the checks of docs/contracts/siwa.md's table, in its order,
 /// each one function named after what it checks, each refusal with the contract's code.
@@ -137,18 +137,27 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// Rows 3–4 (key half): `kid` names a key of the source (which re-fetches on an unknown kid
-    /// as its policy says), and that key is usable: `kty` RSA, `alg` RS256 if it names one, a
-    /// modulus of at least 2048 bits and `e` 65537 (`JWK.rsaPublicKey`). Only the named key is
-    /// ever used.
+    /// as its policy says), and that key is usable (`usableKey`). Only the named key is ever used.
     public static func checkKey(kid: String, in source: any AppleKeySource) async throws(SIWAError) -> PublicKey {
-        let jwk = try await source.key(id: kid)
-        guard jwk.kid == kid else {
-            throw .invalidToken("the key source answered kid \(jwk.kid) for kid \(kid)")
+        try usableKey(try await source.key(id: kid), kid: kid)
+    }
+
+    /// The key may check an identity token: it is the key named `kid`, an RSA key (a modulus of
+    /// at least 2048 bits without the ROCA fingerprint and `e` 65537, as the JWK reader admits
+    /// them), and its `alg`, `use` and `key_ops`, when present, allow RS256 signatures.
+    public static func usableKey(_ jwk: JWK, kid: String) throws(SIWAError) -> PublicKey {
+        guard jwk.keyID == kid else {
+            throw .invalidToken("the key source answered kid \(jwk.keyID ?? "none") for kid \(kid)")
         }
-        if let alg = jwk.alg, alg != algorithm {
-            throw .invalidToken("key \(kid) is for \(alg), not \(algorithm)")
+        guard jwk.publicKey.rsaComponents != nil else {
+            throw .invalidToken("key \(kid) is not an RSA key")
         }
-        return try jwk.rsaPublicKey()
+        do {
+            try jwk.checkUsable(for: .rs256)
+        } catch {
+            throw .invalidToken("key \(kid) is not for RS256: \(error.reason)")
+        }
+        return jwk.publicKey
     }
 
     /// Row 4 (signature half): the RS256 (RSASSA-PKCS1-v1_5, SHA-256) signature over the signing

@@ -1,6 +1,7 @@
 import PasskeyCore
 import Foundation
 import PasskeyApple
+import PasskeyJOSE
 import PasskeyTestSupport
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
     @Test func fetchesOnceAndServesFromMemory() async throws {
         let endpoint = FakeJWKSEndpoint(body: appleKeys.jwks("apple-test-1"))
         let cache = endpoint.cache(clock: TestClock())
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         #expect(endpoint.fetches == 1)
         #expect(endpoint.refreshResults == ["ok"])
         #expect(await cache.keyIDs == ["apple-test-1"])
@@ -20,7 +21,7 @@ import Testing
         let cache = endpoint.cache(clock: TestClock())
         _ = try await cache.key(id: "apple-test-1")
         endpoint.serve(appleKeys.jwks("apple-test-1", "apple-test-2"))
-        #expect(try await cache.key(id: "apple-test-2").kid == "apple-test-2")
+        #expect(try await cache.key(id: "apple-test-2").keyID == "apple-test-2")
         #expect(endpoint.fetches == 2)
         #expect(await cache.keyIDs == ["apple-test-1", "apple-test-2"])
     }
@@ -40,7 +41,7 @@ import Testing
         }
         #expect(endpoint.fetches == 2)
         // Known kids are still served without fetching.
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         clock.advance(31)
         #expect(await refusal { () async throws(SIWAError) in try await cache.key(id: "made-up-11") }?.code == "invalid_token")
         #expect(endpoint.fetches == 3)
@@ -51,7 +52,7 @@ import Testing
         let cache = endpoint.cache(clock: TestClock())
         let kids = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<20 {
-                group.addTask { try await cache.key(id: index.isMultiple(of: 2) ? "apple-test-1" : "apple-test-2").kid }
+                group.addTask { try await cache.key(id: index.isMultiple(of: 2) ? "apple-test-1" : "apple-test-2").keyID ?? "" }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
@@ -66,7 +67,7 @@ import Testing
         _ = try await cache.key(id: "apple-test-1")
         clock.advance(AppleKeyCache.defaultMaxAge + 1)
         endpoint.fail()
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         #expect(endpoint.fetches == 2)
         #expect(endpoint.refreshResults == ["ok", "error"])
         #expect(await cache.lastFailure != nil)
@@ -75,7 +76,7 @@ import Testing
         #expect(endpoint.fetches == 2)
         clock.advance(61)
         endpoint.serve(appleKeys.jwks("apple-test-2"))
-        #expect(try await cache.key(id: "apple-test-2").kid == "apple-test-2")
+        #expect(try await cache.key(id: "apple-test-2").keyID == "apple-test-2")
         #expect(endpoint.fetches == 3)
         #expect(await cache.lastFailure == nil)
     }
@@ -88,7 +89,7 @@ import Testing
         for body in [Array("<html>".utf8), Array(#"{"keys":[]}"#.utf8), Array(#"{"keys":[{"kty":"EC","kid":"x"}]}"#.utf8)] {
             endpoint.serve(body)
             #expect(await refusal { () async throws(SIWAError) in try await cache.refresh() }?.code == "apple_keys_unavailable")
-            #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+            #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         }
         #expect(endpoint.refreshResults == ["ok", "error", "error", "error"])
     }
@@ -132,7 +133,7 @@ import Testing
         let body = appleKeys.jwks("apple-test-1")
         let endpoint = FakeJWKSEndpoint(body: appleKeys.jwks("apple-test-2"))
         let cache = endpoint.cache(clock: TestClock()) { (body, testNow.addingTimeInterval(-100), 3600) }
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         #expect(endpoint.fetches == 0)
     }
 
@@ -141,7 +142,7 @@ import Testing
         let endpoint = FakeJWKSEndpoint(body: appleKeys.jwks("apple-test-1", "apple-test-2"))
         endpoint.fail()
         let cache = endpoint.cache(clock: TestClock()) { (body, testNow.addingTimeInterval(-7200), 3600) }
-        #expect(try await cache.key(id: "apple-test-1").kid == "apple-test-1")
+        #expect(try await cache.key(id: "apple-test-1").keyID == "apple-test-1")
         #expect(endpoint.fetches == 1)
         #expect(endpoint.saved.isEmpty)
     }

@@ -1,6 +1,7 @@
 import PasskeyJSON
 import Foundation
 import PasskeyApple
+import PasskeyJOSE
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyTestSupport
@@ -189,36 +190,40 @@ import Testing
 
     @Test func refusesA1024BitKey() async throws {
         let weak = try AppleTestKeys(kids: ["weak"], bits: 1024)
-        let set = try JWKSet(json: weak.jwks())
+        let set = try AppleKeySet.parse(weak.jwks())
         let token = weak.token(kid: "weak", claims: AppleClaims.identity(now: testNow))
         #expect(try await verify(token, verifier: makeVerifier(keys: set)).code == "invalid_token")
-        #expect(await refusal { () throws(SIWAError) in try set.keys[0].rsaPublicKey() }?.code == "invalid_token")
+        // The JWK reader never keeps it.
+        #expect(set.key(id: "weak") == nil)
     }
 
     @Test func refusesAnExponentOtherThan65537() throws {
         let publicKey = appleKeys.privateKey("apple-test-1").publicKey
         for exponent: [UInt8] in [[3], [0x01, 0x00, 0x03], [0x01, 0x00, 0x01, 0x00], [1]] {
             let entry = AppleTestKeys.jwk(kid: "k", publicKey: publicKey, exponent: exponent)
-            let key = try #require(try JWKSet(json: AppleTestKeys.jwks(entries: [entry])).key(id: "k"))
-            #expect(throws: SIWAError.self) { try key.rsaPublicKey() }
+            #expect(try AppleKeySet.parse(AppleTestKeys.jwks(entries: [entry])).key(id: "k") == nil, "\(exponent)")
         }
         // Leading zero bytes do not change the number.
         let padded = AppleTestKeys.jwk(kid: "k", publicKey: publicKey, exponent: [0, 1, 0, 1])
-        let key = try #require(try JWKSet(json: AppleTestKeys.jwks(entries: [padded])).key(id: "k"))
-        #expect(try key.rsaPublicKey().rsaComponents?.exponent == [1, 0, 1])
+        let key = try #require(try AppleKeySet.parse(AppleTestKeys.jwks(entries: [padded])).key(id: "k"))
+        #expect(try IdentityTokenVerifier.usableKey(key, kid: "k").rsaComponents?.exponent == [1, 0, 1])
     }
 
     @Test func refusesAKeyThatIsNotRSAOrNotForRS256() async throws {
         let publicKey = appleKeys.privateKey("apple-test-1").publicKey
-        let wrongKty = JWK(kid: "apple-test-1", kty: "EC", n: publicKey.rsaComponents?.modulus ?? [], e: [1, 0, 1])
-        #expect(throws: SIWAError.self) { try wrongKty.rsaPublicKey() }
+        let ecKey = try PrivateKey.generateEC(.p256).publicKey
+        let wrongKty = JWK(publicKey: ecKey, keyID: "apple-test-1", algorithm: nil)
+        #expect(throws: SIWAError.self) { try IdentityTokenVerifier.usableKey(wrongKty, kid: "apple-test-1") }
+        // Nor the key of another kid than the token names.
+        let otherKid = JWK(publicKey: publicKey, keyID: "apple-test-9", algorithm: nil)
+        #expect(throws: SIWAError.self) { try IdentityTokenVerifier.usableKey(otherKid, kid: "apple-test-1") }
         // A key published for another algorithm is not used for RS256, even if the signature fits.
         let other = AppleTestKeys.jwk(kid: "apple-test-1", publicKey: publicKey, alg: "RS512")
-        let set = try JWKSet(json: AppleTestKeys.jwks(entries: [other]))
+        let set = try AppleKeySet.parse(AppleTestKeys.jwks(entries: [other]))
         #expect(try await verify(identityToken(), verifier: makeVerifier(keys: set)).code == "invalid_token")
         // Without alg the key is used.
         let bare = AppleTestKeys.jwk(kid: "apple-test-1", publicKey: publicKey, alg: nil)
-        let bareSet = try JWKSet(json: AppleTestKeys.jwks(entries: [bare]))
+        let bareSet = try AppleKeySet.parse(AppleTestKeys.jwks(entries: [bare]))
         #expect(try await verify(identityToken(), verifier: makeVerifier(keys: bareSet)).code == nil)
     }
 

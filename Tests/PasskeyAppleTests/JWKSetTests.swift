@@ -3,18 +3,18 @@ import PasskeyApple
 import PasskeyCore
 import PasskeyCrypto
 import PasskeyTestSupport
+import PasskeyJOSE
 import PasskeyJSON
 import Testing
 
 @Suite struct JWKSetTests {
     @Test func readsTheRSAKeysOfASet() throws {
         let set = try keySet()
-        #expect(set.keys.map(\.kid) == ["apple-test-1", "apple-test-2", "apple-test-3"])
+        #expect(set.keys.map(\.keyID) == ["apple-test-1", "apple-test-2", "apple-test-3"])
         let key = try #require(set.key(id: "apple-test-2"))
-        #expect(key.kty == "RSA")
-        #expect(key.alg == "RS256")
-        #expect(key.e == [1, 0, 1])
-        #expect(try key.rsaPublicKey().matches(appleKeys.privateKey("apple-test-2").publicKey))
+        #expect(key.algorithm == "RS256")
+        #expect(key.publicKey.rsaComponents?.exponent == [1, 0, 1])
+        #expect(try IdentityTokenVerifier.usableKey(key, kid: "apple-test-2").matches(appleKeys.privateKey("apple-test-2").publicKey))
         #expect(set.key(id: "apple-test-4") == nil)
     }
 
@@ -37,9 +37,9 @@ import Testing
           "x-future": true
         }
         """
-        let set = try JWKSet(json: Array(json.utf8))
-        #expect(set.keys.map(\.kid) == ["pggnQeNCOY"])
-        #expect(try set.keys[0].rsaPublicKey().kind == .rsa(bits: 2048))
+        let set = try AppleKeySet.parse(Array(json.utf8))
+        #expect(set.keys.map(\.keyID) == ["pggnQeNCOY"])
+        #expect(try IdentityTokenVerifier.usableKey(set.keys[0], kid: "pggnQeNCOY").kind == .rsa(bits: 2048))
     }
 
     @Test func skipsEntriesThatAreNotRSASigningKeys() throws {
@@ -55,17 +55,18 @@ import Testing
             ["kty": "RSA", "kid": 5, "n": "AQAB", "e": "AQAB"],
         ]
         entries.append(appleKeys.jwk("apple-test-1"))
-        let set = try JWKSet(json: AppleTestKeys.jwks(entries: entries))
-        #expect(set.keys.map(\.kid) == ["apple-test-1"])
+        let set = try AppleKeySet.parse(AppleTestKeys.jwks(entries: entries))
+        #expect(AppleKeySet.tokenKeys(of: set).map(\.keyID) == ["apple-test-1"])
     }
 
     /// A later entry with the same kid cannot replace the first.
     @Test func keepsTheFirstOfTwoEntriesWithOneKid() throws {
         let first = appleKeys.jwk("apple-test-1")
         let second = AppleTestKeys.jwk(kid: "apple-test-1", publicKey: appleKeys.privateKey("apple-test-2").publicKey)
-        let set = try JWKSet(json: AppleTestKeys.jwks(entries: [first, second]))
+        let set = try AppleKeySet.parse(AppleTestKeys.jwks(entries: [first, second]))
         #expect(set.keys.count == 1)
-        #expect(try set.key(id: "apple-test-1")?.rsaPublicKey().matches(appleKeys.privateKey("apple-test-1").publicKey) == true)
+        let kept = try #require(set.key(id: "apple-test-1"))
+        #expect(try IdentityTokenVerifier.usableKey(kept, kid: "apple-test-1").matches(appleKeys.privateKey("apple-test-1").publicKey))
     }
 
     @Test func refusesWhatIsNotAJWKS() throws {
@@ -76,9 +77,9 @@ import Testing
             AppleTestKeys.jwks(entries: Array(repeating: ["kty": "oct"], count: 33)),
         ]
         for json in hostile {
-            #expect(throws: SIWAError.self) { try JWKSet(json: json) }
+            #expect(throws: SIWAError.self) { try AppleKeySet.parse(json) }
         }
-        #expect(try JWKSet(json: Array(#"{"keys":[]}"#.utf8)).keys.isEmpty)
+        #expect(try AppleKeySet.parse(Array(#"{"keys":[]}"#.utf8)).keys.isEmpty)
     }
 }
 

@@ -1,6 +1,7 @@
 import PasskeyCore
 import Foundation
 import PasskeyApple
+import PasskeyJOSE
 import PasskeyTestSupport
 
 /// The fixed instant every test verifies at.
@@ -11,7 +12,7 @@ let appleKeys = AppleTestKeys.shared
 
 /// The JWKS of the named shared keys (all when none is named).
 func keySet(_ kids: String...) throws -> JWKSet {
-    try JWKSet(json: appleKeys.jwks(kids))
+    try AppleKeySet.parse(appleKeys.jwks(kids))
 }
 
 /// A verifier for `AppleClaims.clientID` (or `clientIDs`) over a fixed key set, by default the
