@@ -250,6 +250,10 @@ let package = Package(
         .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON"]),
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyJOSE", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
+        // The pure modules' own tests, which build without the HTTP server (Hummingbird).
+        .testTarget(name: "PasskeyJSONTests", dependencies: ["PasskeyJSON"]),
+        .testTarget(name: "PasskeyHTTPParsingTests", dependencies: ["PasskeyHTTPParsing"]),
+        .testTarget(name: "PasskeyAccountsTests", dependencies: ["PasskeyAccounts", "PasskeyStorage", "PasskeyJSON"]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),
         .testTarget(

@@ -127,3 +127,22 @@ import Testing
         #expect(try Self.imports(in: file) == ["A", "B", "C", "D"])
     }
 }
+
+/// The pure modules have test targets of their own that build without the HTTP server: a test of
+/// a parser or a use case does not wait for Hummingbird to compile.
+@Suite struct TestTargetTests {
+    static let pure = ["PasskeyJSON", "PasskeyHTTPParsing", "PasskeyAccounts", "PasskeyCore", "PasskeyCBOR", "PasskeyCrypto", "PasskeyJOSE"]
+    static let server: Set<String> = ["Hummingbird", "HummingbirdCore", "PasskeyServer", "PasskeyApp", "PasskeyServerTestSupport"]
+
+    @Test func eachPureModuleHasATestTargetFreeOfTheServer() throws {
+        for module in Self.pure {
+            let directory = ArchitectureTests.root.appendingPathComponent("Tests/\(module)Tests")
+            let files = ArchitectureTests.swiftFiles(under: directory)
+            #expect(!files.isEmpty, "no Tests/\(module)Tests")
+            for file in files {
+                let imported = Set(try ArchitectureTests.imports(in: file))
+                #expect(imported.isDisjoint(with: Self.server), "\(file.lastPathComponent) imports \(imported.intersection(Self.server).sorted())")
+            }
+        }
+    }
+}

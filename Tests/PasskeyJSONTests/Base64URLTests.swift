@@ -1,7 +1,5 @@
 import PasskeyJSON
 import Foundation
-import PasskeyCore
-import PasskeyCrypto
 import Testing
 
 @Suite struct Base64URLTests {
@@ -14,7 +12,8 @@ import Testing
 
     @Test func agreesWithFoundationOnRandomData() {
         for length in 0..<70 {
-            let bytes = SecureRandom.bytes(length)
+            var generator = SystemRandomNumberGenerator()
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let standard = Data(bytes).base64EncodedString()
             let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             #expect(Base64URL.encode(bytes) == url)

@@ -10,7 +10,7 @@ import Testing
     static func corpus() throws -> [[UInt8]] {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let roots = [
-            here.appendingPathComponent("Vectors"),
+            here.deletingLastPathComponent().appendingPathComponent("PasskeyCoreTests/Vectors"),
             here.deletingLastPathComponent().appendingPathComponent("Fuzz/regressions"),
             here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/vectors"),
         ]
