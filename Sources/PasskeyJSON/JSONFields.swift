@@ -83,3 +83,12 @@ public struct JSONFields: Sendable {
         return strings
     }
 }
+
+extension JSONFields {
+    /// The first member of `object`, in the order of the names' bytes, that is not one of
+    /// `known`; nil when there is none. The same body names the same member at every run,
+    /// whatever order a dictionary keeps its keys in.
+    public static func firstUnknownMember(of object: [String: JSONValue], known: Set<String>) -> String? {
+        object.keys.filter { !known.contains($0) }.min { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+}

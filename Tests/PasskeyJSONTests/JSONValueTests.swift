@@ -46,3 +46,18 @@ import Testing
         #expect(JSONValue.double(.nan).encoded() == Array("null".utf8))
     }
 }
+
+@Suite struct JSONFieldsUnknownMemberTests {
+    /// A body with several unknown members names the same one at every run: the first by bytes.
+    @Test func theSameUnknownMemberIsNamedEveryTime() {
+        var object: [String: JSONValue] = ["user_name": .string("ada")]
+        for name in ["zeta", "alpha", "Mid", "beta", "émile"] { object[name] = .null }
+        #expect(JSONFields.firstUnknownMember(of: object, known: ["user_name"]) == "Mid")
+        #expect(JSONFields.firstUnknownMember(of: object, known: ["user_name", "Mid", "alpha", "beta", "zeta", "émile"]) == nil)
+        // Dictionaries built in other orders agree.
+        for _ in 0..<20 {
+            let shuffled = Dictionary(uniqueKeysWithValues: object.shuffled())
+            #expect(JSONFields.firstUnknownMember(of: shuffled, known: ["user_name"]) == "Mid")
+        }
+    }
+}

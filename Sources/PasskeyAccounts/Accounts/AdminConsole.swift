@@ -116,7 +116,7 @@ public struct AdminConsole: Sendable {
     /// everything is checked before anything is written. Answers the account as `user(sub:)`.
     public func update(sub: String, body: [String: JSONValue], by admin: Admin) async throws -> JSONValue {
         let user = try await resolve(sub)
-        if let unknown = body.keys.first(where: { !["display_name", "disabled", "groups"].contains($0) }) {
+        if let unknown = JSONFields.firstUnknownMember(of: body, known: ["display_name", "disabled", "groups"]) {
             throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member this endpoint takes.")
         }
         var displayName: String?

@@ -269,7 +269,7 @@ public struct ClientRegistry: Sendable {
             "client_id", "name", "public", "redirect_uris", "post_logout_redirect_uris", "backchannel_logout_uri", "scope", "id_token_alg",
             "introspection", "token_exchange", "allowed_groups", "require_acr", "device_flow", "require_par", "refresh",
         ]
-        if let unknown = body.keys.first(where: { !known.contains($0) }) {
+        if let unknown = JSONFields.firstUnknownMember(of: body, known: known) {
             throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a client.")
         }
         func string(_ key: String) throws(APIError) -> String? {

@@ -28,7 +28,7 @@ extension Routes {
         router.post("/admin/api/users") { request, _ in
             let caller = try await adminCaller(request)
             let body = try Self.jsonObject(try await Self.body(request))
-            if let unknown = body.keys.first(where: { !["user_name", "display_name", "groups"].contains($0) }) {
+            if let unknown = JSONFields.firstUnknownMember(of: body, known: ["user_name", "display_name", "groups"]) {
                 throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member this endpoint takes.")
             }
             guard case .string(let name)? = body["user_name"] else { throw APIError.invalidRequest("user_name is required, a string.") }
