@@ -146,7 +146,7 @@ public struct PasskeyApplication: Sendable {
                     logger.critical("cannot set the default origin", metadata: ["error": "\(error)"])
                 }
                 if let setupToken {
-                    let origin = configuration.origins.first ?? "http://localhost:\(port)"
+                    let origin = service.rp.pageOrigin
                     logger.notice(
                         "no member of \(configuration.adminGroup) yet: open \(origin)/setup?token=\(setupToken) within an hour to register the first admin's passkey (or: passkey-server users invite NAME --group \(configuration.adminGroup))")
                 }

@@ -12,7 +12,7 @@ import Testing
 
     @Test func thePrimaryOriginIsTheFirstWebOriginConfigured() throws {
         let rp = try RelyingParty(id: "example.com", name: "Example", origins: Self.configured)
-        #expect(rp.primaryOrigin == "https://login.example.com")
+        #expect(rp.pageOrigin == "https://login.example.com")
         #expect(rp.webOrigins == Self.configured.filter { !$0.hasPrefix("android:") })
         #expect(rp.appOrigins == ["android:apk-key-hash:abc", "android:apk-key-hash:def"])
         #expect(rp.origins == Set(Self.configured))
@@ -20,16 +20,17 @@ import Testing
 
     @Test func anAppOriginFirstIsNeverThePrimary() throws {
         let rp = try RelyingParty(id: "example.com", name: "Example", origins: ["android:apk-key-hash:abc", "HTTPS://Example.com:443/"])
-        #expect(rp.primaryOrigin == "https://example.com")
+        #expect(rp.pageOrigin == "https://example.com")
+        // With app origins only, the page is https on the RP ID.
         let apps = try RelyingParty(id: "example.com", name: "Example", origins: ["android:apk-key-hash:abc"])
-        #expect(apps.primaryOrigin == nil)
+        #expect(apps.pageOrigin == "https://example.com")
     }
 
     @Test func repeatsAreDroppedAndSetOriginsKeepsTheOrder() throws {
         var rp = try RelyingParty(id: "example.com", name: "Example", origins: ["https://b.example.com", "https://B.example.com", "https://a.example.com"])
         #expect(rp.webOrigins == ["https://b.example.com", "https://a.example.com"])
         try rp.setOrigins(["http://localhost:8080", "https://z.example.com"])
-        #expect(rp.primaryOrigin == "http://localhost:8080")
+        #expect(rp.pageOrigin == "http://localhost:8080")
         #expect(rp.origins == ["http://localhost:8080", "https://z.example.com"])
     }
 }

@@ -218,7 +218,7 @@ public struct AdminConsole: Sendable {
                 displayName: display, ttl: ttl,
                 by: admin.name, now: at, event: nil)
         }
-        let origin = passkeys.rp.primaryOrigin ?? ""
+        let origin = passkeys.rp.pageOrigin
         return .object([
             "url": .string(origin + "/?invite=" + link.token), "user_name": .string(link.record.userName),
             "reset": .bool(sub != nil), "expires_at": .string(PasskeySignIn.timestamp(link.record.expiresAt)),

@@ -44,7 +44,7 @@ extension OpenIDProvider {
                 scopes: scopes, interval: Self.deviceInterval, createdAt: at, expiresAt: at.addingTimeInterval(Self.deviceTTL))
             guard try await store.insertDeviceAuthorization(record) else { continue }
             let shown = userCode.display
-            let page = (passkeys.rp.primaryOrigin ?? issuer) + "/device"
+            let page = passkeys.rp.pageOrigin + "/device"
             let complete = FormURLEncoded.appending([("user_code", shown)], to: page)
             var response: [String: JSONValue] = [
                 "device_code": .string(Base64URL.encode(deviceCode)), "user_code": .string(shown), "verification_uri": .string(page),

@@ -51,7 +51,7 @@ public final class OpenIDProvider: Sendable {
     }
 
     /// `--issuer`, or the first origin (once the port is known when none was configured).
-    public var issuer: String { configuration.issuer ?? passkeys.rp.primaryOrigin ?? "" }
+    public var issuer: String { configuration.issuer ?? passkeys.rp.pageOrigin }
 
     func now() -> Date { passkeys.now() }
 
@@ -181,7 +181,7 @@ public final class OpenIDProvider: Sendable {
     static let pushedMarker = "pushed_authorization_request"
 
     func signInLocation(_ handle: String) -> String {
-        (passkeys.rp.primaryOrigin ?? "") + "/?authorization=" + handle
+        passkeys.rp.pageOrigin + "/?authorization=" + handle
     }
 
     static func handleHash(_ handle: String) -> [UInt8]? {

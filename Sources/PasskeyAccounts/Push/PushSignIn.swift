@@ -102,7 +102,7 @@ public final class PushSignIn: Sendable {
             deviceID: deviceID, userHandle: session.user.handle, challenge: challenge,
             expiresAt: passkeys.now().addingTimeInterval(configuration.pushDiscoveryTTL)))
         var response = PushDiscoveryResponse(
-            deviceId: deviceID, username: session.user.name, host: passkeys.rp.primaryOrigin ?? "", tenantDomain: passkeys.rp.id,
+            deviceId: deviceID, username: session.user.name, host: passkeys.rp.pageOrigin, tenantDomain: passkeys.rp.id,
             challenge: challenge, qrSvg: nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -13,9 +13,11 @@ public struct RelyingParty: Sendable {
     /// Every allowed origin, for matching only (compared as exact strings); never a source of
     /// "the server's URL": a set's order changes between runs.
     public private(set) var origins: Set<String>
-    /// The server's own URL: the first web origin (the Sign in with Apple redirect URI, the push
-    /// QR code's host and links derive from it). Nil only with no web origin at all.
-    public var primaryOrigin: String? { webOrigins.first }
+    /// The server's own URL, the one place it is chosen: the first web origin (the issuer, the
+    /// Sign in with Apple redirect URI, the sign-in page forward authentication sends to, the
+    /// device page, the push QR code's host and the links an operator is given derive from it);
+    /// with no web origin at all (only app origins), https on the RP ID.
+    public var pageOrigin: String { webOrigins.first ?? "https://" + id }
     /// Whether responses created in a cross-origin iframe are acceptable at all.
     public var allowCrossOrigin: Bool
     /// Origins that may embed a cross-origin ceremony (`topOrigin`), normalised.

@@ -102,6 +102,6 @@ extension Routes {
     /// `--apple-redirect-uri`, else the primary origin's `/siwa/callback`: the same in the
     /// authorize URL and in the code exchange, as Apple requires.
     func callbackURI() -> String {
-        service.configuration.appleRedirectURI ?? (service.rp.primaryOrigin ?? "http://localhost") + "/siwa/callback"
+        service.configuration.appleRedirectURI ?? service.rp.pageOrigin + "/siwa/callback"
     }
 }

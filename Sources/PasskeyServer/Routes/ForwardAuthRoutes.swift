@@ -73,7 +73,7 @@ extension Routes {
             for (name, value) in zip(Self.remoteHeaders, values) { headers[name] = Self.headerValue(value) }
             return Response(status: .ok, headers: headers)
         case .unauthenticated where redirect:
-            headers[.location] = (service.rp.primaryOrigin ?? "") + "/?rd=" + FormURLEncoded.encode(original.url)
+            headers[.location] = service.rp.pageOrigin + "/?rd=" + FormURLEncoded.encode(original.url)
             return Response(status: .found, headers: headers)
         case .unauthenticated:
             return Response(status: .unauthorized, headers: headers)

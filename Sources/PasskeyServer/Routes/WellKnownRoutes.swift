@@ -21,7 +21,7 @@ extension Routes {
     /// W3C Passkey Endpoints: where a password manager sends its user to create a passkey here
     /// (`enroll`) and to see and delete them (`manage`): the page's views, on the primary origin.
     func passkeyEndpoints() -> [UInt8] {
-        let origin = service.rp.primaryOrigin ?? "http://localhost"
+        let origin = service.rp.pageOrigin
         var json = JSONWriter()
         json.beginObject()
         json.key("enroll"); json.string(origin + "/#add-passkey")
