@@ -1,0 +1,132 @@
+internal import PasskeyJSON
+public import Foundation
+public import PasskeyCore
+public import PasskeyStorage
+internal import PasskeyCrypto
+internal import Synchronization
+public import Logging
+public import PasskeyTelemetry
+
+/// A sign-in's verification: the pending ceremony a response names, and the WebAuthn checks
+/// an assertion goes through (§7.2) before the store writes it.
+extension PasskeySignIn {
+    /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.
+    static func transportList(_ transports: [String]) -> [String]? {
+        let sorted = Array(Set(transports)).sorted()
+        return sorted.isEmpty ? nil : sorted
+    }
+
+    /// `authentication_finalize`: decode, consume the challenge, find the credential, run §7.2,
+    /// then update the counter atomically and start a session. A refused counter marks the
+    /// credential possibly cloned and changes nothing else.
+    func authentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
+        let response: AuthenticationResponse
+        do {
+            response = try AuthenticationResponse(json: body, registrationEndpoint: "POST /registration_finalize")
+        } catch let error as WebAuthnError {
+            throw APIError(error)
+        }
+        // One read for the credential, its account's flag and the pending ceremony (on
+        // PostgreSQL one round trip instead of three).
+        let challenge = Self.challengeBytes(response.clientData)
+        let context = try await store.authenticationContext(credentialID: response.credentialID, challenge: challenge ?? [], now: now())
+        let found = context.credential
+        // Malformed before anything is spent: the flags, and BE against the stored credential
+        // (§7.2 steps 18–19 are `invalid_request` in the contract).
+        do {
+            try AuthenticationVerifier.checkWellFormed(response, storedBackupEligible: found?.backupEligible)
+        } catch let error as WebAuthnError {
+            logRefusal(.authentication, error)
+            throw APIError(error)
+        }
+        if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
+        guard challenge != nil, let ceremony = context.ceremony else { throw APIError.unknownChallenge }
+        guard let stored = found else {
+            try await store.spendCeremony(challenge: ceremony.challenge, kind: .authentication)
+            throw APIError.unknownCredential
+        }
+        let key: COSEKey
+        do { key = try keys.key(for: stored) } catch {
+            logger.error("stored credential key unreadable", metadata: ["error": "\(error)"])
+            throw APIError.internalError
+        }
+        let expectation = AuthenticationExpectation(
+            challenge: ceremony.challenge,
+            userVerification: UserVerificationRequirement(rawValue: ceremony.userVerification) ?? .required,
+            allowCredentialIDs: ceremony.allowCredentialIDs,
+            identifiedUserHandle: ceremony.userHandle)
+        let state = CredentialState(
+            id: stored.id, userHandle: stored.userHandle, publicKey: key, signCount: stored.signCount,
+            backupEligible: stored.backupEligible)
+        let verified: VerifiedAuthentication
+        do {
+            verified = try AuthenticationVerifier(rp: rp).verify(response, expecting: expectation, credential: state)
+        } catch let error as WebAuthnError {
+            logRefusal(.authentication, error)
+            // Spend the challenge, mark a regressed counter and record the refusal, in one write.
+            let regressed = error.code == .counterRegression
+            let event = self.event(
+                stored.userHandle, regressed ? "counter_regression" : "sign_in_refused", at: now(),
+                ["credential": Base64URL.encode(stored.id), "error": error.code.rawValue])
+            try await store.spendCeremony(
+                challenge: ceremony.challenge, kind: .authentication, markCloned: regressed ? stored.id : nil, event: event)
+            throw APIError(error)
+        }
+        // A disabled account: the assertion verified, and still no session (docs/contracts/accounts.md).
+        if context.ownerDisabled {
+            try await store.spendCeremony(
+                challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
+                event: event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
+            throw APIError.accountDisabled
+        }
+        // §7.2 step 25, atomically with spending the challenge and opening the session: the
+        // counter is compared again in the same statement, so a concurrent assertion with the
+        // same count cannot also pass.
+        var (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
+        let at = now()
+        let credentialID = Base64URL.encode(stored.id)
+        // A step-up renews the session that asked for it, and opens none.
+        let renewing = ceremony.sessionHash != nil
+        if let sessionHash = ceremony.sessionHash {
+            token = ""
+            session = SessionRecord(
+                tokenHash: sessionHash, userHandle: stored.userHandle, createdAt: at, expiresAt: at, userVerified: verified.userVerified,
+                authTime: at)
+        }
+        switch try await store.completeAuthentication(
+            challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
+            backupState: verified.backupState, userVerified: verified.userVerified, session: session, renewing: renewing,
+            signedIn: event(
+                stored.userHandle, renewing ? "reauthenticated" : "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
+            regression: event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
+        {
+        case .signedIn(let userName):
+            return (CeremonyResult(userName: userName, credentialId: Base64URL.encode(stored.id), session: token), token)
+        case .ceremonyGone:
+            throw APIError.unknownChallenge
+        case .counterRegression:
+            throw APIError(WebAuthnError(.counterRegression, "sign count did not increase over a concurrent assertion"))
+        case .sessionGone:
+            // The session that asked for the step-up ended meanwhile (signed out, ended
+            // elsewhere, the account taken back): nothing is renewed, and the caller signs in anew.
+            throw APIError.unauthorized
+        }
+    }
+
+    /// The pending ceremony named by the challenge inside clientDataJSON (a read; the finishing
+    /// write spends it, or the refusal does). A challenge that was never issued, was already
+    /// used, expired, or belongs to the other kind of ceremony is `unknown_challenge`.
+    func pendingCeremony(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
+        guard let challenge = Self.challengeBytes(clientData),
+              let ceremony = try await store.ceremony(challenge: challenge, kind: kind, now: now())
+        else { throw APIError.unknownChallenge }
+        return ceremony
+    }
+
+    /// The challenge clientDataJSON names, when it can be one this server issued (base64url, at
+    /// least 16 bytes); nil is `unknown_challenge`.
+    static func challengeBytes(_ clientData: CollectedClientData) -> [UInt8]? {
+        guard let challenge = Base64URL.decode(clientData.challenge), challenge.count >= 16 else { return nil }
+        return challenge
+    }
+}
