@@ -245,7 +245,7 @@ def recorded_event_types():
             text = f.read()
         found |= {m.group(1) for m in call.finditer(text)} | {m.group(1) for m in typed.finditer(text)}
     # The account page names each type it can show.
-    found |= set(re.findall(r'case "([a-z_]+)":', read("Public/js/account.js").split("function describeEvent", 1)[1].split("\n}\n", 1)[0]))
+    found |= set(re.findall(r'case "([a-z_]+)":', read("Public/js/activity.js").split("function describeEvent", 1)[1].split("\n}\n", 1)[0]))
     return found
 
 
