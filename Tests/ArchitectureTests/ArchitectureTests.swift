@@ -146,3 +146,22 @@ import Testing
         }
     }
 }
+
+/// No hand-written file is longer than a reader takes in: each Swift file under `Sources/` and
+/// each script of the page stays within 450 lines (a longer one splits along its sections).
+@Suite struct FileLengthTests {
+    static let maximumLines = 450
+
+    @Test func noSourceFileIsOver450Lines() throws {
+        var files = ArchitectureTests.swiftFiles(under: ArchitectureTests.root.appendingPathComponent("Sources"))
+        let scripts = ArchitectureTests.root.appendingPathComponent("Public")
+        if let walker = FileManager.default.enumerator(at: scripts, includingPropertiesForKeys: nil) {
+            files += walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "js" }
+        }
+        #expect(files.count > 100)
+        for file in files {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            #expect(lines <= Self.maximumLines, "\(file.path.replacingOccurrences(of: ArchitectureTests.root.path + "/", with: "")) has \(lines) lines")
+        }
+    }
+}
