@@ -242,7 +242,7 @@ extension PostgresPasskeyStore {
         binds.append(s.ip)
         binds.append(s.userAgent)
         binds.append(s.lastSeenAt)
-        binds.append(s.authTime)
+        binds.append(s.verifiedAt)
         binds.append(renewing)
         for (present, event) in [(signedInRow != nil, e), (regressionRow != nil, r)] {
             binds.append(present)

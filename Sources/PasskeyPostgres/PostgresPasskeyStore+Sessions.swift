@@ -17,7 +17,7 @@ extension PostgresPasskeyStore {
             """
             INSERT INTO sessions (\(unescaped: SessionRow.columns))
             VALUES (\(s.tokenHash), \(s.userHandle), \(s.createdAt), \(s.expiresAt), \(s.credentialID), \(s.via), \(s.userVerified),
-                \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.authTime))
+                \(s.ip), \(s.userAgent), \(s.lastSeenAt), \(s.verifiedAt))
             """, logger: quiet)
     }
 

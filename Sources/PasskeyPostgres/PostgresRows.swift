@@ -241,7 +241,7 @@ struct SessionRow {
     let ip: String?
     let userAgent: String?
     let lastSeenAt: Int64?
-    let authTime: Int64?
+    let verifiedAt: Int64?
 
     init(_ s: SessionRecord) throws {
         tokenHash = ByteBuffer(bytes: s.tokenHash)
@@ -254,7 +254,7 @@ struct SessionRow {
         ip = s.ip
         userAgent = s.userAgent
         lastSeenAt = try s.lastSeenAt.map { try $0.storeMilliseconds() }
-        authTime = try s.authTime.map { try $0.storeMilliseconds() }
+        verifiedAt = try s.verifiedAt.map { try $0.storeMilliseconds() }
     }
 
     static func record(_ row: PostgresRandomAccessRow) throws -> SessionRecord {
@@ -263,7 +263,7 @@ struct SessionRow {
             tokenHash: try c.bytes(), userHandle: try c.bytes(), createdAt: try c.date(), expiresAt: try c.date(),
             credentialID: try c.optionalBytes(), via: try c.next(String?.self), userVerified: try c.next(Bool?.self),
             ip: try c.next(String?.self), userAgent: try c.next(String?.self), lastSeenAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)),
-            authTime: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)))
+            verifiedAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)))
     }
 }
 

@@ -145,13 +145,13 @@ extension SessionRecord {
             ip: row.optionalText(7),
             userAgent: row.optionalText(8),
             lastSeenAt: row.optionalInt64(9).map(Date.init(storeMilliseconds:)),
-            authTime: row.optionalInt64(10).map(Date.init(storeMilliseconds:)))
+            verifiedAt: row.optionalInt64(10).map(Date.init(storeMilliseconds:)))
     }
 
     func arguments() throws -> [SQLiteValue] {
         [.blob(tokenHash), .blob(userHandle), try .time(createdAt), try .time(expiresAt), .optionalBlob(credentialID), .optionalText(via),
          userVerified.map(SQLiteValue.bool) ?? .null, .optionalText(ip), .optionalText(userAgent), try .optionalTime(lastSeenAt),
-         try .optionalTime(authTime)]
+         try .optionalTime(verifiedAt)]
     }
 }
 

@@ -113,7 +113,7 @@ extension SQLitePasskeyStore {
             credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
         let sessionArguments = try session.arguments()
         let renewArguments: [SQLiteValue] = [
-            try .optionalTime(session.authTime), session.userVerified.map(SQLiteValue.bool) ?? .null, .blob(session.tokenHash),
+            try .optionalTime(session.verifiedAt), session.userVerified.map(SQLiteValue.bool) ?? .null, .blob(session.tokenHash),
             .blob(session.userHandle), try .time(now),
         ]
         return try await database.write { db in

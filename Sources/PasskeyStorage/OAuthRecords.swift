@@ -37,7 +37,9 @@ public struct GrantRecord: Sendable, Equatable {
     public var offline: Bool
     public var scopes: [String]
     public var nonce: String?
-    /// When the session's user last authenticated (the session's start).
+    /// The OpenID `auth_time` of its tokens: when the sign-in that opened the session happened
+    /// (the session's start). A later step-up in the session moves `SessionRecord.verifiedAt`,
+    /// not this.
     public var authTime: Date
     /// RFC 8176 values for the ceremony that opened the session.
     public var amr: [String]

@@ -26,18 +26,20 @@ public struct SessionRecord: Sendable, Equatable {
     /// When it was last used, kept to the minute (not written on every request); nil: never
     /// since it was opened.
     public var lastSeenAt: Date?
-    /// When its user last authenticated with a passkey ceremony in it (the opening one, or a
-    /// step-up's); nil: when it was opened.
-    public var authTime: Date?
+    /// When its user last proved presence with a passkey ceremony in it (the opening one, or a
+    /// step-up's): what the step-up's window counts from; nil: when it was opened. Not the
+    /// OpenID `auth_time` of the grants issued from the session (`GrantRecord.authTime`), which
+    /// is when the session was opened.
+    public var verifiedAt: Date?
 
     public init(
         tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, credentialID: [UInt8]? = nil, via: String? = nil,
-        userVerified: Bool? = nil, ip: String? = nil, userAgent: String? = nil, lastSeenAt: Date? = nil, authTime: Date? = nil
+        userVerified: Bool? = nil, ip: String? = nil, userAgent: String? = nil, lastSeenAt: Date? = nil, verifiedAt: Date? = nil
     ) {
         self.ip = ip
         self.userAgent = userAgent
         self.lastSeenAt = lastSeenAt
-        self.authTime = authTime
+        self.verifiedAt = verifiedAt
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt

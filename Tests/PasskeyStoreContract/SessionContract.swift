@@ -73,7 +73,7 @@ struct SessionContract {
             try await store.insertCeremony(ceremony)
             #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date())?.sessionHash == session.tokenHash)
             var renewed = session
-            renewed.authTime = Fixture.date(60_000)
+            renewed.verifiedAt = Fixture.date(60_000)
             renewed.userVerified = true
             let outcome = try await store.completeAuthentication(
                 challenge: ceremony.challenge, now: Fixture.date(60_000), credentialID: credential.id, signCount: 1, backupState: false,
@@ -141,7 +141,7 @@ struct SessionContract {
             session.ip = "2001:db8::7"
             session.userAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) Safari/605.1.15 — é"
             session.lastSeenAt = Fixture.date(10)
-            session.authTime = Fixture.date(5)
+            session.verifiedAt = Fixture.date(5)
             try await store.insertSession(session)
             #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == session)
             try await store.touchSession(tokenHash: session.tokenHash, at: Fixture.date(120_000))
@@ -165,7 +165,7 @@ struct SessionContract {
             var session = Fixture.session(for: user, expiresIn: 3_600_000)
             session.ip = "192.0.2.1"
             session.via = "passkey"
-            session.authTime = Fixture.date(5)
+            session.verifiedAt = Fixture.date(5)
             try await store.insertSession(session)
             try await store.insertSession(Fixture.session(for: other))
             let found = try await store.signedIn(tokenHash: session.tokenHash, now: Fixture.date(1))

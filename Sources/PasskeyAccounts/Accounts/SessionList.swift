@@ -54,7 +54,7 @@ extension PasskeySignIn {
             }
             return SessionView(
                 id: Self.sessionID(session.tokenHash), createdAt: Self.timestamp(session.createdAt),
-                lastSeenAt: Self.timestamp(session.lastSeenAt ?? session.createdAt), authTime: Self.timestamp(session.authTime ?? session.createdAt),
+                lastSeenAt: Self.timestamp(session.lastSeenAt ?? session.createdAt), authTime: Self.timestamp(session.verifiedAt ?? session.createdAt),
                 method: Self.method(session), credentialId: session.credentialID.map(Base64URL.encode), ip: session.ip,
                 userAgent: session.userAgent, current: session.tokenHash == current, clients: clients)
         }

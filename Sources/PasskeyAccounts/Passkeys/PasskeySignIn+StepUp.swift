@@ -40,7 +40,7 @@ extension PasskeySignIn {
     /// an account without passkeys; with one, it must step up with it.
     func verifiedAt(_ session: SignedInUser) async throws -> Date? {
         guard let record = session.session else { return nil }
-        if let authTime = record.authTime { return authTime }
+        if let verifiedAt = record.verifiedAt { return verifiedAt }
         if record.credentialID != nil { return record.userVerified == true ? record.createdAt : nil }
         return try await store.credentials(userHandle: session.user.handle).isEmpty ? record.createdAt : nil
     }

@@ -91,7 +91,7 @@ extension PasskeySignIn {
             token = ""
             session = SessionRecord(
                 tokenHash: sessionHash, userHandle: stored.userHandle, createdAt: at, expiresAt: at, userVerified: verified.userVerified,
-                authTime: at)
+                verifiedAt: at)
         }
         switch try await store.completeAuthentication(
             challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
