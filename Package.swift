@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "PasskeyOutbound",
             dependencies: [
-                "PasskeyCore", "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyMfB", "PasskeyHTTPParsing",
+                "PasskeyCrypto", "PasskeyJSON", "PasskeyJOSE", "PasskeyApple", "PasskeyPush", "PasskeyMfB", "PasskeyHTTPParsing",
                 "PasskeyAssociation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -157,7 +157,6 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyAccounts", "PasskeyCore", "PasskeyJSON", "PasskeyStorage", "PasskeyAssociation", "PasskeyTelemetry", "PasskeyHTTPParsing",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -166,7 +165,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // The composition root (Hummingbird's buildApplication shape): picks the store engine, loads
         // the trust anchors, picks the push provider and mounts the HTTP routes. The only module
@@ -253,7 +251,7 @@ let package = Package(
         // The pure modules' own tests, which build without the HTTP server (Hummingbird).
         .testTarget(name: "PasskeyJSONTests", dependencies: ["PasskeyJSON"]),
         .testTarget(name: "PasskeyHTTPParsingTests", dependencies: ["PasskeyHTTPParsing"]),
-        .testTarget(name: "PasskeyAccountsTests", dependencies: ["PasskeyAccounts", "PasskeyStorage", "PasskeyJSON"]),
+        .testTarget(name: "PasskeyAccountsTests", dependencies: ["PasskeyAccounts", "PasskeyStorage"]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),
         .testTarget(
@@ -263,7 +261,6 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -273,16 +270,15 @@ let package = Package(
             name: "PasskeyCommandTests",
             dependencies: [
                 "passkey-server", "PasskeyApp", "PasskeyServerTestSupport", "PasskeyTestSupport", "PasskeyAccounts", "PasskeyCore",
-                "PasskeyCrypto", "PasskeyAssociation", "PasskeyMfB", "PasskeyServer", "PasskeyJOSE", "PasskeyStorage",
+                "PasskeyCrypto", "PasskeyAssociation", "PasskeyServer", "PasskeyJOSE", "PasskeyStorage",
             ]),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCBOR", "PasskeyCrypto", "PasskeyAssociation",
+                "PasskeyApp", "PasskeyServer", "PasskeyAccounts", "PasskeyCore", "PasskeyStorage", "PasskeySQLite", "PasskeyCrypto", "PasskeyAssociation",
                 "PasskeyTestSupport", "passkey-server", "PasskeyTelemetry", "PasskeyApple", "PasskeyPush", "PasskeyQR", "PasskeyMfB",
                 "PasskeyOutbound", "PasskeyHTTPParsing", "PasskeyServerTestSupport", "PasskeyJOSE", "PasskeyJSON", "PasskeyStoreContract",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
