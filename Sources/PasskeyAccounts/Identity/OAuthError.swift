@@ -1,42 +1,29 @@
-/// A refusal of the token, userinfo or revocation endpoint (RFC 6749 §5.2, RFC 6750 §3.1):
-/// the error code and description the client reads, the HTTP status, and which challenge the
-/// answer carries.
+/// A refusal of the token, userinfo, revocation, introspection or device endpoint (RFC 6749
+/// §5.2, RFC 6750 §3.1, RFC 8628 §3.5): the error code and description the client reads. The
+/// HTTP status and the `WWW-Authenticate` challenge are the HTTP layer's, as for every other
+/// error: it derives them from the code (`invalid_client` and `invalid_token` are 401).
 public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Challenge: Sendable, Equatable {
-        case none
-        /// `WWW-Authenticate: Basic` (an `invalid_client` for a client that sent Basic credentials).
-        case basic
-        /// `WWW-Authenticate: Bearer error="…"` (userinfo).
-        case bearer
-        /// `WWW-Authenticate: Bearer` alone, and no error code in the answer: a request that
-        /// carried no token at all (RFC 6750 §3.1).
-        case bearerWithoutError
-    }
-
     public let error: String
     public let errorDescription: String
-    public let status: Int
-    public let challenge: Challenge
 
-    public init(_ error: String, _ description: String, status: Int = 400, challenge: Challenge = .none) {
+    public init(_ error: String, _ description: String) {
         self.error = error
         self.errorDescription = description
-        self.status = status
-        self.challenge = challenge
     }
 
     public var description: String { "\(error): \(errorDescription)" }
 
     package static func invalidRequest(_ description: String) -> OAuthError { OAuthError("invalid_request", description) }
     static func invalidGrant(_ description: String) -> OAuthError { OAuthError("invalid_grant", description) }
-    /// Always 401 (docs/contracts/identity.md), with the Basic challenge when Basic credentials were sent.
-    package static func invalidClient(_ description: String, basic: Bool) -> OAuthError {
-        OAuthError("invalid_client", description, status: 401, challenge: basic ? .basic : .none)
-    }
-    /// No access token at all (RFC 6750 §3.1): 401, the bare challenge, no error code.
-    static let noToken = OAuthError("invalid_request", "send the access token as Authorization: Bearer", status: 401, challenge: .bearerWithoutError)
+    /// A client that did not authenticate, or failed to (docs/contracts/identity.md, "Token endpoint").
+    package static func invalidClient(_ description: String) -> OAuthError { OAuthError("invalid_client", description) }
+    /// An access token that is not (or no longer) good (RFC 6750 §3.1).
+    static func invalidToken(_ description: String) -> OAuthError { OAuthError("invalid_token", description) }
+}
 
-    static func invalidToken(_ description: String) -> OAuthError {
-        OAuthError("invalid_token", description, status: 401, challenge: .bearer)
-    }
+/// A protected resource asked with no access token at all (RFC 6750 §3.1): answered with the
+/// bare `Bearer` challenge and no error code.
+public struct AccessTokenMissing: Error, Sendable, Equatable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "send the access token as Authorization: Bearer" }
 }

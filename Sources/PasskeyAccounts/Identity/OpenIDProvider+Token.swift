@@ -73,7 +73,7 @@ extension OpenIDProvider {
             (clientID, secret) = (basic.id, basic.secret)
         } else {
             guard let posted = values["client_id"] else {
-                throw OAuthError.invalidClient("the client did not authenticate (Basic, client_secret_post, or client_id for a public client)", basic: false)
+                throw OAuthError.invalidClient("the client did not authenticate (Basic, client_secret_post, or client_id for a public client)")
             }
             (clientID, secret) = (posted, postSecret)
         }
@@ -81,7 +81,7 @@ extension OpenIDProvider {
         if let retryAfter = clientLimiter.take("client:" + clientID.prefix(ClientRegistry.maximumIDLength), now: now()) {
             throw APIError.rateLimited(retryAfter: retryAfter)
         }
-        let refusal = OAuthError.invalidClient("client authentication failed", basic: basic != nil)
+        let refusal = OAuthError.invalidClient("client authentication failed")
         guard clientID.utf8.count <= ClientRegistry.maximumIDLength, let client = try await store.client(id: clientID) else { throw refusal }
         if client.isPublic {
             guard secret == nil else { throw refusal }

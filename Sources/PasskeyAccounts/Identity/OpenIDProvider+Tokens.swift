@@ -116,7 +116,7 @@ extension OpenIDProvider {
     /// token's scopes. The token must be one of ours, unexpired, of a grant that stands, whose
     /// session (unless `offline_access`) is still open; anything else is `invalid_token`.
     public func userinfo(accessToken: String?) async throws -> [String: JSONValue] {
-        guard let accessToken else { throw OAuthError.noToken }
+        guard let accessToken else { throw AccessTokenMissing() }
         let at = now()
         let (claims, grant) = try await checkAccessToken(accessToken, at: at)
         guard let user = try await store.user(handle: grant.userHandle) else { throw OAuthError.invalidToken("the account no longer exists") }

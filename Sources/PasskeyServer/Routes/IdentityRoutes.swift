@@ -174,18 +174,15 @@ extension Routes {
                 throw OAuthError("invalid_request", "the form is not valid percent-encoded UTF-8")
             }
             return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
+        } catch is AccessTokenMissing {
+            // An empty object: JSON like every other answer, without an error code.
+            var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
         } catch let error as OAuthError {
-            if error.challenge == .bearerWithoutError {
-                // An empty object: JSON like every other answer, without an error code.
-                var response = jsonResponse(ByteBuffer(string: "{}"), status: HTTPResponse.Status(code: error.status))
-                response.headers[.wwwAuthenticate] = "Bearer"
-                return response
-            }
-            var response = errorJSON(error.error, error.errorDescription, status: HTTPResponse.Status(code: error.status))
-            switch error.challenge {
-            case .none, .bearerWithoutError: break
-            case .basic: response.headers[.wwwAuthenticate] = "Basic realm=\"oauth\""
-            case .bearer: response.headers[.wwwAuthenticate] = "Bearer error=\"\(error.error)\""
+            var response = errorJSON(error.error, error.errorDescription, status: error.httpStatus)
+            if let challenge = error.challenge(basicCredentialsSent: Self.basicCredentials(request) != nil) {
+                response.headers[.wwwAuthenticate] = challenge
             }
             return response
         }
