@@ -165,3 +165,31 @@ import Testing
         }
     }
 }
+
+/// The map of the authorization flow at the top of the authorization endpoint stays true: each
+/// function it names is declared in the file it names.
+@Suite struct AuthorizationFlowMapTests {
+    @Test func everyFunctionOfTheMapIsWhereTheMapSays() throws {
+        let directory = ArchitectureTests.root.appendingPathComponent("Sources/PasskeyAccounts/Identity")
+        let text = try String(contentsOf: directory.appendingPathComponent("OpenIDProvider+Authorization.swift"), encoding: .utf8)
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.contains("---") && !$0.contains("| Step |") }
+        #expect(rows.count >= 6)
+        for row in rows {
+            let cells = row.dropFirst(4).split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4 else { Issue.record("a row of the map has \(cells.count) cells: \(row)"); continue }
+            let functions = ArchitectureTests.names(cells[2][...]).map { name -> String in
+                let bare = name.split(separator: "(").first.map(String.init) ?? name
+                return bare.split(separator: ".").last.map(String.init) ?? bare
+            }
+            let files = cells[3].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map { file -> String in
+                if file == "here" { return "OpenIDProvider+Authorization.swift" }
+                if file.hasPrefix("+") { return "OpenIDProvider\(file).swift" }
+                return file
+            }
+            let sources = try files.map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }.joined()
+            for function in functions {
+                #expect(sources.contains("func \(function)("), "the map names \(function) in \(files), which do not declare it")
+            }
+        }
+    }
+}

@@ -101,7 +101,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
         // request is bound by the key audit instead, and its client is confidential.
         let device = client.messagesForBusiness
         let challenge = device && values["code_challenge"] == nil && values["code_challenge_method"] == nil
-            ? "" : try checkPKCE(values["code_challenge"], method: values["code_challenge_method"], refuse: refuse)
+            ? "" : try checkCodeChallenge(values["code_challenge"], method: values["code_challenge_method"], refuse: refuse)
         let nonce = values["nonce"]
         if let nonce, nonce.isEmpty || nonce.utf8.count > maximumNonceLength {
             throw refuse("invalid_request", "nonce must be 1 to \(maximumNonceLength) bytes")
@@ -148,7 +148,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
 
     /// RFC 7636 §4.2–4.3: a challenge of 43 to 128 unreserved characters, method S256 (required
     /// for every client; `plain`, the default when the method is absent, is refused).
-    static func checkPKCE(_ challenge: String?, method: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> String {
+    static func checkCodeChallenge(_ challenge: String?, method: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> String {
         guard let challenge else { throw refuse("invalid_request", "code_challenge is required (PKCE with S256)") }
         guard method == "S256" else { throw refuse("invalid_request", "code_challenge_method must be S256") }
         guard (43...128).contains(challenge.utf8.count), ClientRegistry.isUnreserved(challenge) else { throw refuse("invalid_request", "code_challenge must be 43 to 128 unreserved characters") }

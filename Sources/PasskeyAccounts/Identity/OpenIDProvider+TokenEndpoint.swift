@@ -120,7 +120,7 @@ extension OpenIDProvider {
         guard !grant.revoked else { throw OAuthError.invalidGrant("the code was revoked") }
         guard grant.codeExpiresAt > at else { throw OAuthError.invalidGrant("the code has expired") }
         guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
-        try Self.checkPKCE(verifier, grant: grant, client: client)
+        try Self.checkCodeVerifier(verifier, grant: grant, client: client)
         try await checkSessionAlive(grant, at: at)
         let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", at: at)
         let response = try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
@@ -132,7 +132,7 @@ extension OpenIDProvider {
 
     /// RFC 7636 §4.6 for a code issued with a challenge; a code issued without one (only the
     /// Messages for Business client's) takes no verifier.
-    static func checkPKCE(_ verifier: String?, grant: GrantRecord, client: ClientRecord) throws(OAuthError) {
+    static func checkCodeVerifier(_ verifier: String?, grant: GrantRecord, client: ClientRecord) throws(OAuthError) {
         guard !grant.codeChallenge.isEmpty else {
             guard client.messagesForBusiness, verifier == nil else {
                 throw OAuthError.invalidGrant("the code was issued without a code_challenge")

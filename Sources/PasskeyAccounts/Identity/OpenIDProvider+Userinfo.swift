@@ -1,0 +1,56 @@
+public import Foundation
+internal import PasskeyCore
+internal import PasskeyCrypto
+internal import PasskeyJOSE
+public import PasskeyJSON
+public import PasskeyStorage
+
+/// The userinfo endpoint (OpenID Connect Core §5.3; docs/contracts/identity.md, "Tokens and claims").
+extension OpenIDProvider {
+    // MARK: Userinfo
+
+    /// `GET`/`POST /oauth/userinfo` (OpenID Connect Core §5.3): `sub` and the claims of the
+    /// token's scopes. The token must be one of ours, unexpired, of a grant that stands, whose
+    /// session (unless `offline_access`) is still open; anything else is `invalid_token`.
+    public func userinfo(accessToken: String?) async throws -> [String: JSONValue] {
+        guard let accessToken else { throw AccessTokenMissing() }
+        let at = now()
+        let (claims, grant) = try await checkAccessToken(accessToken, at: at)
+        guard let user = try await store.user(handle: grant.userHandle) else { throw OAuthError.invalidToken("the account no longer exists") }
+        let scopes = (claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
+        var info = try await scopeClaims(user: user, grant: grant, scopes: scopes)
+        info["sub"] = .string(Self.subject(user.handle))
+        return info
+    }
+
+    /// An access token this provider issued, checked in full: its signature by a published key
+    /// (`kid`), `typ: at+jwt`, `iss`, `exp`, and the grant its `jti` names (not revoked, the
+    /// same client, the session alive unless offline). Returns its claims and the grant.
+    func checkAccessToken(_ token: String, at: Date) async throws -> ([String: JSONValue], GrantRecord) {
+        let claims: [String: JSONValue]
+        do {
+            let jws = try JWS(compact: token)
+            guard jws.header["typ"]?.stringValue == "at+jwt" else { throw JOSEError(.headerRefused, "typ is not at+jwt") }
+            let algorithm = try jws.checkAlgorithm(Self.tokenPolicy)
+            guard let kid = jws.keyID,
+                  let key = try await keys.key(id: kid, algorithm: algorithm, now: at), key.state != .withdrawn
+            else { throw JOSEError(.badSignature, "the token names no key this server publishes") }
+            if !signedTokens.signedHere(token) {
+                try jws.verify(with: key.privateKey.publicKey, policy: Self.tokenPolicy)
+            }
+            claims = try jws.claims()
+            try JWTClaims.checkIssuer(claims, expected: issuer)
+            try JWTClaims.checkExpiry(claims, now: at, leeway: 0)
+        } catch let error as JOSEError {
+            throw OAuthError.invalidToken("the access token is not valid: \(error.reason)")
+        }
+        guard let jti = claims["jti"]?.stringValue, let dot = jti.firstIndex(of: "."),
+              let grant = try await store.grant(id: String(jti[..<dot])), !grant.revoked,
+              claims["client_id"]?.stringValue == grant.clientID
+        else { throw OAuthError.invalidToken("the access token was revoked") }
+        guard try await isStanding(grant, at: at) else {
+            throw OAuthError.invalidToken("the session the access token came from has ended")
+        }
+        return (claims, grant)
+    }
+}
