@@ -1,11 +1,10 @@
 internal import PasskeyJSON
-public import Foundation
-public import PasskeyApple
-public import PasskeyStorage
+internal import Foundation
+internal import PasskeyApple
+internal import PasskeyStorage
 internal import PasskeyCore
-internal import PasskeyCrypto
 internal import PasskeyTelemetry
-public import Logging
+internal import Logging
 
 /// Apple's server-to-server notifications, and the developer's key (the client secret).
 extension AppleSignIn {

@@ -1,9 +1,9 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
 internal import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The authorization endpoint (docs/contracts/identity.md, "Authorization endpoint"; OpenID
 /// Connect Core §3.1.2; RFC 6749 §4.1; RFC 9207).

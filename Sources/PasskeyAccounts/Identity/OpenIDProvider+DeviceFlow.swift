@@ -4,7 +4,7 @@ internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
 public import PasskeyJSON
 internal import PasskeyQR
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The device authorization grant (RFC 8628; docs/contracts/identity.md, "Pushed authorization requests and the
 /// device flow"): a TV or a command-line tool asks at `/oauth/device`, shows a user code (and its

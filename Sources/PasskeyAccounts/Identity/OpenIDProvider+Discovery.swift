@@ -1,9 +1,7 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCore
-internal import PasskeyCrypto
-internal import PasskeyJOSE
 public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The discovery document (OpenID Connect Discovery 1.0; docs/contracts/identity.md, "Discovery and keys").
 extension OpenIDProvider {

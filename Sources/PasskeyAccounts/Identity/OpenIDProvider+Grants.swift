@@ -1,8 +1,6 @@
-public import Foundation
-internal import PasskeyCrypto
-internal import PasskeyJOSE
-public import PasskeyJSON
-public import PasskeyStorage
+internal import Foundation
+internal import PasskeyJSON
+internal import PasskeyStorage
 
 /// What several endpoints ask of a grant and a request: whether a grant still stands, whether a
 /// client's policy admits the account, a grant's claims for introspection, the single-valued

@@ -1,8 +1,7 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCrypto
-internal import PasskeyJOSE
 public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The introspection endpoint (RFC 7662) for native apps' backends: access tokens, refresh tokens and
 /// the JSON endpoints' session tokens (docs/contracts/identity.md, "Revocation, introspection, logout").

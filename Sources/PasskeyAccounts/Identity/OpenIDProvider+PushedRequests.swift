@@ -2,7 +2,7 @@ public import Foundation
 internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
 public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// Pushed authorization requests (RFC 9126; docs/contracts/identity.md, "Pushed authorization requests and the
 /// device flow").

@@ -1,9 +1,8 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCore
 internal import PasskeyCrypto
-internal import PasskeyJOSE
-public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyJSON
+internal import PasskeyStorage
 
 /// The revocation endpoint (RFC 7009; docs/contracts/identity.md, "Revocation, introspection, logout").
 extension OpenIDProvider {

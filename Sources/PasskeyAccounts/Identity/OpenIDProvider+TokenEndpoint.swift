@@ -1,9 +1,9 @@
-public import Foundation
+internal import Foundation
 internal import Logging
 internal import PasskeyCrypto
 internal import PasskeyJOSE
 public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The token endpoint (docs/contracts/identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
 extension OpenIDProvider {

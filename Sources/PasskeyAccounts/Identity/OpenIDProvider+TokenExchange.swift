@@ -1,8 +1,7 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCrypto
-internal import PasskeyJOSE
-public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyJSON
+internal import PasskeyStorage
 
 /// Token exchange (RFC 8693) at the token endpoint: a session token of the JSON endpoints for a token
 /// a native app's backend can check offline against the key set (docs/contracts/identity.md, "Token endpoint").

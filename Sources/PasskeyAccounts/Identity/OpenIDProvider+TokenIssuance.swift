@@ -1,9 +1,9 @@
-public import Foundation
+internal import Foundation
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyJOSE
-public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyJSON
+internal import PasskeyStorage
 
 /// ID tokens, RFC 9068 access tokens, their claims, userinfo and discovery (docs/contracts/identity.md,
 /// "Tokens and claims" and "Discovery and keys").

@@ -1,9 +1,9 @@
-public import Foundation
-internal import PasskeyCore
 internal import PasskeyCrypto
+internal import Foundation
+internal import PasskeyCore
 internal import PasskeyJOSE
 public import PasskeyJSON
-public import PasskeyStorage
+internal import PasskeyStorage
 
 /// The userinfo endpoint (OpenID Connect Core §5.3; docs/contracts/identity.md, "Tokens and claims").
 extension OpenIDProvider {

@@ -1,12 +1,8 @@
 internal import PasskeyJSON
-internal import PasskeyHTTPParsing
-public import Foundation
+internal import Foundation
 public import PasskeyMfB
 internal import PasskeyStorage
 internal import PasskeyCore
-internal import PasskeyCrypto
-internal import PasskeyTelemetry
-internal import Logging
 
 // What the Messages for Business endpoints answer, encoded unchanged by the HTTP layer.
 

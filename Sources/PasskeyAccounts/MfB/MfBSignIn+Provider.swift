@@ -1,11 +1,9 @@
 internal import PasskeyJSON
-internal import PasskeyHTTPParsing
-public import Foundation
-public import PasskeyMfB
+internal import Foundation
+internal import PasskeyMfB
 internal import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
-internal import PasskeyTelemetry
 internal import Logging
 
 /// The OAuth provider's part of a Messages for Business sign-in: the device's authorize and

@@ -1,11 +1,8 @@
 internal import PasskeyJSON
 public import Foundation
-public import PasskeyCore
-public import PasskeyStorage
-internal import PasskeyCrypto
-internal import Synchronization
-public import Logging
-public import PasskeyTelemetry
+internal import PasskeyCore
+internal import PasskeyStorage
+internal import PasskeyTelemetry
 
 /// The health answer, the sweep of what expired, and the time format of the answers.
 extension PasskeySignIn {

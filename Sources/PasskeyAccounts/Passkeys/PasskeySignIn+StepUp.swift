@@ -1,11 +1,8 @@
 internal import PasskeyJSON
-public import Foundation
-public import PasskeyCore
-public import PasskeyStorage
+internal import Foundation
+internal import PasskeyCore
+internal import PasskeyStorage
 internal import PasskeyCrypto
-internal import Synchronization
-public import Logging
-public import PasskeyTelemetry
 
 /// The step-up (docs/contracts/accounts.md, "Recent authentication for sensitive actions").
 extension PasskeySignIn {

@@ -1,11 +1,8 @@
 internal import PasskeyJSON
-public import Foundation
-public import PasskeyCore
-public import PasskeyStorage
-internal import PasskeyCrypto
-internal import Synchronization
-public import Logging
-public import PasskeyTelemetry
+internal import Foundation
+internal import PasskeyCore
+internal import PasskeyStorage
+internal import Logging
 
 /// A sign-in's verification: the pending ceremony a response names, and the WebAuthn checks
 /// an assertion goes through (§7.2) before the store writes it.

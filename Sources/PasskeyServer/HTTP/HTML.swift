@@ -1,10 +1,4 @@
 internal import PasskeyAccounts
-internal import PasskeyHTTPParsing
-internal import PasskeyJSON
-internal import Hummingbird
-internal import NIOCore
-internal import HTTPTypes
-internal import Foundation
 
 /// Text placed in HTML: the five characters that could end an element or an attribute escaped.
 enum HTML {

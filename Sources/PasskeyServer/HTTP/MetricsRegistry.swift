@@ -1,10 +1,7 @@
-internal import PasskeyAccounts
 public import Prometheus
 public import Hummingbird
-internal import HTTPTypes
 internal import NIOCore
 public import PasskeyTelemetry
-internal import PasskeyHTTPParsing
 
 /// The Prometheus side of `PasskeyMetrics`: one registry per application (so servers in one
 /// process, as in the tests, do not mix their numbers), its factory, and the text exposition

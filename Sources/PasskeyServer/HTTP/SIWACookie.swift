@@ -1,6 +1,4 @@
-internal import PasskeyAccounts
 internal import Hummingbird
-internal import Foundation
 internal import PasskeyHTTPParsing
 
 /// The short-lived cookies of Sign in with Apple's web flow, both `HttpOnly; Secure`, scoped to

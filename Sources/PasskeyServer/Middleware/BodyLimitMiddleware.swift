@@ -1,9 +1,7 @@
 internal import PasskeyAccounts
 internal import Hummingbird
 internal import NIOCore
-internal import Logging
 internal import HTTPTypes
-internal import PasskeyTelemetry
 
 /// Every request with a body is read up to the limit, chunked or not; a larger one is 413
 /// before any handler sees it.

@@ -1,11 +1,6 @@
 internal import PasskeyAccounts
 internal import Hummingbird
-internal import Foundation
-internal import NIOCore
-internal import HTTPTypes
-internal import PasskeyCore
 internal import PasskeyHTTPParsing
-internal import Logging
 
 /// One spelling per resource: a path that is not canonical (`RequestPath`) is 404 before any
 /// policy or handler, whatever route the router's lenient matching would have found for it.

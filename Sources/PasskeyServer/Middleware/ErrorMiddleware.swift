@@ -1,9 +1,8 @@
+internal import PasskeyTelemetry
 internal import PasskeyAccounts
 internal import Hummingbird
 internal import NIOCore
 internal import Logging
-internal import HTTPTypes
-internal import PasskeyTelemetry
 
 /// Turns everything that is not already an `APIError` into the contract's JSON errors: unknown
 /// paths (404 `not_found`), known paths with another method (405 `method_not_allowed`), bodies

@@ -1,8 +1,5 @@
-internal import PasskeyAccounts
-internal import Prometheus
 internal import Hummingbird
 internal import HTTPTypes
-internal import NIOCore
 internal import PasskeyTelemetry
 internal import PasskeyHTTPParsing
 

@@ -1,9 +1,5 @@
 internal import Foundation
-internal import PasskeyAccounts
 internal import Hummingbird
-internal import Logging
-internal import PasskeyAssociation
-internal import PasskeyHTTPParsing
 
 /// The page's files (`Public/`), looked up when no route answered (404). The directory is
 /// listed once, at start: a path that names none of its files or folders goes straight to the

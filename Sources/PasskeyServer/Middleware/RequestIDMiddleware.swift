@@ -1,10 +1,6 @@
-internal import PasskeyAccounts
-internal import Prometheus
 internal import Hummingbird
 internal import HTTPTypes
-internal import NIOCore
 internal import PasskeyTelemetry
-internal import PasskeyHTTPParsing
 
 /// Gives every request an id: the client's `X-Request-Id` when well-formed, else a new one. It
 /// is on every log line written while the request is served (`RequestID.current`) and in the

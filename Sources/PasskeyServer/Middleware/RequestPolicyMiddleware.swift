@@ -1,9 +1,9 @@
+internal import PasskeyCore
+internal import NIOCore
 internal import PasskeyAccounts
 internal import Hummingbird
 internal import Foundation
-internal import NIOCore
 internal import HTTPTypes
-internal import PasskeyCore
 internal import PasskeyHTTPParsing
 internal import Logging
 

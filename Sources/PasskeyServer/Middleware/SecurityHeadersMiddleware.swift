@@ -1,9 +1,5 @@
-internal import PasskeyAccounts
 internal import Hummingbird
-internal import NIOCore
-internal import Logging
 internal import HTTPTypes
-internal import PasskeyTelemetry
 
 /// Headers every answer carries: no sniffing, no framing, no referrer leaks.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
