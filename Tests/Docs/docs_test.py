@@ -19,6 +19,7 @@ Prints one "ok - NAME" / "not ok - NAME: WHY" line per check and ends with "N pa
 """
 
 import argparse
+import functools
 import glob
 import json
 import os
@@ -174,10 +175,12 @@ def no_history(binary):
 
 def tracked_files():
     names = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-    return [n for n in names if not n.startswith(("docs/contracts/", "Tests/PasskeyMfBTests/Vectors/")) and n.endswith(
-        (".swift", ".js", ".py", ".sh", ".md", ".yaml", ".html", ".css", ".toml")) or n in ("Makefile",) or n.startswith("scripts/")]
+    texts = (".swift", ".js", ".py", ".sh", ".md", ".yaml", ".html", ".css", ".toml")
+    return [n for n in names if not n.startswith(("docs/contracts/", "Tests/PasskeyMfBTests/Vectors/"))
+            and (n.endswith(texts) or n == "Makefile" or n.startswith("scripts/"))]
 
 
+@functools.lru_cache(maxsize=None)
 def headings(page):
     return [re.sub(r"\s*\{[^}]*\}\s*$", "", m.group(1)).strip() for m in re.finditer(r"^#{1,6} (.+)$", read(page), re.M)]
 
