@@ -39,6 +39,8 @@ public struct PasskeyApplication: Sendable {
     /// Every route the main router has, as `METHOD /template` (`PATCH /credentials/{id}`): for
     /// the test that every route has its request policy.
     public let routes: [String]
+    /// The routes' policies, as the controllers declared them.
+    public let routeTable: RouteTable
 
     /// Refusals at start-up: bad configuration, association file, trust anchors or metadata.
     public typealias StartupError = ServerStartupError
@@ -121,7 +123,7 @@ public struct PasskeyApplication: Sendable {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
         let openID = OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb)
-        let (router, metricsRouter) = PasskeyHTTP.routers(
+        let (router, metricsRouter, routeTable) = PasskeyHTTP.routers(
             configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
             openID: openID,
             signingKeys: signingKeys, association: association,
@@ -161,7 +163,7 @@ public struct PasskeyApplication: Sendable {
                 audit: configuration.auditCheckpointInterval > 0 ? AuditTrail(store: store, signingKeys: signingKeys) : nil,
                 checkpointInterval: configuration.auditCheckpointInterval),
             outbox: LogoutOutboxService(openID: openID, logger: logger),
-            metricsApplication: metricsApplication, metrics: registry, routes: router.routes.map(\.description))
+            metricsApplication: metricsApplication, metrics: registry, routes: router.routes.map(\.description), routeTable: routeTable)
     }
 
     /// Serves until SIGTERM or SIGINT: stops accepting, lets requests in flight finish, closes

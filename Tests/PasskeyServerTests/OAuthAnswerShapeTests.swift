@@ -71,9 +71,14 @@ import Testing
         #expect(response.headers[.init("Pragma")!] == "no-cache")
         #expect(response.headers[.retryAfter] == "1")
         #expect(RequestPolicyMiddleware.oauthAnswer(.invalidRequest("x")) == nil)
-        // Every OAuth endpoint that answers a client in JSON has the shape.
-        for path in ["/oauth/token", "/mfb/token", "/oauth/revoke", "/oauth/introspect", "/oauth/par", "/oauth/device"] {
-            #expect(RoutePaths.routes[path]?.oauthErrors == true, "\(path)")
+    }
+
+    /// Every OAuth endpoint that answers a client in JSON is declared with the shape.
+    @Test func everyOAuthEndpointAnswersRefusalsInTheShape() async throws {
+        try await withServer(RequestPolicyTests.everything) { server, _, _ in
+            for path in ["/oauth/token", "/mfb/token", "/oauth/revoke", "/oauth/introspect", "/oauth/par", "/oauth/device"] {
+                #expect(server.app.routeTable.policy(path, .post)?.oauthErrors == true, "\(path)")
+            }
         }
     }
 

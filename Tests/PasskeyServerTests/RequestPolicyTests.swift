@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import PasskeyApp
 import PasskeyCore
 import PasskeyHTTPParsing
@@ -51,20 +52,28 @@ import Testing
     @Test func everyRegisteredRouteHasItsPolicy() async throws {
         try await withServer(Self.everything) { server, _, _ in
             let routes = server.app.routes
+            let table = server.app.routeTable
             #expect(routes.count >= 30, "\(routes)")
             for route in routes {
                 let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-                let policy = RoutePaths.routes[parts[1]]
-                #expect(policy != nil, "\(route) has no entry in RoutePaths: add its policy")
-                let methods = policy?.methods.map(\.rawValue) ?? []
-                #expect(methods.contains(parts[0]), "\(route): RoutePaths does not list the method")
+                let method = try #require(HTTPRequest.Method(parts[0]))
+                #expect(table.policy(parts[1], method) != nil, "\(route) has no policy in the route table")
             }
             // And the table lists nothing the router does not have (a stale policy hides nothing,
             // but it is a lie about the API).
-            let registered = Set(routes.map { String($0.split(separator: " ", maxSplits: 1)[1]) })
-            for template in RoutePaths.routes.keys where template != "/" {
-                #expect(registered.contains(template), "RoutePaths lists \(template), which no route has")
+            let registered = Set(routes)
+            for (template, methods) in table.routes {
+                for method in methods.keys {
+                    #expect(registered.contains("\(method.rawValue) \(template)"), "the table lists \(method) \(template), which the router does not have")
+                }
             }
+            // The policies the contract gives a few routes, as declared.
+            #expect(table.policy("/registration_finalize", .post) == .ceremony)
+            #expect(table.policy("/me", .delete) == .json)
+            #expect(table.policy("/oauth/token", .post) == .oauth)
+            #expect(table.policy("/oauth/userinfo", .get) == .form)
+            #expect(table.policy("/siwa/callback", .post) == .formCeremony)
+            #expect(table.policy("/auth/forward", .put) == .proxy)
         }
     }
 

@@ -45,12 +45,6 @@ enum ErrorStatus {
 
 /// The contract's error body, `{"error": code, "message": sentence}`, for every refused request.
 extension APIError: HTTPResponseError {
-    /// `Allow` for a 405: the methods the router answers on this path.
-    static func allowedMethods(for request: Request) -> String? {
-        guard let methods = RoutePaths.methods(for: request.uri.path) else { return nil }
-        return methods.map(\.rawValue).sorted().joined(separator: ", ")
-    }
-
     public var status: HTTPResponse.Status { ErrorStatus.status(for: code) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -65,7 +59,6 @@ extension APIError: HTTPResponseError {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        if status == .methodNotAllowed, let allow = Self.allowedMethods(for: request) { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.bytes)))
     }
 }

@@ -16,31 +16,35 @@ public enum PasskeyHTTP {
         configuration: PasskeyAccounts.ServerConfiguration, service: PasskeySignIn, apple: AppleSignIn?, push: PushSignIn,
         mfb: MfBSignIn?, conformance: FIDOConformance?, openID: OpenIDProvider, signingKeys: SigningKeys, association: AppleAppSiteAssociation?,
         assetLinks: [UInt8]?, relatedOrigins: [UInt8]?, metrics registry: MetricsRegistry, logger: Logger
-    ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?) {
+    ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?, table: RouteTable) {
+        // The routes are declared first: the middleware read their policies from the table.
+        var routes = RouteDeclarations()
+        Routes(
+            service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
+            relatedOrigins: relatedOrigins, signingKeys: signingKeys,
+            openID: openID, forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, passkeys: service)
+        ).declare(&routes)
+        if configuration.metricsListen == nil {
+            routes.get("/metrics", .json) { _, _ in registry.response() }
+        }
+        let table = routes.table
         let router = Router(context: PasskeyRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: HTTPMetricsMiddleware(metrics: registry.metrics))
+        router.add(middleware: HTTPMetricsMiddleware(metrics: registry.metrics, routes: table))
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: RequestPolicyMiddleware(
-            service: service, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
+            service: service, routes: table, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: PublicFilesMiddleware(
             files: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger),
             paths: PublicFilesMiddleware<PasskeyRequestContext>.paths(in: configuration.publicDirectory)))
-        Routes(
-            service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
-            relatedOrigins: relatedOrigins, sessionTTL: configuration.sessionTTL, signingKeys: signingKeys,
-            openID: openID, forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, passkeys: service)
-        ).register(on: router)
-        guard configuration.metricsListen != nil else {
-            router.get("/metrics") { _, _ in registry.response() }
-            return (router, nil)
-        }
+        routes.register(on: router)
+        guard configuration.metricsListen != nil else { return (router, nil, table) }
         let metricsRouter = Router()
         metricsRouter.get("/metrics") { _, _ in registry.response() }
-        return (router, metricsRouter)
+        return (router, metricsRouter, table)
     }
 }

@@ -9,6 +9,9 @@ internal import Logging
 /// over the limit (413), an unreachable database (503 `unavailable`), and the server's own
 /// faults (500, logged, no detail to the client).
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, for a 405's `Allow`.
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -20,7 +23,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 response.status = error.status
                 return response
             }
-            return try apiError(for: error, request: request, context: context).response(from: request, context: context)
+            var response = try apiError(for: error, request: request, context: context).response(from: request, context: context)
+            if response.status == .methodNotAllowed, let methods = routes.methods(for: request.uri.path) {
+                // `Allow`: the methods the router answers on this path.
+                response.headers[.allow] = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            }
+            return response
         }
     }
 
@@ -38,7 +46,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         switch error {
         case let error as HTTPError where error.status == .notFound:
-            if let methods = RoutePaths.methods(for: request.uri.path), !methods.contains(request.method) {
+            if let methods = routes.methods(for: request.uri.path), !methods.contains(request.method) {
                 return .methodNotAllowed
             }
             return .notFound

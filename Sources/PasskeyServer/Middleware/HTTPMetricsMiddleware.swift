@@ -9,10 +9,12 @@ internal import PasskeyHTTPParsing
 /// client gets.
 struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: PasskeyMetrics
+    /// The routes, for the label of a request the router did not match.
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let route = Self.route(request, context: context)
+        let route = route(request, context: context)
         let method = Self.methodLabel(request.method)
         do {
             let response = try await next(request, context)
@@ -27,11 +29,11 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The route the router matched; for a known path asked with another method (405), its
     /// template; else `other`. A path that is not canonical is `other` whatever it matched.
-    static func route(_ request: Request, context: Context) -> String {
+    func route(_ request: Request, context: Context) -> String {
         let path = request.uri.path
         guard RequestPath.isCanonical(path) else { return "other" }
-        if let endpoint = context.endpointPath, RoutePaths.routes[endpoint] != nil { return endpoint }
-        return RoutePaths.template(for: path) ?? "other"
+        if let endpoint = context.endpointPath, routes.contains(endpoint) { return endpoint }
+        return routes.template(for: path) ?? "other"
     }
 
     /// The method's name for the label, `other` for a method HTTP does not define: a client

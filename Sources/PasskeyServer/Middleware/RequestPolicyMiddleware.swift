@@ -23,15 +23,17 @@ struct RequestPolicyMiddleware: RouterMiddleware {
     typealias Context = PasskeyRequestContext
 
     let service: PasskeySignIn
+    /// The routes' policies, as the controllers declared them.
+    let routes: RouteTable
     let addressLimiter: RateLimiter
     let resolver: ClientAddressResolver
 
-    static let unlisted = RoutePaths.Policy(methods: [.get, .post, .put, .patch, .delete])
+    static let unlisted = RoutePolicy.json
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let client = clientAddress(request, context: context)
         if let endpoint = context.endpointPath {
-            let policy = RoutePaths.routes[endpoint] ?? Self.unlisted
+            let policy = routes.policy(endpoint, request.method) ?? Self.unlisted
             guard policy.oauthErrors else { return try await check(policy, request, context: context, client: client, next: next) }
             do {
                 return try await check(policy, request, context: context, client: client, next: next)
@@ -56,14 +58,14 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         case "unavailable": code = "temporarily_unavailable"
         default: return nil
         }
-        var response = Routes.errorJSON(code, error.message, status: error.status)
+        var response = HTTPAnswer.oauthError(code, error.message, status: error.status)
         response.headers[HTTPField.Name("Pragma")!] = "no-cache"
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }
 
     private func check(
-        _ policy: RoutePaths.Policy?, _ request: Request, context: Context, client: String, next: (Request, Context) async throws -> Response
+        _ policy: RoutePolicy?, _ request: Request, context: Context, client: String, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         if let policy {
             switch policy.body {

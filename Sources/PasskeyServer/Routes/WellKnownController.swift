@@ -6,16 +6,23 @@ internal import PasskeyCore
 
 /// The documents other parties fetch from well-known paths: Apple's and Android's association
 /// files, WebAuthn related origins, and the W3C passkey endpoints.
-extension Routes {
-    func registerWellKnownRoutes(on router: Router<Context>) {
+struct WellKnownController: Controller {
+    let service: PasskeySignIn
+    let association: AppleAppSiteAssociation?
+    /// /.well-known/assetlinks.json, when Android apps are configured.
+    let assetLinks: [UInt8]?
+    /// /.well-known/webauthn, when related origins are configured.
+    let relatedOrigins: [UInt8]?
+
+    func declare(_ routes: inout RouteDeclarations) {
         // Association files, when configured: 200 with exactly `application/json`, no redirect,
         // no Content-Encoding whatever the client accepts (nothing here compresses).
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
-            router.get(RouterPath(path)) { _, _ in try Self.wellKnown(association?.json) }
+            routes.get(path, .json) { _, _ in try Self.wellKnown(association?.json) }
         }
-        router.get("/.well-known/assetlinks.json") { _, _ in try Self.wellKnown(assetLinks) }
-        router.get("/.well-known/webauthn") { _, _ in try Self.wellKnown(relatedOrigins) }
-        router.get("/.well-known/passkey-endpoints") { _, _ in try Self.wellKnown(passkeyEndpoints()) }
+        routes.get("/.well-known/assetlinks.json", .json) { _, _ in try Self.wellKnown(assetLinks) }
+        routes.get("/.well-known/webauthn", .json) { _, _ in try Self.wellKnown(relatedOrigins) }
+        routes.get("/.well-known/passkey-endpoints", .json) { _, _ in try Self.wellKnown(passkeyEndpoints()) }
     }
 
     /// W3C Passkey Endpoints: where a password manager sends its user to create a passkey here

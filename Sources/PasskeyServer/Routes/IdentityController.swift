@@ -9,22 +9,26 @@ internal import Foundation
 /// The OpenID provider's endpoints (docs/contracts/identity.md): discovery, the key set, the authorization
 /// endpoint and its resumption, the token endpoint, userinfo and revocation. Each handler reads
 /// the request into the provider's terms and writes its answer back.
-extension Routes {
+struct IdentityController: Controller {
+    let service: PasskeySignIn
+    let openID: OpenIDProvider
+    let signingKeys: SigningKeys
+
     /// How long a fetched key set or discovery document may be cached: far less than a
     /// rotation's publish-ahead time, so a relying party has the next key before it signs anything.
     static let keySetMaxAge = 300
 
-    func registerIdentityRoutes(on router: Router<Context>) {
-        router.get("/oauth/jwks") { _, _ in
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.get("/oauth/jwks", .json) { _, _ in
             Self.cacheableJSON(try await signingKeys.keySet(now: service.now()))
         }
-        router.get("/.well-known/openid-configuration") { _, _ in
+        routes.get("/.well-known/openid-configuration", .json) { _, _ in
             Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
         }
-        registerAuthorizationEndpoint("/oauth/authorize", on: router)
+        declareAuthorizationEndpoint("/oauth/authorize", on: &routes)
         for method: HTTPRequest.Method in [.get, .post] {
             // RP-initiated logout; a POST may also be the confirmation page's answer (`confirm`).
-            router.on("/oauth/logout", method: method) { request, _ in
+            routes.on("/oauth/logout", method: method, .form) { request, _ in
                 guard var parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
                 var confirmation: String?
                 if method == .post {
@@ -34,11 +38,11 @@ extension Routes {
                 return logout(try await openID.logout(parameters, session: try await session(request), confirmation: confirmation), request: request)
             }
         }
-        router.get("/oauth/authorize/resume") { request, _ in
+        routes.get("/oauth/authorize/resume", .ceremony) { request, _ in
             let handle = (try? Self.query("authorization", request)) ?? nil
             return Self.authorization(try await openID.resume(handle: handle ?? "", session: try await session(request)), request: request)
         }
-        router.get("/oauth/authorize/request") { request, _ in
+        routes.get("/oauth/authorize/request", .json) { request, _ in
             guard let handle = try Self.query("authorization", request), let held = try await openID.heldRequest(handle: handle) else {
                 throw APIError.notFound
             }
@@ -46,24 +50,24 @@ extension Routes {
             if let hint = held.loginHint { body["login_hint"] = .string(hint) }
             return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()))
         }
-        registerTokenEndpoint("/oauth/token", on: router)
-        router.post("/oauth/par") { request, _ in
+        declareTokenEndpoint("/oauth/token", on: &routes)
+        routes.post("/oauth/par", .oauth) { request, _ in
             var response = try await Self.oauth(request) { parameters in
                 try await openID.pushAuthorizationRequest(parameters, basic: Self.basicCredentials(request))
             }
             if response.status == .ok { response.status = .created }
             return response
         }
-        router.post("/oauth/device") { request, _ in
+        routes.post("/oauth/device", .oauth) { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.deviceAuthorization(parameters, basic: Self.basicCredentials(request))
             }
         }
         // The device flow's page is the main page, which shows its device view on this path.
-        router.get("/device") { _, _ in
+        routes.get("/device", .json) { _, _ in
             try page("index.html")
         }
-        router.post("/device/lookup") { request, _ in
+        routes.post("/device/lookup", .ceremony) { request, _ in
             struct Lookup: Decodable {
                 let userCode: String
                 enum CodingKeys: String, CodingKey { case userCode = "user_code" }
@@ -83,7 +87,7 @@ extension Routes {
             }
             return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(answer).encoded()))
         }
-        router.post("/device/decision") { request, _ in
+        routes.post("/device/decision", .json) { request, _ in
             struct Decision: Decodable {
                 let userCode: String
                 let approve: Bool
@@ -96,29 +100,29 @@ extension Routes {
             try await openID.decideDevice(userCode: body.userCode, approve: body.approve, session: try await session(request))
             return Self.json(["status": body.approve ? "approved" : "denied"])
         }
-        router.post("/oauth/introspect") { request, _ in
+        routes.post("/oauth/introspect", .oauth) { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.introspect(parameters, basic: Self.basicCredentials(request))
             }
         }
-        router.post("/oauth/revoke") { request, _ in
+        routes.post("/oauth/revoke", .oauth) { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.revoke(parameters, basic: Self.basicCredentials(request))
                 return [:]
             }
         }
-        router.get("/oauth/userinfo") { request, _ in
+        routes.get("/oauth/userinfo", .form) { request, _ in
             try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
         }
-        router.post("/oauth/userinfo") { request, _ in
+        routes.post("/oauth/userinfo", .form) { request, _ in
             try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
         }
     }
 
     /// The authorization endpoint (GET and POST) at `path`.
-    func registerAuthorizationEndpoint(_ path: RouterPath, on router: Router<Context>) {
+    func declareAuthorizationEndpoint(_ path: String, on routes: inout RouteDeclarations) {
         for method: HTTPRequest.Method in [.get, .post] {
-            router.on(path, method: method) { request, _ in
+            routes.on(path, method: method, .formCeremony) { request, _ in
                 guard let parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
                 return Self.authorization(try await openID.authorize(parameters, session: try await session(request)), request: request)
             }
@@ -129,8 +133,8 @@ extension Routes {
     /// the Messages for Business client only (seed 000's devices before iOS 15 put the
     /// parameters there). RFC 6749 §5.1: besides `Cache-Control: no-store`, `Pragma: no-cache`
     /// on every answer, tokens and errors alike.
-    func registerTokenEndpoint(_ path: RouterPath, on router: Router<Context>) {
-        router.post(path) { request, _ in
+    func declareTokenEndpoint(_ path: String, on routes: inout RouteDeclarations) {
+        routes.post(path, .oauth) { request, _ in
             var response = try await Self.oauth(request) { parameters in
                 let text = request.uri.query ?? ""
                 guard let query = text.isEmpty ? [] : try? FormURLEncoded.pairs(text) else {
@@ -163,7 +167,7 @@ extension Routes {
     }
 
     static func errorJSON(_ error: String, _ description: String, status: HTTPResponse.Status) -> Response {
-        jsonResponse(ByteBuffer(bytes: JSONValue.object(["error": .string(error), "error_description": .string(description)]).encoded()), status: status)
+        HTTPAnswer.oauthError(error, description, status: status)
     }
 
     /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
@@ -242,13 +246,6 @@ extension Routes {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func found(_ location: String) -> Response {
-        var headers = HTTPFields()
-        headers[.location] = location
-        headers[.cacheControl] = "no-store"
-        return Response(status: .found, headers: headers)
-    }
-
     /// A refusal that must not go back to the client: a 400 page for a browser, JSON otherwise.
     /// A refusal shown, never redirected: a page for a browser, else JSON with `message` beside
     /// `error_description`, in the shape every other refusal of the API has.
@@ -283,7 +280,7 @@ extension Routes {
     }
 }
 
-extension Routes {
+extension IdentityController {
     /// The CSP source that allows a form to be sent to `uri` and nowhere else of note: its
     /// origin, or its scheme for a private-use URI (a registered redirect URI, so no `;` or `,`
     /// can reach the header through it unencoded).

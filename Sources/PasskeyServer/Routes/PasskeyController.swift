@@ -3,32 +3,34 @@ internal import Hummingbird
 internal import PasskeyStorage
 
 /// The passkey ceremonies (docs/contracts/http-api.md): both initializes and finalizes, and the health probe.
-extension Routes {
-    func registerPasskeyRoutes(on router: Router<Context>) {
-        router.get("/healthz") { _, _ in
+struct PasskeyController: Controller {
+    let service: PasskeySignIn
+
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.get("/healthz", .json) { _, _ in
             // Touches the database: 200 only once it answers.
             try Self.json(try await service.health())
         }
-        router.get("/registration_initialize") { request, _ in
+        routes.get("/registration_initialize", .ceremony) { request, _ in
             let options = try await service.beginRegistration(
                 CeremonyOptionsRequest(userName: try Self.query("user_name", request), displayName: try Self.query("display_name", request)),
                 session: try await session(request, allowingRecovery: true))
             return Self.json(writing: options)
         }
-        router.post("/registration_initialize") { request, _ in
+        routes.post("/registration_initialize", .ceremony) { request, _ in
             let body = try await Self.initializeBody(request)
             let options = try await service.beginRegistration(body.options, session: try await session(request, allowingRecovery: true))
             return Self.json(writing: options)
         }
-        router.post("/registration_finalize") { request, _ in
+        routes.post("/registration_finalize", .ceremony) { request, _ in
             // A recovery session's finalize answers its own token, now a normal session.
             let (result, token) = try await service.finishRegistration(body: try await Self.body(request), presenting: token(request))
             return try signedIn(result, token: token, request: request)
         }
-        router.get("/authentication_initialize") { request, _ in
+        routes.get("/authentication_initialize", .ceremony) { request, _ in
             Self.json(writing: try await service.beginAuthentication(CeremonyOptionsRequest(userName: try Self.query("user_name", request))))
         }
-        router.post("/authentication_initialize") { request, _ in
+        routes.post("/authentication_initialize", .ceremony) { request, _ in
             let body = try await Self.initializeBody(request)
             if body.reauthenticate == true {
                 return Self.json(writing: try await service.beginReauthentication(session: try await session(request)))
@@ -36,7 +38,7 @@ extension Routes {
             return Self.json(writing: try await service.beginAuthentication(body.options))
         }
         // Who an invitation or reset link is for, as the page shows it before the ceremony.
-        router.post("/invitation") { request, _ in
+        routes.post("/invitation", .ceremony) { request, _ in
             struct Lookup: Decodable { let invite: String }
             let invitation = try await service.invitationForPage(token: try Self.decode(Lookup.self, try await Self.body(request)).invite)
             struct Answer: Encodable {
@@ -50,7 +52,7 @@ extension Routes {
                 userName: invitation.userName, reset: invitation.userHandle != nil, firstAdmin: invitation.namedByRegistrant,
                 expiresAt: PasskeySignIn.timestamp(invitation.expiresAt)))
         }
-        router.post("/authentication_finalize") { request, _ in
+        routes.post("/authentication_finalize", .ceremony) { request, _ in
             let (result, token) = try await service.finishAuthentication(body: try await Self.body(request))
             return try signedIn(result, token: token, request: request)
         }

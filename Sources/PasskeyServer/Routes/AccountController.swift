@@ -4,9 +4,15 @@ internal import HTTPTypes
 internal import PasskeyStorage
 
 /// The signed-in user's own account: who they are, their passkeys, their activity, signing out.
-extension Routes {
-    func registerAccountRoutes(on router: Router<Context>) {
-        router.get("/me") { request, _ in
+struct AccountController: Controller {
+    let service: PasskeySignIn
+    /// Sign in with Apple, when it is on: its link shows in `/me`, and goes with the account.
+    let apple: AppleSignIn?
+    let push: PushSignIn
+    let openID: OpenIDProvider
+
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.get("/me", .json) { request, _ in
             guard let session = try await session(request, allowingRecovery: true) else { throw APIError.unauthorized }
             var me = try await service.me(session)
             me.apple = try await apple?.meApple(session.user.handle)
@@ -14,14 +20,14 @@ extension Routes {
             me.applications = try await openID.applications(userHandle: session.user.handle)
             return try Self.json(me)
         }
-        router.delete("/me/applications/:clientId") { request, context in
+        routes.delete("/me/applications/:clientId", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             guard try await openID.signOut(application: context.parameters.get("clientId") ?? "", userHandle: session.user.handle) else {
                 throw APIError.notFound
             }
             return Self.json(["status": "ok"])
         }
-        router.delete("/me") { request, _ in
+        routes.delete("/me", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Confirmation: Decodable { let confirm: String? }
             let bytes = try await Self.body(request)
@@ -36,11 +42,11 @@ extension Routes {
             response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
             return response
         }
-        router.post("/me/recovery-codes") { request, _ in
+        routes.post("/me/recovery-codes", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             return try Self.json(try await service.makeRecoveryCodes(session))
         }
-        router.post("/recovery") { request, _ in
+        routes.post("/recovery", .ceremony) { request, _ in
             struct Recovery: Decodable {
                 let userName: String?
                 let code: String?
@@ -49,20 +55,20 @@ extension Routes {
             let body = try Self.decode(Recovery.self, try await Self.body(request))
             return try recovery(try await service.recover(userName: body.userName, code: body.code), started: true, request: request)
         }
-        router.get("/recovery/:id") { request, context in
+        routes.get("/recovery/:id", .ceremony) { request, context in
             try recovery(try await service.recoveryStatus(id: context.parameters.get("id") ?? ""), started: false, request: request)
         }
-        router.delete("/me/recoveries/:id") { request, context in
+        routes.delete("/me/recoveries/:id", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             try await service.cancelRecovery(id: context.parameters.get("id") ?? "", session)
             return Self.json(["status": "cancelled"])
         }
-        router.get("/me/sessions") { request, _ in
+        routes.get("/me/sessions", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Sessions: Encodable { let sessions: [SessionView] }
             return try Self.json(Sessions(sessions: try await service.sessionList(session)))
         }
-        router.delete("/me/sessions/:id") { request, context in
+        routes.delete("/me/sessions/:id", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             let id = context.parameters.get("id") ?? ""
             guard try await service.endSession(id: id, of: session) else { throw APIError.notFound }
@@ -71,7 +77,7 @@ extension Routes {
             if id == session.sessionID { response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request) }
             return response
         }
-        router.patch("/me") { request, _ in
+        routes.patch("/me", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Update: Decodable {
                 let displayName: String?
@@ -81,12 +87,12 @@ extension Routes {
             try await service.updateDisplayName(session, displayName: body.displayName)
             return Self.json(["status": "ok"])
         }
-        router.get("/me/events") { request, _ in
+        routes.get("/me/events", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             return try Self.json(try await service.events(
                 session, limit: try Self.query("limit", request), before: try Self.query("before", request)))
         }
-        router.post("/logout") { request, _ in
+        routes.post("/logout", .json) { request, _ in
             // An optional body: {"everywhere": true} ends every session of the account.
             struct Logout: Decodable { let everywhere: Bool? }
             let bytes = try await Self.body(request)
@@ -96,14 +102,14 @@ extension Routes {
             response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
             return response
         }
-        router.patch("/credentials/:id") { request, context in
+        routes.patch("/credentials/:id", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Rename: Decodable { let name: String? }
             let body = try Self.decode(Rename.self, try await Self.body(request))
             try await service.renameCredential(session, id: context.parameters.get("id") ?? "", name: body.name)
             return Self.json(["status": "ok"])
         }
-        router.delete("/credentials/:id") { request, context in
+        routes.delete("/credentials/:id", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             try await service.deleteCredential(session, id: context.parameters.get("id") ?? "")
             return Self.json(["status": "ok"])

@@ -7,25 +7,26 @@ internal import PasskeyJSON
 
 /// The admin API under `/admin/api/` and the admin page at `/admin` (docs/contracts/accounts.md,
 /// "Administration"). Each handler asks `AdminConsole` who is calling, then translates.
-extension Routes {
-    var admin: AdminConsole { AdminConsole(passkeys: service, openID: openID, apple: apple, push: push) }
+struct AdminController: Controller {
+    let service: PasskeySignIn
+    let admin: AdminConsole
 
-    func registerAdminRoutes(on router: Router<Context>) {
-        router.get("/admin") { _, _ in
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.get("/admin", .json) { _, _ in
             try page("admin.html")
         }
         // The first admin's setup link (/setup?token=…, logged at start while the admin group
         // has no member): the sign-in page, which reads the token as an invitation.
-        router.get("/setup") { _, _ in
+        routes.get("/setup", .json) { _, _ in
             try page("index.html")
         }
-        router.get("/admin/api/users") { request, _ in
+        routes.get("/admin/api/users", .json) { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.users(
                 query: try Self.query("query", request), group: try Self.query("group", request), limit: try Self.query("limit", request),
                 cursor: try Self.query("cursor", request)))
         }
-        router.post("/admin/api/users") { request, _ in
+        routes.post("/admin/api/users", .json) { request, _ in
             let caller = try await adminCaller(request)
             let body = try Self.jsonObject(try await Self.body(request))
             if let unknown = JSONFields.firstUnknownMember(of: body, known: ["user_name", "display_name", "groups"]) {
@@ -40,56 +41,56 @@ extension Routes {
             return jsonValue(
                 try await admin.invite(sub: nil, userName: name, displayName: displayName, groups: body["groups"], by: caller), status: .created)
         }
-        router.get("/admin/api/users/:sub") { request, context in
+        routes.get("/admin/api/users/:sub", .json) { request, context in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.user(sub: context.parameters.get("sub") ?? ""))
         }
-        router.patch("/admin/api/users/:sub") { request, context in
+        routes.patch("/admin/api/users/:sub", .json) { request, context in
             let caller = try await adminCaller(request)
             let body = try Self.jsonObject(try await Self.body(request))
             return jsonValue(try await admin.update(sub: context.parameters.get("sub") ?? "", body: body, by: caller))
         }
-        router.delete("/admin/api/users/:sub") { request, context in
+        routes.delete("/admin/api/users/:sub", .json) { request, context in
             let caller = try await adminCaller(request)
             try await admin.delete(sub: context.parameters.get("sub") ?? "", by: caller)
             return Self.json(["status": "deleted"])
         }
-        router.post("/admin/api/users/:sub/invite") { request, context in
+        routes.post("/admin/api/users/:sub/invite", .json) { request, context in
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.invite(sub: context.parameters.get("sub") ?? "", userName: nil, groups: nil, by: caller), status: .created)
         }
-        router.delete("/admin/api/users/:sub/sessions") { request, context in
+        routes.delete("/admin/api/users/:sub/sessions", .json) { request, context in
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.endSessions(sub: context.parameters.get("sub") ?? "", by: caller))
         }
-        router.delete("/admin/api/users/:sub/credentials/:id") { request, context in
+        routes.delete("/admin/api/users/:sub/credentials/:id", .json) { request, context in
             let caller = try await adminCaller(request)
             try await admin.deleteCredential(sub: context.parameters.get("sub") ?? "", id: context.parameters.get("id") ?? "", by: caller)
             return Self.json(["status": "ok"])
         }
-        router.get("/admin/api/events") { request, _ in
+        routes.get("/admin/api/events", .json) { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.events(
                 user: try Self.query("user", request), type: try Self.query("type", request), since: try Self.query("since", request),
                 cursor: try Self.query("cursor", request), limit: try Self.query("limit", request)))
         }
-        router.get("/admin/api/events/checkpoints") { request, _ in
+        routes.get("/admin/api/events/checkpoints", .json) { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.checkpoints())
         }
-        router.get("/admin/api/groups") { request, _ in
+        routes.get("/admin/api/groups", .json) { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.groups())
         }
-        router.get("/admin/api/clients") { request, _ in
+        routes.get("/admin/api/clients", .json) { request, _ in
             _ = try await adminCaller(request)
             return jsonValue(try await admin.clients())
         }
-        router.post("/admin/api/clients") { request, _ in
+        routes.post("/admin/api/clients", .json) { request, _ in
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.addClient(try Self.jsonObject(try await Self.body(request)), by: caller), status: .created)
         }
-        router.delete("/admin/api/clients/:id") { request, context in
+        routes.delete("/admin/api/clients/:id", .json) { request, context in
             let caller = try await adminCaller(request)
             try await admin.removeClient(context.parameters.get("id") ?? "", by: caller)
             return Self.json(["status": "ok"])
@@ -116,14 +117,5 @@ extension Routes {
     static func jsonObject(_ bytes: [UInt8]) throws -> [String: JSONValue] {
         guard case .object(let object) = try decode(JSONValue.self, bytes) else { throw APIError.invalidRequest("The body must be a JSON object.") }
         return object
-    }
-
-    /// A page of `Public/` served at a path of its own.
-    func page(_ file: String) throws -> Response {
-        guard let page = FileManager.default.contents(atPath: service.configuration.publicDirectory + "/" + file) else { throw APIError.notFound }
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-cache"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: page)))
     }
 }

@@ -8,29 +8,32 @@ internal import HTTPTypes
 /// Requirements and Transport Binding Profile", in its shapes. Every answer carries `status`
 /// (`ok` or `failed`) and `errorMessage`; options are flat beside them; a failure is
 /// `{"status": "failed", "errorMessage": …}` with the contract's 4xx (or 5xx) status.
-extension Routes {
-    func registerConformanceRoutes(_ conformance: FIDOConformance, on router: Router<Context>) {
-        router.post("/attestation/options") { request, _ in
+struct ConformanceController: Controller {
+    let service: PasskeySignIn
+    let conformance: FIDOConformance
+
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.post("/attestation/options", .ceremony) { request, _ in
             await Self.conformanceAnswer {
                 let body = try await Self.body(request)
                 let options = try await conformance.attestationOptions(try Self.decode(FIDOConformance.CreationRequest.self, body))
                 return try Self.flattened(options.publicKey, echoingExtensionsOf: body)
             }
         }
-        router.post("/attestation/result") { request, _ in
+        routes.post("/attestation/result", .ceremony) { request, _ in
             await Self.conformanceAnswer {
                 try await conformance.attestationResult(body: try await Self.body(request))
                 return [:]
             }
         }
-        router.post("/assertion/options") { request, _ in
+        routes.post("/assertion/options", .ceremony) { request, _ in
             await Self.conformanceAnswer {
                 let body = try await Self.body(request)
                 let options = try await conformance.assertionOptions(try Self.decode(FIDOConformance.RequestRequest.self, body))
                 return try Self.flattened(options.publicKey, echoingExtensionsOf: body)
             }
         }
-        router.post("/assertion/result") { request, _ in
+        routes.post("/assertion/result", .ceremony) { request, _ in
             await Self.conformanceAnswer {
                 try await conformance.assertionResult(body: try await Self.body(request))
                 return [:]

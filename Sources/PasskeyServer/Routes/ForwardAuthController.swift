@@ -8,7 +8,13 @@ internal import PasskeyCore
 /// `/auth/request`, Caddy's `forward_auth` and Traefik's `ForwardAuth` ask `/auth/forward`,
 /// about the original request they describe in their headers; only a `--trusted-proxy` is
 /// answered (the route's policy). `/auth/return` sends a browser back after signing in.
-extension Routes {
+struct ForwardAuthController: Controller {
+    let service: PasskeySignIn
+    let forwardAuth: ForwardAuth
+
+    /// The methods a forward-auth subrequest may carry (the original request's).
+    static let anyMethod: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
+
     static let originalURL = HTTPField.Name("X-Original-URL")!
     static let originalMethod = HTTPField.Name("X-Original-Method")!
     static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
@@ -17,16 +23,16 @@ extension Routes {
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
     static let remoteHeaders = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub"].map { HTTPField.Name($0)! }
 
-    func registerForwardAuthRoutes(on router: Router<Context>) {
-        for method in RoutePaths.anyMethod {
-            router.on("/auth/request", method: method) { request, _ in
+    func declare(_ routes: inout RouteDeclarations) {
+        for method in Self.anyMethod {
+            routes.on("/auth/request", method: method, .proxy) { request, _ in
                 try await forwardAuth(request, redirect: false)
             }
-            router.on("/auth/forward", method: method) { request, _ in
+            routes.on("/auth/forward", method: method, .proxy) { request, _ in
                 try await forwardAuth(request, redirect: true)
             }
         }
-        router.get("/auth/return") { request, _ in
+        routes.get("/auth/return", .json) { request, _ in
             Self.found(returnTarget(try Self.query("rd", request)))
         }
     }

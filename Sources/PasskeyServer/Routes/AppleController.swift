@@ -6,17 +6,20 @@ internal import PasskeyCore
 internal import Foundation
 
 /// Sign in with Apple (docs/contracts/siwa.md): the native and web flows, notifications, linking.
-extension Routes {
+struct AppleController: Controller {
+    let service: PasskeySignIn
+    let apple: AppleSignIn
+
     /// Sign in with Apple (docs/contracts/siwa.md).
-    func registerAppleRoutes(_ apple: AppleSignIn, on router: Router<Context>) {
-        router.get("/siwa/initialize") { request, _ in
+    func declare(_ routes: inout RouteDeclarations) {
+        routes.get("/siwa/initialize", .ceremony) { request, _ in
             let (answer, binding) = try await apple.initialize(redirectURI: callbackURI(), session: try await session(request))
             var response = try Self.json(answer)
             response.headers[.setCookie] = SIWACookie.binding.header(
                 value: Base64URL.encode(binding), maxAge: Int(service.configuration.challengeTTL))
             return response
         }
-        router.post("/siwa/finalize") { request, _ in
+        routes.post("/siwa/finalize", .ceremony) { request, _ in
             struct Finalize: Decodable {
                 struct User: Decodable {
                     struct Name: Decodable { let firstName: String?; let lastName: String? }
@@ -42,7 +45,7 @@ extension Routes {
             response.headers[values: .setCookie] = sessionCookies(result.session, maxAge: Int(sessionTTL), request: request)
             return response
         }
-        router.post("/siwa/callback") { request, _ in
+        routes.post("/siwa/callback", .formCeremony) { request, _ in
             // Apple's form post: answered with a redirect to the page either way.
             let form = String(decoding: try await Self.body(request), as: UTF8.self)[...]
             func field(_ name: String) -> String? { FormURLEncoded.value(name, in: form) ?? nil }
@@ -77,20 +80,20 @@ extension Routes {
                 return Self.redirect("/?error=\(error.code)")
             }
         }
-        router.post("/siwa/notifications") { request, _ in
+        routes.post("/siwa/notifications", .json) { request, _ in
             struct Notification: Decodable { let payload: String }
             let body = try Self.decode(Notification.self, try await Self.body(request))
             try await apple.notification(payload: body.payload)
             return Self.json(["status": "ok"])
         }
-        router.post("/siwa/link/confirm") { request, _ in
+        routes.post("/siwa/link/confirm", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             try await apple.confirmLink(SIWACookie.link.value(in: request), session: session)
             var response = Self.json(["status": "ok"])
             response.headers[.setCookie] = SIWACookie.link.header(value: "", maxAge: 0)
             return response
         }
-        router.delete("/siwa/link") { request, _ in
+        routes.delete("/siwa/link", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             try await apple.unlink(session)
             return Self.json(["status": "ok"])
