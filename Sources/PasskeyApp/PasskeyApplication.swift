@@ -77,17 +77,19 @@ public struct PasskeyApplication: Sendable {
             throw StartupError(message: "--mds-blob: the BLOB's no \(blob.number) is lower than \(newer), already loaded from this database; an older BLOB may hide revocations. Fix: download the current BLOB.")
         }
         let secret = try await store.secret(named: "decoy-credentials", candidate: SecureRandom.bytes(32))
-        let service = PasskeySignIn(
-            configuration: configuration, rp: rp, store: store, serverSecret: secret, logger: logger, metrics: metrics, now: now)
+        // The use cases, each given the context and the stores it uses.
+        let context = UseCaseContext(configuration: configuration, rp: rp, serverSecret: secret, logger: logger, metrics: metrics, now: now)
+        let sessions = Sessions(context: context, store: store)
+        let service = PasskeySignIn(context: context, sessions: sessions, store: store)
         service.reportMetadataStaleness()
         let apple: AppleSignIn?
         let push: PushSignIn
         let mfb: MfBSignIn?
         do {
-            apple = configuration.signInWithAppleEnabled ? try AppleSignIn(passkeys: service, endpoints: AppleHTTP()) : nil
-            push = try PushSignIn(passkeys: service, provider: try pushProvider(configuration, logger: logger))
+            apple = configuration.signInWithAppleEnabled ? try AppleSignIn(context: context, sessions: sessions, store: store, endpoints: AppleHTTP()) : nil
+            push = try PushSignIn(context: context, sessions: sessions, store: store, provider: try pushProvider(configuration, logger: logger))
             mfb = configuration.messagesForBusinessEnabled
-                ? try MfBSignIn(passkeys: service, gateway: configuration.mfbGatewayURL.map { MfBGatewayHTTP(url: $0) }) : nil
+                ? try MfBSignIn(context: context, sessions: sessions, store: store, gateway: configuration.mfbGatewayURL.map { MfBGatewayHTTP(url: $0) }) : nil
             try await mfb?.registerClient()
         } catch {
             await store.close()
@@ -122,11 +124,16 @@ public struct PasskeyApplication: Sendable {
         if conformance != nil {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
-        let openID = OpenIDProvider(passkeys: service, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb)
+        let openID = OpenIDProvider(
+            context: context, sessions: sessions, store: store, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb)
+        let useCases = UseCases(
+            passkeys: service, sessions: sessions, apple: apple, push: push, mfb: mfb, conformance: conformance, openID: openID,
+            signingKeys: signingKeys,
+            admin: AdminConsole(context: context, sessions: sessions, store: store, openID: openID, apple: apple, push: push),
+            deletion: AccountDeletion(context: context, sessions: sessions, store: store, openID: openID, apple: apple),
+            forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, store: store))
         let (router, metricsRouter, routeTable) = PasskeyHTTP.routers(
-            configuration: configuration, service: service, apple: apple, push: push, mfb: mfb, conformance: conformance,
-            openID: openID,
-            signingKeys: signingKeys, association: association,
+            configuration: configuration, useCases: useCases, association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)
         var metricsApplication: Application<RouterResponder<BasicRequestContext>>?
         if let listen = configuration.metricsListen, let metricsRouter {
@@ -144,7 +151,7 @@ public struct PasskeyApplication: Sendable {
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                do { try service.adoptListeningPort(port) } catch {
+                do { try context.adoptListeningPort(port) } catch {
                     logger.critical("cannot set the default origin", metadata: ["error": "\(error)"])
                 }
                 if let setupToken {

@@ -26,7 +26,7 @@ import Testing
 
             // A session written after the disabling (a race with a sign-in) is still refused.
             let handle = try #require(Base64URL.decode(ada.userID))
-            let (token, record) = server.app.service.newSession(userHandle: handle, credentialID: nil)
+            let (token, record) = server.app.service.sessions.newSession(userHandle: handle, credentialID: nil)
             try await #require(server.app.store as? any StoreFixtures).insertSession(record)
             #expect(try await client.get("/me", bearer: token).status == 401)
             #expect(try await administration.enable(userName: "ada", by: "test", now: server.clock.now()))

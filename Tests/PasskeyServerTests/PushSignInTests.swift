@@ -394,7 +394,8 @@ final class PushGatewayStandIn: Sendable {
                 challenge: UUID().uuidString.lowercased(), number: 100, createdAt: Date(), expiresAt: Date())
             let client = RequestClient(address: "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255", userAgent: String(repeating: "Mozilla/5.0 (iPhone) ", count: 500))
             for name in ["apns", "fcm", "webhook", "log"] {
-                let signIn = try PushSignIn(passkeys: server.app.service, provider: NamedProvider(name: name))
+                let signIn = try PushSignIn(
+                    context: server.app.service.context, sessions: server.app.service.sessions, store: server.app.store, provider: NamedProvider(name: name))
                 let data = signIn.pushData(request, device: device, user: user, client: client)
                 #expect(Set(data.keys) == [
                     "username", "tenantDomain", "deviceId", "applicationName", "notificationScenario", "pushId", "challenge",

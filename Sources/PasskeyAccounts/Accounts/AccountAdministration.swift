@@ -9,9 +9,9 @@ public import PasskeyStorage
 public struct AccountAdministration: Sendable {
     public typealias Failure = GroupMembership.Failure
 
-    let store: any PasskeyStore
+    let store: any AccountStore & GroupStore & SessionStore & OpenIDStore & AdminStore
 
-    public init(store: any PasskeyStore) {
+    public init(store: any AccountStore & GroupStore & SessionStore & OpenIDStore & AdminStore) {
         self.store = store
     }
 
@@ -152,7 +152,7 @@ public struct AccountAdministration: Sendable {
     /// `name` that joins `groups` when used. The token (256 random bits, base64url) is shown
     /// once; only its hash is kept. Shared by the command line and the admin API.
     static func keepLink(
-        store: any PasskeyStore, for existing: UserRecord?, name: String, nameKey: String, groups: [InvitationGroup], displayName: String? = nil,
+        store: any AccountStore & GroupStore & SessionStore & OpenIDStore & AdminStore, for existing: UserRecord?, name: String, nameKey: String, groups: [InvitationGroup], displayName: String? = nil,
         ttl: TimeInterval, by actor: String, now: Date, event: AuditEvent?
     ) async throws -> (token: String, record: InvitationRecord) {
         let token = SecureRandom.bytes(32)

@@ -7,12 +7,18 @@ public import PasskeyStorage
 /// account and everything of it in one transaction, then, in the background, its Apple token
 /// revoked at Apple and its applications told by back-channel logout.
 public struct AccountDeletion: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any AccountStore
     let openID: OpenIDProvider?
     let apple: AppleSignIn?
 
-    public init(passkeys: PasskeySignIn, openID: OpenIDProvider?, apple: AppleSignIn?) {
-        self.passkeys = passkeys
+    public init(
+        context: UseCaseContext, sessions: Sessions, store: any AccountStore, openID: OpenIDProvider?, apple: AppleSignIn?
+    ) {
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.openID = openID
         self.apple = apple
     }
@@ -21,13 +27,13 @@ public struct AccountDeletion: Sendable {
     /// `invalid_request`, and nothing changes). Answers the deleted passkeys' ids (base64url),
     /// for the page to tell the password manager they are gone.
     public func delete(_ session: SignedInUser, confirm: String?) async throws -> [String] {
-        try await passkeys.requireRecentAuthentication(session)
+        try await sessions.requireRecentAuthentication(session)
         guard confirm == session.user.name else {
             throw APIError.invalidRequest("To delete the account, send {\"confirm\": \"<your user name>\"}.")
         }
-        let at = passkeys.now()
+        let at = context.now()
         guard let deleted = try await erase(
-            session.user.handle, event: passkeys.event(session.user.handle, "account_deleted", at: at, ["sub": Base64URL.encode(session.user.handle)]))
+            session.user.handle, event: context.event(session.user.handle, "account_deleted", at: at, ["sub": Base64URL.encode(session.user.handle)]))
         else { throw APIError.unauthorized }
         return deleted.credentialIDs.map(Base64URL.encode)
     }
@@ -36,10 +42,10 @@ public struct AccountDeletion: Sendable {
     /// transaction, then the Apple token revoked and the applications told, in the background.
     /// Nil when there is no such account.
     func erase(_ userHandle: [UInt8], event: AuditEvent) async throws -> DeletedAccount? {
-        guard let deleted = try await passkeys.store.deleteAccount(handle: userHandle, event: event) else { return nil }
+        guard let deleted = try await store.deleteAccount(handle: userHandle, event: event) else { return nil }
         if let token = deleted.appleRefreshToken { apple?.revokeInBackground(token) }
         await openID?.accountDeleted(userHandle: userHandle, grants: deleted.grants)
-        passkeys.logger.info("account deleted", metadata: ["sub": "\(Base64URL.encode(userHandle))", "by": "\(event.details["by"] ?? "account")"])
+        context.logger.info("account deleted", metadata: ["sub": "\(Base64URL.encode(userHandle))", "by": "\(event.details["by"] ?? "account")"])
         return deleted
     }
 }

@@ -24,12 +24,12 @@ extension PasskeySignIn {
     /// `POST /me/recovery-codes` (step-up): ten new codes, shown once; the old ones are void.
     public func makeRecoveryCodes(_ session: SignedInUser) async throws -> RecoveryCodesAnswer {
         guard configuration.recoveryCodes else { throw APIError.recoveryCodesOff }
-        try await requireRecentAuthentication(session)
+        try await sessions.requireRecentAuthentication(session)
         let codes = (0..<Self.recoveryCodeCount).map { _ in RecoveryCode(randomBytes: SecureRandom.bytes(10)) }
         let at = now()
         try await store.replaceRecoveryCodes(
             userHandle: session.user.handle, codeHashes: codes.map { recoveryCodeHash($0, userHandle: session.user.handle) }, at: at,
-            event: event(session.user.handle, "recovery_codes_created", at: at, ["count": String(codes.count)]))
+            event: context.event(session.user.handle, "recovery_codes_created", at: at, ["count": String(codes.count)]))
         return RecoveryCodesAnswer(codes: codes.map(\.display))
     }
 
@@ -61,22 +61,22 @@ extension PasskeySignIn {
                 readyAt: at.addingTimeInterval(configuration.recoveryDelay), ip: client?.address, userAgent: client?.userAgent)
             let started = try await store.startRecovery(
                 request, codeHash: hash,
-                event: event(handle, "recovery_started", at: at, ["method": "recovery_code", "delay": String(Int(configuration.recoveryDelay))]))
+                event: context.event(handle, "recovery_started", at: at, ["method": "recovery_code", "delay": String(Int(configuration.recoveryDelay))]))
             guard started, code != nil, live != nil else { throw APIError.invalidRecoveryCode }
-            recoveryStarts.publish(request)
+            context.recoveryStarts.publish(request)
             return .waiting(RecoveryWaiting(recoveryID: Base64URL.encode(token), readyAt: Self.timestamp(request.readyAt), secondsLeft: Int(configuration.recoveryDelay)))
         }
         let (token, session) = newRecoverySession(userHandle: handle)
         let spent = try await store.redeemRecoveryCode(
             userHandle: handle, codeHash: hash, session: session,
-            event: event(handle, "recovery_started", at: session.createdAt, ["method": "recovery_code"]))
+            event: context.event(handle, "recovery_started", at: session.createdAt, ["method": "recovery_code"]))
         guard spent, code != nil, let live else { throw APIError.invalidRecoveryCode }
         return .opened(RecoveryAnswer(userName: live.name, session: token), token: token)
     }
 
     /// A recovery session: it can only register a passkey, for `recoverySessionTTL`.
     func newRecoverySession(userHandle: [UInt8]) -> (token: String, record: SessionRecord) {
-        var (token, session) = newSession(userHandle: userHandle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
+        var (token, session) = sessions.newSession(userHandle: userHandle, credentialID: nil, via: SessionRecord.recoveryVia, userVerified: false)
         session.expiresAt = session.createdAt.addingTimeInterval(Self.recoverySessionTTL)
         return (token, session)
     }
@@ -106,7 +106,7 @@ extension PasskeySignIn {
         if user.disabled { throw APIError.accountDisabled }
         let (sessionToken, session) = newRecoverySession(userHandle: user.handle)
         guard try await store.claimRecovery(
-            idHash: request.idHash, now: at, session: session, event: event(user.handle, "recovery_claimed", at: at, ["recovery": request.publicID]))
+            idHash: request.idHash, now: at, session: session, event: context.event(user.handle, "recovery_claimed", at: at, ["recovery": request.publicID]))
         else { throw APIError.notFound }
         return .opened(RecoveryAnswer(userName: user.name, session: sessionToken), token: sessionToken)
     }
@@ -123,7 +123,7 @@ extension PasskeySignIn {
     public func cancelRecovery(id: String, _ signedIn: SignedInUser) async throws {
         guard try await store.cancelRecovery(
             publicID: id, userHandle: signedIn.user.handle,
-            event: event(signedIn.user.handle, "recovery_cancelled", at: now(), ["recovery": id, "session": signedIn.sessionID]))
+            event: context.event(signedIn.user.handle, "recovery_cancelled", at: now(), ["recovery": id, "session": signedIn.sessionID]))
         else { throw APIError.notFound }
     }
 

@@ -9,7 +9,9 @@ internal import Logging
 /// are published. The OpenID provider hears of them, revokes what is still bound to them and
 /// sends each application that held tokens of them its back-channel logout.
 struct AccountSessionEnding: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any SessionStore & OpenIDStore
 
     /// Runs `write` and publishes what it ended. The sessions and the standing grants are read
     /// just before the write; a session opened between that read and the write ends with it but
@@ -19,8 +21,7 @@ struct AccountSessionEnding: Sendable {
     func ending<Result>(
         userHandle: [UInt8], keeping: [UInt8]? = nil, _ write: () async throws -> Result
     ) async throws -> Result {
-        let store = passkeys.store
-        let sessions = try await store.sessions(userHandle: userHandle, now: passkeys.now()).map(\.tokenHash)
+        let sessions = try await store.sessions(userHandle: userHandle, now: context.now()).map(\.tokenHash)
         let before = try await store.grants(userHandle: userHandle)
         let known = Set(before.map(\.id))
         let standing = Set(before.filter { !$0.revoked }.map(\.id))
@@ -34,10 +35,10 @@ struct AccountSessionEnding: Sendable {
             ended = Self.distinct(sessions + revoked.map(\.sessionHash))
         } catch {
             // The write is done; the sessions read before it are still told of.
-            passkeys.logger.error("the grants of ended sessions could not be read", metadata: ["error": "\(error)"])
+            context.logger.error("the grants of ended sessions could not be read", metadata: ["error": "\(error)"])
         }
         if let keeping { ended.removeAll { $0 == keeping } }
-        passkeys.sessionEnds.publish(EndedSessions(userHandle: userHandle, tokenHashes: ended))
+        self.sessions.sessionEnds.publish(EndedSessions(userHandle: userHandle, tokenHashes: ended))
         return result
     }
 

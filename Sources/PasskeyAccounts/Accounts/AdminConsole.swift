@@ -11,15 +11,21 @@ internal import PasskeyCore
 /// OpenID clients. Every change is an audit event naming the admin. Answers are JSON values the
 /// HTTP layer writes unchanged.
 public struct AdminConsole: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & AppleStore & PushStore & RecoveryStore
     let openID: OpenIDProvider
     let apple: AppleSignIn?
     let push: PushSignIn
 
-    var store: any PasskeyStore { passkeys.store }
 
-    public init(passkeys: PasskeySignIn, openID: OpenIDProvider, apple: AppleSignIn?, push: PushSignIn) {
-        self.passkeys = passkeys
+    public init(
+        context: UseCaseContext, sessions: Sessions, store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & AppleStore & PushStore & RecoveryStore,
+        openID: OpenIDProvider, apple: AppleSignIn?, push: PushSignIn
+    ) {
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.openID = openID
         self.apple = apple
         self.push = push
@@ -61,12 +67,12 @@ public struct AdminConsole: Sendable {
         }
         guard let session else { throw APIError.unauthorized }
         guard try await isAdmin(session.user) else { throw APIError.forbidden("Only members of the admin group may do this.") }
-        try await passkeys.requireRecentAuthentication(session)
+        try await sessions.requireRecentAuthentication(session)
         return Admin(name: "user:" + session.user.name)
     }
 
     func isAdmin(_ user: UserRecord) async throws -> Bool {
-        guard let key = try? UserName(passkeys.configuration.adminGroup).key else { return false }
+        guard let key = try? UserName(context.configuration.adminGroup).key else { return false }
         return try await store.groups(userHandle: user.handle).contains { $0.key == key }
     }
 
@@ -103,7 +109,7 @@ public struct AdminConsole: Sendable {
                 "possibly_cloned": .bool(c.possiblyCloned),
             ])
         })
-        object["sessions"] = try Self.encoded(try await passkeys.sessionViews(userHandle: user.handle, current: nil))
+        object["sessions"] = try Self.encoded(try await sessions.sessionViews(userHandle: user.handle, current: nil))
         object["groups"] = .array(try await store.groups(userHandle: user.handle).map { .string($0.name) })
         object["apple"] = try Self.encoded(try await apple?.meApple(user.handle))
         object["push_devices"] = try Self.encoded(try await push.meDevices(user.handle))
@@ -131,7 +137,7 @@ public struct AdminConsole: Sendable {
         }
         var groups: [UserName]?
         if let value = body["groups"] { groups = try Self.groupNames(value) }
-        let at = passkeys.now()
+        let at = context.now()
         if let displayName, displayName != user.displayName {
             _ = try await store.updateDisplayName(
                 userHandle: user.handle, displayName: displayName,
@@ -155,7 +161,7 @@ public struct AdminConsole: Sendable {
         }
         if let disabled, disabled != user.disabled {
             // Disabling ends every session and revokes every grant in its write.
-            _ = try await AccountSessionEnding(passkeys: passkeys).ending(userHandle: user.handle) {
+            _ = try await AccountSessionEnding(context: context, sessions: sessions, store: store).ending(userHandle: user.handle) {
                 try await store.setUserDisabled(
                     handle: user.handle, disabled: disabled,
                     event: Self.adminEvent(user.handle, disabled ? "account_disabled" : "account_enabled", at, admin, [:]))
@@ -167,8 +173,8 @@ public struct AdminConsole: Sendable {
     /// `DELETE users/{sub}`: as `DELETE /me` (its Apple token revoked, its applications told).
     public func delete(sub: String, by admin: Admin) async throws {
         let user = try await resolve(sub)
-        guard try await AccountDeletion(passkeys: passkeys, openID: openID, apple: apple).erase(
-            user.handle, event: Self.adminEvent(user.handle, "account_deleted", passkeys.now(), admin, ["sub": sub]))
+        guard try await AccountDeletion(context: context, sessions: sessions, store: store, openID: openID, apple: apple).erase(
+            user.handle, event: Self.adminEvent(user.handle, "account_deleted", context.now(), admin, ["sub": sub]))
             != nil
         else { throw APIError.notFound }
     }
@@ -176,9 +182,9 @@ public struct AdminConsole: Sendable {
     /// `DELETE users/{sub}/sessions`: ends every session and revokes its OpenID grants.
     public func endSessions(sub: String, by admin: Admin) async throws -> JSONValue {
         let user = try await resolve(sub)
-        let ended = try await AccountSessionEnding(passkeys: passkeys).ending(userHandle: user.handle) {
+        let ended = try await AccountSessionEnding(context: context, sessions: sessions, store: store).ending(userHandle: user.handle) {
             try await store.revokeAccess(
-                userHandle: user.handle, event: Self.adminEvent(user.handle, "session_ended", passkeys.now(), admin, ["everywhere": "true"]))
+                userHandle: user.handle, event: Self.adminEvent(user.handle, "session_ended", context.now(), admin, ["everywhere": "true"]))
         }
         return .object(["status": .string("ok"), "ended": .integer(Int64(ended.count))])
     }
@@ -189,7 +195,7 @@ public struct AdminConsole: Sendable {
         guard let credentialID = Base64URL.decodeStrict(id), !credentialID.isEmpty else { throw APIError.notFound }
         guard try await store.deleteCredential(
             id: credentialID, userHandle: user.handle,
-            event: Self.adminEvent(user.handle, "credential_deleted", passkeys.now(), admin, ["credential": id]))
+            event: Self.adminEvent(user.handle, "credential_deleted", context.now(), admin, ["credential": id]))
         else { throw APIError.notFound }
     }
 
@@ -198,7 +204,7 @@ public struct AdminConsole: Sendable {
     public func invite(
         sub: String?, userName: String?, displayName: String? = nil, groups: JSONValue?, ttl: TimeInterval = 86400, by admin: Admin
     ) async throws -> JSONValue {
-        let at = passkeys.now()
+        let at = context.now()
         let link: (token: String, record: InvitationRecord)
         if let sub {
             let user = try await resolve(sub)
@@ -218,7 +224,7 @@ public struct AdminConsole: Sendable {
                 displayName: display, ttl: ttl,
                 by: admin.name, now: at, event: nil)
         }
-        let origin = passkeys.rp.pageOrigin
+        let origin = context.rp.pageOrigin
         return .object([
             "url": .string(origin + "/?invite=" + link.token), "user_name": .string(link.record.userName),
             "reset": .bool(sub != nil), "expires_at": .string(PasskeySignIn.timestamp(link.record.expiresAt)),
@@ -271,7 +277,7 @@ public struct AdminConsole: Sendable {
     public func addClient(_ body: [String: JSONValue], by admin: Admin) async throws -> JSONValue {
         let registration = try ClientRegistry.registration(json: body)
         do {
-            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: passkeys.now(), by: admin.name)
+            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: context.now(), by: admin.name)
             return ClientRegistry.json(client, secret: secret)
         } catch let failure as ClientRegistry.Failure {
             throw APIError.invalidRequest(failure.description)
@@ -280,7 +286,7 @@ public struct AdminConsole: Sendable {
 
     /// `DELETE clients/{id}`.
     public func removeClient(_ id: String, by admin: Admin) async throws {
-        guard try await store.deleteClient(id: id, event: Self.adminEvent([], "client_removed", passkeys.now(), admin, ["client_id": id])) else {
+        guard try await store.deleteClient(id: id, event: Self.adminEvent([], "client_removed", context.now(), admin, ["client_id": id])) else {
             throw APIError.notFound
         }
     }

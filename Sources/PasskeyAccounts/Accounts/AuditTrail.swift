@@ -9,7 +9,7 @@ internal import PasskeyJOSE
 /// provider's signing key, and the walk of `events verify` over the chain, the checkpoints and
 /// copies of them kept elsewhere.
 public struct AuditTrail: Sendable {
-    let store: any PasskeyStore
+    let store: any AuditStore
     let signingKeys: SigningKeys
 
     /// Events read per store call while walking.
@@ -17,7 +17,7 @@ public struct AuditTrail: Sendable {
     /// Checkpoints are signed with ES256 (small, and verified with the published key set).
     static let algorithm = JWSAlgorithm.es256
 
-    public init(store: any PasskeyStore, signingKeys: SigningKeys) {
+    public init(store: any AuditStore, signingKeys: SigningKeys) {
         self.store = store
         self.signingKeys = signingKeys
     }

@@ -10,9 +10,9 @@ public struct GroupMembership: Sendable {
         public let description: String
     }
 
-    let store: any PasskeyStore
+    let store: any GroupStore & AccountStore
 
-    public init(store: any PasskeyStore) {
+    public init(store: any GroupStore & AccountStore) {
         self.store = store
     }
 
@@ -39,7 +39,7 @@ public struct GroupMembership: Sendable {
     /// The names of an account's groups.
     public func groups(of userHandle: [UInt8]) async throws -> [String] { try await store.groups(userHandle: userHandle).map(\.name) }
 
-    static func resolve(userName: String, group: String, store: any PasskeyStore) async throws -> (UserRecord, UserName) {
+    static func resolve(userName: String, group: String, store: any GroupStore & AccountStore) async throws -> (UserRecord, UserName) {
         let account: UserName, name: UserName
         do { account = try UserName(userName) } catch { throw Failure(description: "the user name: \(error.message)") }
         do { name = try UserName.group(group) } catch { throw Failure(description: error.message) }

@@ -4,7 +4,7 @@ internal import PasskeyJSON
 public import PasskeyStorage
 
 /// The sessions the user can see and end (docs/contracts/accounts.md, "Sessions the user can see").
-extension PasskeySignIn {
+extension Sessions {
     /// A session's public name: derived from its token hash (so nothing new is stored, and the
     /// token cannot be recovered from it); the OpenID `sid` of the tokens it gave.
     static func sessionID(_ tokenHash: [UInt8]) -> String {
@@ -53,8 +53,8 @@ extension PasskeySignIn {
                 clients.append(grant.clientID)
             }
             return SessionView(
-                id: Self.sessionID(session.tokenHash), createdAt: Self.timestamp(session.createdAt),
-                lastSeenAt: Self.timestamp(session.lastSeenAt ?? session.createdAt), authTime: Self.timestamp(session.verifiedAt ?? session.createdAt),
+                id: Self.sessionID(session.tokenHash), createdAt: PasskeySignIn.timestamp(session.createdAt),
+                lastSeenAt: PasskeySignIn.timestamp(session.lastSeenAt ?? session.createdAt), authTime: PasskeySignIn.timestamp(session.verifiedAt ?? session.createdAt),
                 method: Self.method(session), credentialId: session.credentialID.map(Base64URL.encode), ip: session.ip,
                 userAgent: session.userAgent, current: session.tokenHash == current, clients: clients)
         }
@@ -68,7 +68,7 @@ extension PasskeySignIn {
         else { return false }
         try await store.deleteSession(
             tokenHash: session.tokenHash,
-            event: event(signedIn.user.handle, "session_ended", at: at, ["everywhere": "false", "by": "account", "session": id]))
+            event: context.event(signedIn.user.handle, "session_ended", at: at, ["everywhere": "false", "by": "account", "session": id]))
         sessionEnds.publish(EndedSessions(userHandle: signedIn.user.handle, tokenHashes: [session.tokenHash]))
         return true
     }

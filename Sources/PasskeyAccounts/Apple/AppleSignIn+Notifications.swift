@@ -13,7 +13,7 @@ extension AppleSignIn {
     /// `POST /siwa/notifications`: Apple's server-to-server events, verified like an identity
     /// token; each `jti` is applied once.
     public func notification(payload: String) async throws {
-        let now = passkeys.now()
+        let now = context.now()
         let notification = try await verifiedNotification(payload, now: now)
         guard notification.jti.utf8.count <= 255, !notification.jti.unicodeScalars.contains(where: { $0.value < 0x20 }),
               notification.subject.utf8.count <= 255, !notification.subject.unicodeScalars.contains(where: { $0.value < 0x20 })
@@ -54,7 +54,7 @@ extension AppleSignIn {
     /// The client secret for Apple's token and revoke endpoints, or nil without a key.
     func clientSecret(for clientID: String) -> String? {
         guard let developerKey, let teamID = configuration.appleTeamID, let keyID = configuration.appleKeyID else { return nil }
-        return try? AppleClientSecret.make(teamID: teamID, keyID: keyID, clientID: clientID, privateKey: developerKey, now: passkeys.now())
+        return try? AppleClientSecret.make(teamID: teamID, keyID: keyID, clientID: clientID, privateKey: developerKey, now: context.now())
     }
 
     /// Exchanges the authorization code and keeps the refresh token; failures are logged, the
@@ -93,7 +93,7 @@ extension AppleSignIn {
     /// background, and again after each of the back-channel retry waits while Apple cannot be
     /// reached; returns at once.
     public func revokeInBackground(_ refreshToken: String) {
-        let delays = passkeys.configuration.logoutRetryDelays
+        let delays = context.configuration.logoutRetryDelays
         Task.detached { [self] in
             for delay in [0] + delays {
                 if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }

@@ -10,32 +10,36 @@ public import Logging
 /// Sign in with Apple (docs/contracts/siwa.md) on the passkey accounts, free of HTTP: nonces, identity tokens,
 /// linking, Apple's notifications and the developer key's code exchange and revocation.
 public final class AppleSignIn: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any AppleStore & AccountStore & SessionStore & ServerStateStore
     let verifier: IdentityTokenVerifier
     public let keys: AppleKeyCache
     /// The developer's `.p8` key, when configured.
     let developerKey: PrivateKey?
     /// Apple's key set, token and revoke endpoints.
     let endpoints: any AppleEndpoints
-    var configuration: ServerConfiguration { passkeys.configuration }
-    var store: any PasskeyStore { passkeys.store }
-    var logger: Logger { passkeys.logger }
+    var configuration: ServerConfiguration { context.configuration }
+    var logger: Logger { context.logger }
 
     /// The name the key set is kept under in the store, for a cold start.
     static let keysDocument = "apple-jwks"
 
-    public init(passkeys: PasskeySignIn, endpoints: any AppleEndpoints) throws {
-        self.passkeys = passkeys
+    public init(
+        context: UseCaseContext, sessions: Sessions, store: any AppleStore & AccountStore & SessionStore & ServerStateStore, endpoints: any AppleEndpoints
+    ) throws {
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.endpoints = endpoints
-        let configuration = passkeys.configuration
+        let configuration = context.configuration
         var apple = AppleConfiguration(clientIDs: configuration.appleClientIDs)
         apple.issuer = configuration.appleIssuer
         apple.tokenMaxAge = configuration.appleTokenMaxAge
         apple.clockSkew = configuration.appleClockSkew
-        let store = passkeys.store
         let url = configuration.appleJWKSURL
-        let metrics = passkeys.metrics
-        let logger = passkeys.logger
+        let metrics = context.metrics
+        let logger = context.logger
         keys = AppleKeyCache(
             fetch: { try await endpoints.fetchKeys(url: url) },
             load: {
@@ -54,7 +58,7 @@ public final class AppleSignIn: Sendable {
                 metrics.appleKeysRefreshed(result)
                 if result != "ok" { logger.warning("fetching Apple's keys failed", metadata: ["url": "\(url)"]) }
             },
-            now: passkeys.now)
+            now: context.now)
         verifier = IdentityTokenVerifier(configuration: apple, keys: keys)
         if let path = configuration.applePrivateKeyPath {
             guard let pem = FileManager.default.contents(atPath: path) else {
@@ -84,12 +88,12 @@ public final class AppleSignIn: Sendable {
     /// comes back without the cookie and is refused.
     public func initialize(redirectURI: String, session: SignedInUser?) async throws -> (AppleInitializeResponse, binding: [UInt8]) {
         // Signed in, this starts linking an Apple ID: a sensitive action (step-up).
-        if let session { try await passkeys.requireRecentAuthentication(session) }
+        if let session { try await sessions.requireRecentAuthentication(session) }
         let nonce = SecureRandom.bytes(32)
         let binding = SecureRandom.bytes(32)
-        try await store.insertAppleNonce(nonce, expiresAt: passkeys.now().addingTimeInterval(configuration.challengeTTL))
+        try await store.insertAppleNonce(nonce, expiresAt: context.now().addingTimeInterval(configuration.challengeTTL))
         let nonceText = Base64URL.encode(nonce)
-        let state = Self.state(for: nonce, binding: binding, linking: session?.user.handle, secret: passkeys.serverSecret)
+        let state = Self.state(for: nonce, binding: binding, linking: session?.user.handle, secret: context.serverSecret)
         let clientID = configuration.appleClientIDs.first ?? ""
         var components = URLComponents(string: configuration.appleAuthorizeURL)
         var query = components?.queryItems ?? []
@@ -163,23 +167,23 @@ public final class AppleSignIn: Sendable {
     /// `POST /siwa/finalize`: verifies the token, then signs in the account linked to the Apple
     /// ID, links it to `session`'s account, or creates an account; counted as `siwa`.
     public func finalize(_ request: SignInRequest, session: SignedInUser?) async throws -> AppleSignInResult {
-        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: nil) }
+        try await context.counted("siwa") { try await self.signIn(request, session: session, state: nil) }
     }
 
     /// `POST /siwa/callback`: the same, with the web flow's `state` checked against the token's
     /// nonce and the browser binding from the callback's cookie (the nonce is then required and
     /// spent).
     public func callback(_ request: SignInRequest, state: String, binding: [UInt8]?, session: SignedInUser?) async throws -> AppleSignInResult {
-        try await passkeys.counted("siwa") { try await self.signIn(request, session: session, state: (state, binding)) }
+        try await context.counted("siwa") { try await self.signIn(request, session: session, state: (state, binding)) }
     }
 
     private func signIn(
         _ request: SignInRequest, session requestSession: SignedInUser?, state: (value: String, binding: [UInt8]?)?
     ) async throws -> AppleSignInResult {
-        let now = passkeys.now()
+        let now = context.now()
         // The web flow is OpenID Connect's `code id_token`: its token must hash the code beside it.
         let claims = try await verifiedClaims(request, now: now, webFlow: state != nil)
-        let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: passkeys.serverSecret)
+        let (nonce, linking) = try Self.nonceToSpend(request: request, claims: claims, state: state, secret: context.serverSecret)
         let spent = SpentToken(hash: Digest.sha256.hash(Array(request.identityToken.utf8)), expiresAt: claims.expiresAt)
         var session = requestSession
         if let linking {
@@ -193,7 +197,7 @@ public final class AppleSignIn: Sendable {
                     expiresAt: now.addingTimeInterval(configuration.challengeTTL))
                 return AppleSignInResult(
                     userName: user.name, session: "", created: false, linked: false, link: Self.link(claims, userHandle: linking, at: now),
-                    pendingLink: pending.sealed(secret: passkeys.serverSecret))
+                    pendingLink: pending.sealed(secret: context.serverSecret))
             }
             session = SignedInUser(user: user, tokenHash: [])
         }
@@ -204,32 +208,32 @@ public final class AppleSignIn: Sendable {
             let outcome: AppleSignInOutcome
             let result: AppleSignInResult
             if let existing {
-                if try await passkeys.isDisabled(existing.userHandle) { throw APIError.accountDisabled }
-                let (token, record) = passkeys.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
+                if try await sessions.isDisabled(existing.userHandle) { throw APIError.accountDisabled }
+                let (token, record) = sessions.newSession(userHandle: existing.userHandle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
                     token: spent, nonce: nonce, now: now, newUser: nil, newLink: nil, session: record,
                     events: [signInEvent(existing.userHandle, claims, at: now)])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: false, link: existing)
             } else if let session {
-                if let requestSession { try await passkeys.requireRecentAuthentication(requestSession) }
+                if let requestSession { try await sessions.requireRecentAuthentication(requestSession) }
                 let link = Self.link(claims, userHandle: session.user.handle, at: now)
-                let (token, record) = passkeys.newSession(userHandle: session.user.handle, credentialID: nil, via: "apple")
+                let (token, record) = sessions.newSession(userHandle: session.user.handle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
                     token: spent, nonce: nonce, now: now, newUser: nil, newLink: link, session: record,
                     events: [
-                        passkeys.event(session.user.handle, "apple_linked", at: now, ["sub": claims.subject]),
+                        context.event(session.user.handle, "apple_linked", at: now, ["sub": claims.subject]),
                         signInEvent(session.user.handle, claims, at: now),
                     ])
                 result = AppleSignInResult(userName: "", session: token, created: false, linked: true, link: link)
             } else {
-                try passkeys.checkRegistrationOpen()
+                try context.checkRegistrationOpen()
                 let user = try await newAccount(claims, request: request, at: now)
                 let link = Self.link(claims, userHandle: user.handle, at: now)
-                let (token, record) = passkeys.newSession(userHandle: user.handle, credentialID: nil, via: "apple")
+                let (token, record) = sessions.newSession(userHandle: user.handle, credentialID: nil, via: "apple")
                 outcome = try await store.completeAppleSignIn(
                     token: spent, nonce: nonce, now: now, newUser: user, newLink: link, session: record,
                     events: [
-                        passkeys.event(user.handle, "apple_linked", at: now, ["sub": claims.subject]),
+                        context.event(user.handle, "apple_linked", at: now, ["sub": claims.subject]),
                         signInEvent(user.handle, claims, at: now, ["new_account": "true"]),
                     ])
                 result = AppleSignInResult(userName: "", session: token, created: true, linked: false, link: link)
@@ -262,7 +266,7 @@ public final class AppleSignIn: Sendable {
     func signInEvent(_ userHandle: [UInt8], _ claims: IdentityClaims, at now: Date, _ extra: [String: String] = [:]) -> AuditEvent {
         var details = ["method": "apple"].merging(extra) { $1 }
         if let authTime = claims.authTime { details["apple_auth_time"] = PasskeySignIn.timestamp(authTime) }
-        return passkeys.event(userHandle, "sign_in", at: now, details)
+        return context.event(userHandle, "sign_in", at: now, details)
     }
 
     private func verifiedClaims(_ request: SignInRequest, now: Date, webFlow: Bool) async throws -> IdentityClaims {
@@ -343,8 +347,8 @@ public final class AppleSignIn: Sendable {
     /// `DELETE /siwa/link`: unlinks the account's Apple ID unless it is the last way in, and
     /// revokes the refresh token at Apple when one is held.
     public func unlink(_ session: SignedInUser) async throws {
-        try await passkeys.requireRecentAuthentication(session)
-        let event = passkeys.event(session.user.handle, "apple_unlinked", at: passkeys.now(), ["reason": "user"])
+        try await sessions.requireRecentAuthentication(session)
+        let event = context.event(session.user.handle, "apple_unlinked", at: context.now(), ["reason": "user"])
         switch try await store.unlinkApple(userHandle: session.user.handle, requireOtherMethod: true, event: event) {
         case .notLinked:
             throw APIError(code: "not_linked", message: "No Apple ID is linked to this account.")

@@ -83,16 +83,16 @@ extension AppleSignIn {
     /// signed-in account, once its owner confirmed it on the page. The identity token and the
     /// nonce are spent in the same write as the link.
     public func confirmLink(_ sealed: String?, session: SignedInUser) async throws {
-        try await passkeys.requireRecentAuthentication(session)
-        let now = passkeys.now()
-        guard let sealed, let pending = PendingAppleLink.open(sealed, secret: passkeys.serverSecret, now: now),
+        try await sessions.requireRecentAuthentication(session)
+        let now = context.now()
+        guard let sealed, let pending = PendingAppleLink.open(sealed, secret: context.serverSecret, now: now),
               let link = pending.link(at: now), constantTimeEquals(link.userHandle, session.user.handle),
               let tokenHash = Base64URL.decodeStrict(pending.tokenHash), let nonce = Base64URL.decodeStrict(pending.nonce)
         else { throw Self.noPendingLink }
         let token = SpentToken(hash: tokenHash, expiresAt: Date(storeMilliseconds: pending.tokenExpiresAt))
         let outcome = try await store.completeAppleSignIn(
             token: token, nonce: nonce, now: now, newUser: nil, newLink: link, session: nil,
-            events: [passkeys.event(link.userHandle, "apple_linked", at: now, ["sub": link.subject])])
+            events: [context.event(link.userHandle, "apple_linked", at: now, ["sub": link.subject])])
         switch outcome {
         case .signedIn:
             if let code = pending.authorizationCode {

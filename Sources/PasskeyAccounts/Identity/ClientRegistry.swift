@@ -43,9 +43,9 @@ public struct ClientRegistry: Sendable {
     static let maximumIDLength = 128
     static let maximumURILength = 2048
 
-    let store: any PasskeyStore
+    let store: any OpenIDStore
 
-    public init(store: any PasskeyStore) {
+    public init(store: any OpenIDStore) {
         self.store = store
     }
 

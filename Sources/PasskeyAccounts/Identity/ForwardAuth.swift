@@ -90,11 +90,11 @@ public struct ForwardAuth: Sendable {
     }
 
     public let rules: [ForwardAuthRule]
-    let store: any PasskeyStore
+    let store: any SessionStore & AccountStore & GroupStore
 
-    public init(rules: [ForwardAuthRule], passkeys: PasskeySignIn) {
+    public init(rules: [ForwardAuthRule], store: any SessionStore & AccountStore & GroupStore) {
         self.rules = rules
-        self.store = passkeys.store
+        self.store = store
     }
 
     /// Two rules for the same host and path would leave the answer to their order.

@@ -5,7 +5,7 @@ internal import PasskeyStorage
 /// the account view lists them and can sign each out).
 extension OpenIDProvider {
     func standingGrants(userHandle: [UInt8]) async throws -> [GrantRecord] {
-        try await passkeys.standingGrants(userHandle: userHandle)
+        try await sessions.standingGrants(userHandle: userHandle)
     }
 
     /// One line per application: its name, the scopes it was granted, whether anything
@@ -40,7 +40,7 @@ extension OpenIDProvider {
         let at = now()
         for grant in grants {
             _ = try await store.revokeGrant(
-                id: grant.id, event: passkeys.event(userHandle, "oauth_token_revoked", at: at, ["client": clientID, "by": "account"]))
+                id: grant.id, event: context.event(userHandle, "oauth_token_revoked", at: at, ["client": clientID, "by": "account"]))
         }
         guard let client = try await store.client(id: clientID) else { return true }
         for sid in Set(grants.map { Self.sessionID($0.sessionHash) }) {

@@ -147,7 +147,7 @@ extension OpenIDProvider {
     static let pushedMarker = "pushed_authorization_request"
 
     func signInLocation(_ handle: String) -> String {
-        passkeys.rp.pageOrigin + "/?authorization=" + handle
+        context.rp.pageOrigin + "/?authorization=" + handle
     }
 
     static func handleHash(_ handle: String) -> [UInt8]? {
@@ -287,7 +287,7 @@ extension OpenIDProvider {
             credentialID: credential?.id, codeHash: Digest.sha256.hash(code), codeChallenge: request.codeChallenge,
             redirectURI: request.redirectURI, codeExpiresAt: at.addingTimeInterval(Self.codeTTL), createdAt: at,
             expiresAt: at.addingTimeInterval(Self.codeTTL))
-        try await store.insertGrant(grant, event: passkeys.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": request.client.id]))
+        try await store.insertGrant(grant, event: context.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": request.client.id]))
         return .respond(
             AuthorizationResponse(
                 redirectURI: request.redirectURI, formPost: request.responseMode == .formPost,

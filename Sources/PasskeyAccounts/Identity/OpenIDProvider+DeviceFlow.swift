@@ -44,7 +44,7 @@ extension OpenIDProvider {
                 scopes: scopes, interval: Self.deviceInterval, createdAt: at, expiresAt: at.addingTimeInterval(Self.deviceTTL))
             guard try await store.insertDeviceAuthorization(record) else { continue }
             let shown = userCode.display
-            let page = passkeys.rp.pageOrigin + "/device"
+            let page = context.rp.pageOrigin + "/device"
             let complete = FormURLEncoded.appending([("user_code", shown)], to: page)
             var response: [String: JSONValue] = [
                 "device_code": .string(Base64URL.encode(deviceCode)), "user_code": .string(shown), "verification_uri": .string(page),
@@ -180,7 +180,7 @@ extension OpenIDProvider {
         }
         let decided = try await store.decideDeviceAuthorization(
             userCodeHash: Self.userCodeHash(code), grant: grant, now: at,
-            event: passkeys.event(session.user.handle, approve ? "oauth_device_approved" : "oauth_device_denied", at: at, ["client": client.id]))
+            event: context.event(session.user.handle, approve ? "oauth_device_approved" : "oauth_device_denied", at: at, ["client": client.id]))
         guard decided else { throw APIError(code: "already_answered", message: "This device request was already answered.") }
     }
 

@@ -64,7 +64,7 @@ extension OpenIDProvider {
                 return .confirm(clientName: client.map { $0.name ?? $0.id }, parameters: kept, confirmation: current)
             }
         }
-        try await passkeys.logout(session)
+        try await sessions.logout(session)
         return done()
     }
 
@@ -91,7 +91,7 @@ extension OpenIDProvider {
             for grant in grants where !grant.offline && !grant.revoked { _ = try await store.revokeGrant(id: grant.id, event: nil) }
             await send(LogoutNotice.notices(grants, userHandle: ended.userHandle, at: at), at: at)
         } catch {
-            passkeys.logger.error("back-channel logout could not be prepared", metadata: ["error": "\(error)"])
+            context.logger.error("back-channel logout could not be prepared", metadata: ["error": "\(error)"])
         }
     }
 
@@ -119,7 +119,7 @@ extension OpenIDProvider {
                 guard let client = try await store.client(id: notice.clientID) else { continue }
                 try await sendLogout(client: client, userHandle: notice.userHandle, sid: notice.sid, at: at)
             } catch {
-                passkeys.logger.error("a back-channel logout could not be prepared", metadata: ["client": "\(notice.clientID)", "error": "\(error)"])
+                context.logger.error("a back-channel logout could not be prepared", metadata: ["client": "\(notice.clientID)", "error": "\(error)"])
             }
         }
     }
@@ -142,12 +142,12 @@ extension OpenIDProvider {
                 return
             } catch {
                 lastError = "\(error)"
-                passkeys.logger.info(
+                context.logger.info(
                     "back-channel logout not delivered", metadata: ["client": "\(client)", "attempt": "\(attempt + 1)", "error": "\(lastError)"])
             }
         }
-        passkeys.logger.warning("back-channel logout failed", metadata: ["client": "\(client)", "error": "\(lastError)"])
-        try? await store.insertEvent(passkeys.event(userHandle, "backchannel_logout_failed", at: now(), ["client": client]))
+        context.logger.warning("back-channel logout failed", metadata: ["client": "\(client)", "error": "\(lastError)"])
+        try? await store.insertEvent(context.event(userHandle, "backchannel_logout_failed", at: now(), ["client": client]))
     }
 
     /// A logout token (Back-Channel Logout 1.0 §2.4): `typ: logout+jwt`, `iss`, `aud`, `iat`,
@@ -170,7 +170,7 @@ extension LogoutNotice {
     static func notices(_ grants: [GrantRecord], userHandle: [UInt8], at: Date) -> [LogoutNotice] {
         var seen = Set<String>()
         return grants.filter(\.codeSpent).compactMap { grant in
-            let sid = PasskeySignIn.sessionID(grant.sessionHash)
+            let sid = Sessions.sessionID(grant.sessionHash)
             guard seen.insert(grant.clientID + " " + sid).inserted else { return nil }
             return LogoutNotice(clientID: grant.clientID, userHandle: userHandle, sid: sid, createdAt: at)
         }

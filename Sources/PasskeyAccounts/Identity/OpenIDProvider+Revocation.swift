@@ -27,6 +27,6 @@ extension OpenIDProvider {
         }
         guard let grant, grant.clientID == client.id else { return }
         _ = try await store.revokeGrant(
-            id: grant.id, event: passkeys.event(grant.userHandle, "oauth_token_revoked", at: at, ["client": client.id]))
+            id: grant.id, event: context.event(grant.userHandle, "oauth_token_revoked", at: at, ["client": client.id]))
     }
 }

@@ -152,7 +152,7 @@ extension OpenIDProvider {
         let expiresAt = max(refreshExpiresAt ?? at, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
         let spent = try await store.spendCode(
             grantID: grant.id, now: at, refreshHash: refresh.map(Digest.sha256.hash), refreshExpiresAt: refreshExpiresAt,
-            expiresAt: expiresAt, event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": grantType]))
+            expiresAt: expiresAt, event: context.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": grantType]))
         guard spent else {
             try await revokeForReuse(grant, type: reuse, at: at)
             throw OAuthError.invalidGrant("the \(grantType == "device_code" ? "device code" : "code") was already used; every token issued with it is revoked")
@@ -180,8 +180,8 @@ extension OpenIDProvider {
     }
 
     func revokeForReuse(_ grant: GrantRecord, type: String, at: Date) async throws {
-        _ = try await store.revokeGrant(id: grant.id, event: passkeys.event(grant.userHandle, type, at: at, ["client": grant.clientID]))
-        passkeys.logger.warning("\(type): grant revoked", metadata: ["client": "\(grant.clientID)"])
+        _ = try await store.revokeGrant(id: grant.id, event: context.event(grant.userHandle, type, at: at, ["client": grant.clientID]))
+        context.logger.warning("\(type): grant revoked", metadata: ["client": "\(grant.clientID)"])
     }
 
     // MARK: refresh_token
@@ -232,7 +232,7 @@ extension OpenIDProvider {
         let rotated = try await store.rotateRefreshToken(
             grantID: grant.id, old: old, new: Digest.sha256.hash(new), refreshExpiresAt: refreshExpiresAt,
             expiresAt: max(refreshExpiresAt, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL))),
-            event: passkeys.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": "refresh_token"]))
+            event: context.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": "refresh_token"]))
         guard rotated else {
             // Rotated by a concurrent request meanwhile: this copy is a retired token now.
             try await revokeForReuse(grant, type: "oauth_refresh_reuse", at: at)

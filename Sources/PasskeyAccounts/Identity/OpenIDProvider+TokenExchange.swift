@@ -46,7 +46,7 @@ extension OpenIDProvider {
             redirectURI: "", codeExpiresAt: at, codeSpent: true, createdAt: at,
             expiresAt: at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
         try await store.insertGrant(
-            grant, event: passkeys.event(user.handle, "oauth_token_issued", at: at, ["client": client.id, "grant": "token_exchange"]))
+            grant, event: context.event(user.handle, "oauth_token_issued", at: at, ["client": client.id, "grant": "token_exchange"]))
         let tokens = try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: nil, at: at, includeNonce: false)
         if requested == Self.idTokenType {
             return [

@@ -17,7 +17,7 @@ extension OpenIDProvider {
 
     /// `sid`: an opaque name for the session, derived from its token hash so nothing new is
     /// stored, and from which the session token cannot be recovered.
-    static func sessionID(_ sessionHash: [UInt8]) -> String { PasskeySignIn.sessionID(sessionHash) }
+    static func sessionID(_ sessionHash: [UInt8]) -> String { Sessions.sessionID(sessionHash) }
 
     static func seconds(_ date: Date) -> JSONValue { .integer(JWTClaims.numericDate(date) ?? 0) }
 

@@ -18,7 +18,9 @@ public final class OpenIDProvider: Sendable {
     /// A request held while its user signs in: 10 minutes.
     public static let heldTTL: TimeInterval = 600
 
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any OpenIDStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore
     let keys: SigningKeys
     /// Where logout tokens are posted; nil sends none (a provider without the network).
     let backChannel: (any BackChannelLogoutDelivery)?
@@ -32,30 +34,32 @@ public final class OpenIDProvider: Sendable {
     /// Messages for Business (docs/contracts/mfb.md), when on: its client's requests pass its key audit before
     /// a code is issued, and the codes and access tokens they get are bound to its requests.
     let messagesForBusiness: MfBSignIn?
-    var store: any PasskeyStore { passkeys.store }
-    var configuration: ServerConfiguration { passkeys.configuration }
+    var configuration: ServerConfiguration { context.configuration }
 
     /// Starts listening to the passkey service's ended sessions (for back-channel logout).
     public init(
-        passkeys: PasskeySignIn, keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
+        context: UseCaseContext, sessions: Sessions, store: any OpenIDStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore,
+        keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
         messagesForBusiness: MfBSignIn? = nil
     ) {
-        self.passkeys = passkeys
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.messagesForBusiness = messagesForBusiness
         self.keys = keys
         self.backChannel = backChannel
-        self.logoutRetryDelays = passkeys.configuration.logoutRetryDelays
-        self.clientLimiter = RateLimiter(perMinute: passkeys.configuration.rateLimitPerClient)
-        passkeys.onSessionsEnded { [weak self] ended in
+        self.logoutRetryDelays = context.configuration.logoutRetryDelays
+        self.clientLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerClient)
+        sessions.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }
         }
     }
 
     /// `--issuer`, or the first origin (once the port is known when none was configured).
-    public var issuer: String { configuration.issuer ?? passkeys.rp.pageOrigin }
+    public var issuer: String { configuration.issuer ?? context.rp.pageOrigin }
 
-    func now() -> Date { passkeys.now() }
+    func now() -> Date { context.now() }
 }
 
 extension Optional {

@@ -47,7 +47,7 @@ public final class SigningKeys: Sendable {
         public let description: String
     }
 
-    let store: any PasskeyStore
+    let store: any OpenIDStore
     /// Keys already read from their PKCS#8, by `kid`: OpenSSL's decoder costs far more than the
     /// signature (most of a token request's CPU before this cache). A record never changes
     /// under its `kid`; the bytes are compared all the same.
@@ -70,7 +70,7 @@ public final class SigningKeys: Sendable {
         var epoch = 0
     }
 
-    public init(store: any PasskeyStore, recordsReuse: Duration = .seconds(1)) {
+    public init(store: any OpenIDStore, recordsReuse: Duration = .seconds(1)) {
         self.store = store
         self.recordsReuse = recordsReuse
     }

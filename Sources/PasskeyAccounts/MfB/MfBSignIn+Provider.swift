@@ -21,7 +21,7 @@ extension MfBSignIn {
     public func registerClient() async throws {
         do {
             _ = try await ClientRegistry(store: store).registerMessagesForBusiness(
-                id: clientID, secret: clientSecret, redirectURIs: redirectURIs, scopes: Self.clientScopes, now: passkeys.now())
+                id: clientID, secret: clientSecret, redirectURIs: redirectURIs, scopes: Self.clientScopes, now: context.now())
         } catch let failure as ClientRegistry.Failure {
             throw ServerStartupError(message: "--mfb-client-id: \(failure.description)")
         }
@@ -40,7 +40,7 @@ extension MfBSignIn {
         let grant = MfBGrantRecord(
             hash: Digest.sha256.hash(Array(code.utf8)), kind: .code, requestID: request.id, userHandle: userHandle, clientID: clientID,
             redirectURI: redirectURI, expiresAt: expiresAt)
-        guard try await store.insertMfBGrant(grant, now: passkeys.now()) else { throw Self.keyMismatch }
+        guard try await store.insertMfBGrant(grant, now: context.now()) else { throw Self.keyMismatch }
     }
 
     /// The provider's token endpoint exchanged a code of the Messages for Business client: the
@@ -51,7 +51,7 @@ extension MfBSignIn {
         _ = try await store.exchangeMfBCode(
             hash: Digest.sha256.hash(Array(code.utf8)), clientID: clientID, redirectURI: redirectURI, now: at,
             accessTokenHash: Digest.sha256.hash(Array(accessToken.utf8)),
-            accessTokenExpiresAt: at.addingTimeInterval(passkeys.configuration.accessTokenTTL))
+            accessTokenExpiresAt: at.addingTimeInterval(context.configuration.accessTokenTTL))
     }
 
     /// A code that answered its request (the iOS 16 message) is spent at the provider too: it
@@ -89,7 +89,7 @@ extension MfBSignIn {
     /// time), and the device's `userHandle` the one bound to it. Anything else is
     /// `mfb_key_mismatch` with an audit event (on `eventUser`'s account; none for a provider).
     func audit(key: String?, deviceUser: String, eventUser: [UInt8]) async throws -> MfBRequestRecord {
-        let now = passkeys.now()
+        let now = context.now()
         var found: MfBRequestRecord?
         if let text = key, let point = MfBKeyAudit.point(fromParameter: text),
            let request = try await store.mfbRequest(pointHash: Digest.sha256.hash(point)),
@@ -99,11 +99,11 @@ extension MfBSignIn {
            !deviceUser.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             found = request
         }
-        let mismatch = passkeys.event(eventUser, "mfb_key_mismatch", at: now, ["request": found?.id ?? ""])
+        let mismatch = context.event(eventUser, "mfb_key_mismatch", at: now, ["request": found?.id ?? ""])
         guard try await store.auditMfBDevice(requestID: found?.id, deviceUserHandle: deviceUser, now: now, mismatch: mismatch),
               let request = found
         else {
-            passkeys.logger.warning("Messages for Business key audit failed", metadata: ["request": "\(found?.id ?? "none")"])
+            context.logger.warning("Messages for Business key audit failed", metadata: ["request": "\(found?.id ?? "none")"])
             throw Self.keyMismatch
         }
         return request

@@ -2,7 +2,7 @@ internal import PasskeyJSON
 internal import PasskeyHTTPParsing
 public import Foundation
 public import PasskeyMfB
-internal import PasskeyStorage
+public import PasskeyStorage
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyTelemetry
@@ -27,7 +27,9 @@ public struct MfBGatewayFailure: Error, Encodable, Sendable, Equatable {
 /// provider is the server's OpenID provider: the client registered from the flags, whose
 /// authorization step runs the key audit here and binds the code it issues to the request.
 public final class MfBSignIn: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any MfBStore & AccountStore & SessionStore & OpenIDStore & ServerStateStore
     let clientID: String
     let clientSecret: String
     /// SHA-256 of the api token, for comparisons in constant time.
@@ -47,10 +49,11 @@ public final class MfBSignIn: Sendable {
     /// How long `create` waits before each retry of a message the gateway may take later.
     let retryDelays: [TimeInterval]
 
-    var store: any PasskeyStore { passkeys.store }
-
-    public init(passkeys: PasskeySignIn, gateway: (any MfBGatewaySender)? = nil, retryDelays: [TimeInterval] = MfBGateway.retryDelays) throws {
-        let c = passkeys.configuration
+    public init(
+        context: UseCaseContext, sessions: Sessions, store: any MfBStore & AccountStore & SessionStore & OpenIDStore & ServerStateStore, gateway: (any MfBGatewaySender)? = nil,
+        retryDelays: [TimeInterval] = MfBGateway.retryDelays
+    ) throws {
+        let c = context.configuration
         guard let clientID = c.mfbClientID else {
             throw ServerStartupError(message: "Messages for Business needs --mfb-client-id")
         }
@@ -58,7 +61,9 @@ public final class MfBSignIn: Sendable {
             throw ServerStartupError(
                 message: "--mfb-client-id needs --mfb-client-secret, --mfb-api-token and at least one --mfb-redirect-uri")
         }
-        self.passkeys = passkeys
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.clientID = clientID
         self.clientSecret = secret
         self.apiTokenHash = Digest.sha256.hash(Array(token.utf8))
@@ -140,7 +145,7 @@ public final class MfBSignIn: Sendable {
         let (key, id) = try Self.keyAndIdentifier(request)
 
         let point = key.publicPoint
-        let now = passkeys.now()
+        let now = context.now()
         let record = MfBRequestRecord(
             id: id, privateKey: key.scalar, publicPoint: point, pointHash: Digest.sha256.hash(point),
             createdAt: now, expiresAt: now.addingTimeInterval(requestTTL))
@@ -222,15 +227,15 @@ public final class MfBSignIn: Sendable {
         for attempt in 0...retryDelays.count {
             if attempt > 0 { try await Task.sleep(for: .milliseconds(Int(retryDelays[attempt - 1] * 1000))) }
             // A fresh JWT each try: `iat` is now.
-            let authorization = MfBGateway.authorization(mspID: mspID, secret: mspSecret, issuedAt: passkeys.now())
+            let authorization = MfBGateway.authorization(mspID: mspID, secret: mspSecret, issuedAt: context.now())
             status = await gateway.post(headers: MfBGateway.headers(routing, authorization: authorization, mspAgent: Self.mspAgent), body: body)
             if status == 200 || !MfBGateway.isRetryable(status: status) { break }
         }
-        let now = passkeys.now()
+        let now = context.now()
         if status == 200 {
             try await store.recordMfBSend(
                 id: requestID, messageID: routing.messageID, gatewayStatus: 200, failure: nil,
-                event: passkeys.event([], "mfb_sent", at: now, ["request": requestID, "message": routing.messageID]))
+                event: context.event([], "mfb_sent", at: now, ["request": requestID, "message": routing.messageID]))
             return routing.messageID
         }
         let meaning = status.map(MfBGateway.meaning(ofStatus:)) ?? "The gateway did not answer."
@@ -238,8 +243,8 @@ public final class MfBSignIn: Sendable {
         try await store.recordMfBSend(
             id: requestID, messageID: routing.messageID, gatewayStatus: status,
             failure: String(decoding: try encoder.encode([failure]), as: UTF8.self),
-            event: passkeys.event([], "mfb_gateway_failed", at: now, ["request": requestID, "status": status.map(String.init) ?? "none"]))
-        passkeys.logger.warning("Messages for Business gateway refused a message", metadata: [
+            event: context.event([], "mfb_gateway_failed", at: now, ["request": requestID, "status": status.map(String.init) ?? "none"]))
+        context.logger.warning("Messages for Business gateway refused a message", metadata: [
             "request": "\(requestID)", "status": "\(status.map(String.init) ?? "none")",
         ])
         throw MfBGatewayFailure(message: meaning, requestIdentifier: requestID, gatewayStatus: status)
@@ -299,7 +304,7 @@ public final class MfBSignIn: Sendable {
         case "failed":
             status.errors = request.errors.flatMap { try? JSONDecoder().decode([MfBReply.DeviceError].self, from: Data($0.utf8)) } ?? []
         default:
-            if passkeys.now() >= request.expiresAt {
+            if context.now() >= request.expiresAt {
                 status.status = "expired"
             } else if request.gatewayMessageID != nil {
                 status.status = "sent"
@@ -313,13 +318,13 @@ public final class MfBSignIn: Sendable {
         do {
             let answer = try await reply(body: body)
             if answer.status == "authenticated" {
-                passkeys.metrics.ceremony("mfb", .ok)
+                context.metrics.ceremony("mfb", .ok)
             } else {
-                passkeys.metrics.ceremony("mfb", .refused, error: "device_failed")
+                context.metrics.ceremony("mfb", .refused, error: "device_failed")
             }
             return answer
         } catch {
-            passkeys.metrics.ceremony("mfb", .refused, error: APIError.code(for: error))
+            context.metrics.ceremony("mfb", .refused, error: APIError.code(for: error))
             throw error
         }
     }
@@ -331,7 +336,7 @@ public final class MfBSignIn: Sendable {
         } catch {
             throw APIError(error)
         }
-        let now = passkeys.now()
+        let now = context.now()
         switch reply.outcome {
         case .failed(let errors):
             let encoder = JSONEncoder()
@@ -339,12 +344,12 @@ public final class MfBSignIn: Sendable {
             let text = String(decoding: try encoder.encode(errors), as: UTF8.self)
             // The seed's names of the device's errors, in the audit trail too.
             let names = errors.map { $0.name ?? "code \($0.code.map(String.init) ?? "?")" }.joined(separator: ", ")
-            let event = passkeys.event([], "mfb_failed", at: now, ["request": reply.requestIdentifier, "errors": names])
+            let event = context.event([], "mfb_failed", at: now, ["request": reply.requestIdentifier, "errors": names])
             try Self.check(try await store.failMfBRequest(id: reply.requestIdentifier, errors: text, now: now, event: event))
             return MfBReplyAnswer(requestIdentifier: reply.requestIdentifier, status: "failed", errors: errors)
         case .authenticated(let token):
             let plaintext = try await decrypt(token, requestID: reply.requestIdentifier, now: now)
-            let event = passkeys.event([], "sign_in", at: now, ["method": "mfb", "request": reply.requestIdentifier])
+            let event = context.event([], "sign_in", at: now, ["method": "mfb", "request": reply.requestIdentifier])
             let outcome = try await store.completeMfBRequest(
                 id: reply.requestIdentifier, grantHash: Digest.sha256.hash(plaintext), now: now, signedIn: event)
             guard case .authenticated(let userName, let userHandle) = outcome else {

@@ -9,14 +9,6 @@ public import PasskeyTelemetry
 
 /// The signed-in account: its sessions, its passkeys and its audit trail.
 extension PasskeySignIn {
-    // MARK: Audit events
-
-    /// An event of this account, with the client the current request came from.
-    func event(_ userHandle: [UInt8], _ type: String, at: Date, _ details: [String: String] = [:]) -> AuditEvent {
-        let client = RequestClient.current
-        return AuditEvent(userHandle: userHandle, type: type, at: at, ip: client?.address, userAgent: client?.userAgent, details: details)
-    }
-
     /// `GET /me/events`: the signed-in account's own events, newest first, `limit` (1–100,
     /// default 20) at a time, before the cursor of the previous page.
     public func events(_ session: SignedInUser, limit rawLimit: String?, before rawBefore: String?) async throws -> EventsResponse {
@@ -38,67 +30,6 @@ extension PasskeySignIn {
                 .init(id: String($0.id), type: $0.type, at: Self.timestamp($0.at), ip: $0.ip, userAgent: $0.userAgent, details: $0.details)
             },
             nextBefore: found.count > limit ? page.last.map { String($0.id) } : nil)
-    }
-
-    // MARK: Sessions
-
-    /// A new session: 32 random bytes for the client; only their SHA-256 is stored.
-    func newSession(
-        userHandle: [UInt8], credentialID: [UInt8]?, via: String? = nil, userVerified: Bool? = nil
-    ) -> (token: String, record: SessionRecord) {
-        let token = SecureRandom.bytes(32)
-        let created = now()
-        let client = RequestClient.current
-        let record = SessionRecord(
-            tokenHash: Digest.sha256.hash(token), userHandle: userHandle, createdAt: created,
-            expiresAt: created.addingTimeInterval(configuration.sessionTTL), credentialID: credentialID, via: via,
-            userVerified: userVerified, ip: client?.address, userAgent: client?.userAgent, lastSeenAt: created)
-        return (Base64URL.encode(token), record)
-    }
-
-    /// The signed-in user for a session token, or nil when the token is unknown or expired.
-    public func signedInUser(token: String?) async throws -> SignedInUser? {
-        guard let token, let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return nil }
-        return try await signedInUser(tokenHash: Digest.sha256.hash(bytes))
-    }
-
-    /// The live session with this token hash and its account, unless disabled (the session
-    /// token's and the forward token's lookup).
-    func signedInUser(tokenHash hash: [UInt8]) async throws -> SignedInUser? {
-        let at = now()
-        guard let (session, user) = try await store.signedIn(tokenHash: hash, now: at), !user.disabled else { return nil }
-        noteSeen(session, at: at)
-        return SignedInUser(user: user, tokenHash: hash, session: session)
-    }
-
-    /// `last_seen_at` to the minute without a write per request (docs/contracts/accounts.md): a session whose
-    /// stored time is a minute old or more is written once, in the background, whatever number
-    /// of its requests arrive meanwhile.
-    func noteSeen(_ session: SessionRecord, at: Date) {
-        guard at.timeIntervalSince(session.lastSeenAt ?? session.createdAt) >= 60,
-              sessionsBeingTouched.withLock({ $0.insert(session.tokenHash).inserted })
-        else { return }
-        Task {
-            defer { _ = sessionsBeingTouched.withLock { $0.remove(session.tokenHash) } }
-            do { try await store.touchSession(tokenHash: session.tokenHash, at: at) } catch {
-                logger.warning("could not note a session's last use", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-
-    /// Ends this session, or with `everywhere` every session of the account.
-    public func logout(_ session: SignedInUser?, everywhere: Bool = false) async throws {
-        guard let session else { return }
-        if everywhere {
-            _ = try await AccountSessionEnding(passkeys: self).ending(userHandle: session.user.handle) {
-                try await store.deleteSessions(
-                    userHandle: session.user.handle, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "true"]))
-            }
-        } else {
-            try await store.deleteSession(
-                tokenHash: session.tokenHash, event: event(session.user.handle, "session_ended", at: now(), ["everywhere": "false"]))
-            sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: [session.tokenHash]))
-        }
     }
 
     public func me(_ session: SignedInUser) async throws -> MeResponse {
@@ -127,7 +58,7 @@ extension PasskeySignIn {
     public func updateDisplayName(_ session: SignedInUser, displayName rawDisplayName: String?) async throws {
         guard let rawDisplayName else { throw APIError.invalidRequest("display_name is required.") }
         let displayName = try UserName.displayName(rawDisplayName, default: try UserName(session.user.name))
-        let changed = event(session.user.handle, "display_name_changed", at: now(), ["display_name": displayName])
+        let changed = context.event(session.user.handle, "display_name_changed", at: now(), ["display_name": displayName])
         guard try await store.updateDisplayName(userHandle: session.user.handle, displayName: displayName, event: changed) else {
             throw APIError.unauthorized
         }
@@ -140,7 +71,7 @@ extension PasskeySignIn {
         let label = rawName.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard !label.isEmpty else { throw APIError.invalidRequest("name must not be empty.") }
         try UserName.checkLabel(label, field: "name")
-        let renamed = event(session.user.handle, "credential_renamed", at: now(), ["credential": Base64URL.encode(id), "name": label])
+        let renamed = context.event(session.user.handle, "credential_renamed", at: now(), ["credential": Base64URL.encode(id), "name": label])
         guard try await store.renameCredential(id: id, userHandle: session.user.handle, name: label, event: renamed) else {
             throw APIError.notFound
         }
@@ -148,11 +79,11 @@ extension PasskeySignIn {
 
     /// Deletes one of the signed-in user's passkeys, and the sessions it opened.
     public func deleteCredential(_ session: SignedInUser, id: String) async throws {
-        try await requireRecentAuthentication(session)
+        try await sessions.requireRecentAuthentication(session)
         guard let id = Base64URL.decode(id) else { throw APIError.invalidRequest("The credential id is not base64url.") }
-        let deleted = event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
+        let deleted = context.event(session.user.handle, "credential_deleted", at: now(), ["credential": Base64URL.encode(id)])
         let ended = try await store.sessions(userHandle: session.user.handle, now: now()).filter { $0.credentialID == id }.map(\.tokenHash)
         guard try await store.deleteCredential(id: id, userHandle: session.user.handle, event: deleted) else { throw APIError.notFound }
-        sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: ended))
+        sessions.sessionEnds.publish(EndedSessions(userHandle: session.user.handle, tokenHashes: ended))
     }
 }

@@ -30,26 +30,4 @@ extension PasskeySignIn {
             challenge: Base64URL.encode(challenge), rpId: rp.id, timeout: Int(configuration.challengeTTL * 1000),
             userVerification: UserVerificationRequirement.required.rawValue, allowCredentials: allow, hints: nil, extensions: nil))
     }
-
-    /// When the session's user last passed a user-verified passkey ceremony in it: a step-up's
-    /// time, else the opening ceremony's when it was a passkey with user verification. A session
-    /// opened another way (Apple, push, Messages for Business) counts from its opening only for
-    /// an account without passkeys; with one, it must step up with it.
-    func verifiedAt(_ session: SignedInUser) async throws -> Date? {
-        guard let record = session.session else { return nil }
-        if let verifiedAt = record.verifiedAt { return verifiedAt }
-        if record.credentialID != nil { return record.userVerified == true ? record.createdAt : nil }
-        return try await store.credentials(userHandle: session.user.handle).isEmpty ? record.createdAt : nil
-    }
-
-    /// The sensitive actions' check: a user-verified passkey ceremony in this session within
-    /// `--reauth-window`, else 401 `reauthentication_required`.
-    public func requireRecentAuthentication(_ session: SignedInUser) async throws {
-        // A recovery session may do one thing, register a passkey, and was opened for it.
-        if session.isRecovery { return }
-        guard let at = try await verifiedAt(session), now().timeIntervalSince(at) <= configuration.reauthWindow else {
-            throw APIError.reauthenticationRequired
-        }
-    }
-
 }

@@ -62,7 +62,7 @@ extension PasskeySignIn {
             logRefusal(.authentication, error)
             // Spend the challenge, mark a regressed counter and record the refusal, in one write.
             let regressed = error.code == .counterRegression
-            let event = self.event(
+            let event = self.context.event(
                 stored.userHandle, regressed ? "counter_regression" : "sign_in_refused", at: now(),
                 ["credential": Base64URL.encode(stored.id), "error": error.code.rawValue])
             try await store.spendCeremony(
@@ -73,13 +73,13 @@ extension PasskeySignIn {
         if context.ownerDisabled {
             try await store.spendCeremony(
                 challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
-                event: event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
+                event: self.context.event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
             throw APIError.accountDisabled
         }
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
         // counter is compared again in the same statement, so a concurrent assertion with the
         // same count cannot also pass.
-        var (token, session) = newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
+        var (token, session) = sessions.newSession(userHandle: stored.userHandle, credentialID: stored.id, userVerified: verified.userVerified)
         let at = now()
         let credentialID = Base64URL.encode(stored.id)
         // A step-up renews the session that asked for it, and opens none.
@@ -93,9 +93,9 @@ extension PasskeySignIn {
         switch try await store.completeAuthentication(
             challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
             backupState: verified.backupState, userVerified: verified.userVerified, session: session, renewing: renewing,
-            signedIn: event(
+            signedIn: self.context.event(
                 stored.userHandle, renewing ? "reauthenticated" : "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
-            regression: event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
+            regression: self.context.event(stored.userHandle, "counter_regression", at: at, ["credential": credentialID, "error": "counter_regression"]))
         {
         case .signedIn(let userName):
             return (CeremonyResult(userName: userName, credentialId: Base64URL.encode(stored.id), session: token), token)

@@ -7,44 +7,32 @@ internal import Synchronization
 public import Logging
 public import PasskeyTelemetry
 
-/// The relying party's operations, free of HTTP: issue options, finish ceremonies, manage
-/// sessions. Handlers translate HTTP to these calls and back.
+/// The passkey ceremonies, free of HTTP: issue options and finish registrations and
+/// sign-ins, with the invitations and recovery that lead to them and the account's own passkeys.
+/// Sessions are `Sessions`'; what every use case shares is the `UseCaseContext`.
 public final class PasskeySignIn: Sendable {
-    public let configuration: ServerConfiguration
-    /// The relying party; its origins change once, when the default origin learns the port
-    /// the server really bound (`--port 0`).
-    private let relyingParty: Mutex<RelyingParty>
-    public var rp: RelyingParty { relyingParty.withLock { $0 } }
+    let context: UseCaseContext
+    public let sessions: Sessions
     let store: any PasskeyStore
-    /// Keys the pseudo-random allowCredentials for names that do not exist.
-    let serverSecret: [UInt8]
-    package let now: @Sendable () -> Date
-    let logger: Logger
     /// Ceremonies a minute per account (or unknown name): `--rate-limit-user`.
     let userLimiter: RateLimiter
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
-    let metrics: PasskeyMetrics
-    /// Told of every session that ends by the account's own hand.
-    let sessionEnds = Feed<EndedSessions>(skipping: { $0.tokenHashes.isEmpty })
-    /// Told of every recovery that starts to wait.
-    let recoveryStarts = Feed<RecoveryRequestRecord>()
-    /// Sessions whose `last_seen_at` is being written now (at most one write each at a time).
-    let sessionsBeingTouched = Mutex<Set<[UInt8]>>([])
 
-    public init(
-        configuration: ServerConfiguration, rp: RelyingParty, store: any PasskeyStore, serverSecret: [UInt8],
-        logger: Logger, metrics: PasskeyMetrics = .discarding, now: @escaping @Sendable () -> Date = Date.init
-    ) {
-        self.metrics = metrics
-        self.configuration = configuration
-        self.relyingParty = Mutex(rp)
+    public init(context: UseCaseContext, sessions: Sessions, store: any PasskeyStore) {
+        self.context = context
+        self.sessions = sessions
         self.store = store
-        self.serverSecret = serverSecret
-        self.logger = logger
-        self.now = now
-        self.userLimiter = RateLimiter(perMinute: configuration.rateLimitPerUser)
+        self.userLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerUser)
     }
+
+    public var configuration: ServerConfiguration { context.configuration }
+    public var rp: RelyingParty { context.rp }
+    package var now: @Sendable () -> Date { context.now }
+    var logger: Logger { context.logger }
+    var metrics: PasskeyMetrics { context.metrics }
+    /// Keys the pseudo-random allowCredentials for names that do not exist.
+    var serverSecret: [UInt8] { context.serverSecret }
 
     /// A refused ceremony in the log: its code, and its reason with client text escaped.
     func logRefusal(_ kind: CeremonyKind, _ error: WebAuthnError) {
@@ -57,18 +45,6 @@ public final class PasskeySignIn: Sendable {
         if let retryAfter = userLimiter.take(key, now: now()) {
             throw APIError.rateLimited(retryAfter: retryAfter)
         }
-    }
-
-    /// `observer` hears of sessions that end (sign-out, everywhere, with their passkey).
-    public func onSessionsEnded(_ observer: @escaping @Sendable (EndedSessions) -> Void) {
-        sessionEnds.add(observer)
-    }
-
-    /// With no configured origins the default is http://localhost:PORT; this sets PORT to the
-    /// port actually bound.
-    public func adoptListeningPort(_ port: Int) throws {
-        guard configuration.origins.isEmpty else { return }
-        try relyingParty.withLock { try $0.setOrigins(configuration.allowedOrigins(listeningPort: port)) }
     }
 
     // MARK: Registration
@@ -97,12 +73,12 @@ public final class PasskeySignIn: Sendable {
             }
             // Adding a passkey is a sensitive action: refused here, before any ceremony. A
             // recovery session is for exactly this, and the ceremony remembers it.
-            try await requireRecentAuthentication(session)
+            try await sessions.requireRecentAuthentication(session)
             user = existing
             isNew = false
             if session.isRecovery { recoverySession = session.tokenHash }
         } else {
-            try checkRegistrationOpen()
+            try context.checkRegistrationOpen()
             // A conditional creation upgrades a signed-in account; it never opens one.
             guard !conditional else { throw APIError.unauthorized }
             user = UserRecord.newAccount(name, displayName: displayName, createdAt: now())
@@ -112,11 +88,6 @@ public final class PasskeySignIn: Sendable {
             userVerification: configuration.userVerification, attestation: configuration.attestationConveyance,
             residentKey: residentKey, attachment: configuration.authenticatorAttachment, conditional: conditional,
             hints: hints, prf: request.prf, recoverySession: recoverySession))
-    }
-
-    /// Whether an operator disabled the account: it signs in by no method (docs/contracts/accounts.md).
-    func isDisabled(_ userHandle: [UInt8]) async throws -> Bool {
-        try await store.user(handle: userHandle)?.disabled ?? false
     }
 
     // MARK: Invitations (docs/contracts/accounts.md, "Account recovery")
@@ -190,34 +161,16 @@ public final class PasskeySignIn: Sendable {
         return found
     }
 
-    /// `--registration closed`: no new account, by any way of signing up.
-    func checkRegistrationOpen() throws {
-        guard configuration.registration == .open else { throw APIError.registrationClosed }
-    }
-
     /// `registration_finalize`: decode (malformed → invalid_request, nothing spent), consume
     /// the challenge, run §7.1, then store user + credential + session.
     /// `presenting`: the session token the request carries (a recovery session's finalize
     /// answers that same token, now a normal session).
     public func finishRegistration(body: [UInt8], presenting: String? = nil) async throws -> (CeremonyResult, token: String) {
-        try await counted("registration") { try await self.registration(body: body, presenting: presenting) }
+        try await context.counted("registration") { try await self.registration(body: body, presenting: presenting) }
     }
 
     public func finishAuthentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
-        try await counted("authentication") { try await self.authentication(body: body) }
-    }
-
-    /// Counts the finished ceremony in `passkey_ceremonies_total`: ok, or refused with the
-    /// contract's error code (503 `unavailable` and 500 `internal_error` included).
-    func counted<T>(_ ceremony: String, _ body: () async throws -> T) async throws -> T {
-        do {
-            let value = try await body()
-            metrics.ceremony(ceremony, .ok)
-            return value
-        } catch {
-            metrics.ceremony(ceremony, .refused, error: APIError.code(for: error))
-            throw error
-        }
+        try await context.counted("authentication") { try await self.authentication(body: body) }
     }
 
     private func registration(body: [UInt8], presenting: String?) async throws -> (CeremonyResult, token: String) {
@@ -259,12 +212,12 @@ public final class PasskeySignIn: Sendable {
             prfEnabled: verified.prfEnabled)
         // A ceremony issued before the server was restarted with registration closed opens nothing
         // (an invitation opens accounts whatever the mode).
-        if ceremony.isNewUser, ceremony.invitationHash == nil { try checkRegistrationOpen() }
+        if ceremony.isNewUser, ceremony.invitationHash == nil { try context.checkRegistrationOpen() }
         let newUser = ceremony.isNewUser
             ? UserRecord(handle: userHandle, name: userName, nameKey: try UserName(userName).key,
                          displayName: ceremony.displayName ?? userName, createdAt: created)
             : nil
-        var (token, session) = newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
+        var (token, session) = sessions.newSession(userHandle: userHandle, credentialID: verified.credentialID, userVerified: verified.userVerified)
         // A recovery session's registration: the same token becomes a normal session, and every
         // other session of the account ends (docs/contracts/accounts.md, "Account recovery").
         let recovering = ceremony.sessionHash != nil
@@ -280,7 +233,7 @@ public final class PasskeySignIn: Sendable {
             session.tokenHash = recoveryHash
         }
         // Spend the challenge, store the account and open the session: one atomic, durable write.
-        let event = self.event(
+        let event = self.context.event(
             userHandle, "registration", at: created,
             ["credential": Base64URL.encode(verified.credentialID), "new_account": newUser == nil ? "false" : "true",
              "name": credential.name].merging(recovering ? ["recovery": "true"] : [:]) { $1 })
@@ -293,7 +246,7 @@ public final class PasskeySignIn: Sendable {
                 invitation: ceremony.invitationHash, endingOtherSessions: takingBack, event: event)
         }
         let outcome = takingBack
-            ? try await AccountSessionEnding(passkeys: self).ending(userHandle: userHandle, keeping: session.tokenHash, complete)
+            ? try await AccountSessionEnding(context: context, sessions: sessions, store: store).ending(userHandle: userHandle, keeping: session.tokenHash, complete)
             : try await complete()
         switch outcome {
         case .registered: break
@@ -382,7 +335,7 @@ public struct SignedInUser: Sendable {
     public var session: SessionRecord? = nil
 
     /// The session's public name (`GET /me/sessions`' `id`, the OpenID `sid`).
-    public var sessionID: String { PasskeySignIn.sessionID(tokenHash) }
+    public var sessionID: String { Sessions.sessionID(tokenHash) }
 
     /// A recovery session: it may only register a passkey (docs/contracts/accounts.md).
     public var isRecovery: Bool { session?.isRecovery ?? false }

@@ -12,34 +12,39 @@ public import Logging
 /// enrolment by QR code, pushes with a number to match, the phone's signed answer, and the
 /// browser's wait for it.
 public final class PushSignIn: Sendable {
-    let passkeys: PasskeySignIn
+    let context: UseCaseContext
+    let sessions: Sessions
+    let store: any PushStore & AccountStore & SessionStore & RecoveryStore & ServerStateStore
     public let provider: any PushProvider
     let mode: NumberChallenge.Mode
     /// `--apns-environment`: the environment of a device that did not give one.
     let defaultEnvironment: APNsEnvironment
-    var configuration: ServerConfiguration { passkeys.configuration }
-    var store: any PasskeyStore { passkeys.store }
-    var logger: Logger { passkeys.logger }
+    var configuration: ServerConfiguration { context.configuration }
+    var logger: Logger { context.logger }
 
-    public init(passkeys: PasskeySignIn, provider: any PushProvider) throws {
-        self.passkeys = passkeys
+    public init(
+        context: UseCaseContext, sessions: Sessions, store: any PushStore & AccountStore & SessionStore & RecoveryStore & ServerStateStore, provider: any PushProvider
+    ) throws {
+        self.context = context
+        self.sessions = sessions
+        self.store = store
         self.provider = provider
-        guard let mode = NumberChallenge.Mode(rawValue: passkeys.configuration.pushNumberChallenge) else {
+        guard let mode = NumberChallenge.Mode(rawValue: context.configuration.pushNumberChallenge) else {
             throw ServerStartupError(message: "--push-number-challenge must be off, in-push or type-in")
         }
         self.mode = mode
-        guard let environment = APNsEnvironment(rawValue: passkeys.configuration.apnsEnvironment) else {
+        guard let environment = APNsEnvironment(rawValue: context.configuration.apnsEnvironment) else {
             throw ServerStartupError(message: "--apns-environment must be production or sandbox")
         }
         defaultEnvironment = environment
-        passkeys.recoveryStarts.add { [weak self] request in self?.alertRecovery(request) }
+        context.recoveryStarts.add { [weak self] request in self?.alertRecovery(request) }
     }
 
     /// A recovery of the account started to wait (`--recovery-delay`): every enabled phone of
     /// the account is told, `notificationScenario: "ACCOUNT_RECOVERY"`, with the recovery's id
     /// and when it opens, so that its owner can stop it from a signed-in session.
     func alertRecovery(_ request: RecoveryRequestRecord) {
-        let provider = provider, store = store, metrics = passkeys.metrics, logger = logger, rp = passkeys.rp
+        let provider = provider, store = store, metrics = context.metrics, logger = logger, rp = context.rp
         let applicationName = applicationName, fallback = defaultEnvironment
         Task.detached {
             let devices: [PushDeviceRecord]
@@ -68,7 +73,7 @@ public final class PushSignIn: Sendable {
 
     /// The RP's name as pushes carry it: clipped to 100 characters, so that a long name cannot
     /// push an APNs payload past its 4 KB.
-    var applicationName: String { String(String.UnicodeScalarView(passkeys.rp.name.unicodeScalars.prefix(100))) }
+    var applicationName: String { String(String.UnicodeScalarView(context.rp.name.unicodeScalars.prefix(100))) }
 
     /// Where pushes to `device` go: the environment it enrolled with, else `--apns-environment`.
     static func environment(of device: PushDeviceRecord, fallback: APNsEnvironment) -> APNsEnvironment {
@@ -80,11 +85,11 @@ public final class PushSignIn: Sendable {
     /// device's key; the recovery must be a waiting one of the device's account, else 404
     /// `not_found` (a second veto too). The code the recovery spent stays spent.
     public func vetoRecovery(body: [UInt8]) async throws {
-        let now = passkeys.now()
+        let now = context.now()
         let (device, veto) = try await signedByDevice(body) { token, key throws(PushError) in
             try AnswerToken.verifyVeto(token, key: key, now: now)
         }
-        let event = passkeys.event(device.userHandle, "recovery_cancelled", at: now, ["recovery": veto.recoveryID, "device": device.id])
+        let event = context.event(device.userHandle, "recovery_cancelled", at: now, ["recovery": veto.recoveryID, "device": device.id])
         guard try await store.cancelRecovery(publicID: veto.recoveryID, userHandle: device.userHandle, event: event) else {
             throw APIError.notFound
         }
@@ -95,14 +100,14 @@ public final class PushSignIn: Sendable {
     /// `POST /push/devices/discovery`: a new device id and single-use challenge for the
     /// signed-in account, and the QR code that carries them to the phone.
     public func discovery(_ session: SignedInUser) async throws -> PushDiscoveryResponse {
-        try await passkeys.requireRecentAuthentication(session)
+        try await sessions.requireRecentAuthentication(session)
         let deviceID = UUID().uuidString.lowercased()
         let challenge = UUID().uuidString.lowercased()
         try await store.insertPushDiscovery(PushDiscoveryRecord(
             deviceID: deviceID, userHandle: session.user.handle, challenge: challenge,
-            expiresAt: passkeys.now().addingTimeInterval(configuration.pushDiscoveryTTL)))
+            expiresAt: context.now().addingTimeInterval(configuration.pushDiscoveryTTL)))
         var response = PushDiscoveryResponse(
-            deviceId: deviceID, username: session.user.name, host: passkeys.rp.pageOrigin, tenantDomain: passkeys.rp.id,
+            deviceId: deviceID, username: session.user.name, host: context.rp.pageOrigin, tenantDomain: context.rp.id,
             challenge: challenge, qrSvg: nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -142,7 +147,7 @@ public final class PushSignIn: Sendable {
             return environment
         } ?? defaultEnvironment
         guard registration.deviceId.utf8.count <= 64 else { throw APIError.invalidRequest("deviceId is too long.") }
-        let now = passkeys.now()
+        let now = context.now()
         guard let discovery = try await store.pushDiscovery(deviceID: registration.deviceId, now: now) else {
             throw APIError(code: "unknown_challenge", message: "deviceId is not a pending enrolment (or it expired).")
         }
@@ -157,7 +162,7 @@ public final class PushSignIn: Sendable {
             id: discovery.deviceID, userHandle: discovery.userHandle, name: registration.name, model: registration.model,
             deviceToken: registration.deviceToken, publicKey: key.subjectPublicKeyInfo, createdAt: now,
             apnsEnvironment: environment.rawValue)
-        let event = passkeys.event(discovery.userHandle, "push_device_enrolled", at: now, ["device": device.id, "name": device.name])
+        let event = context.event(discovery.userHandle, "push_device_enrolled", at: now, ["device": device.id, "name": device.name])
         switch try await store.registerPushDevice(device, now: now, maxDevices: configuration.pushMaxDevices, event: event) {
         case .registered:
             return device.id
@@ -181,8 +186,8 @@ public final class PushSignIn: Sendable {
     }
 
     public func deleteDevice(_ session: SignedInUser, id: String) async throws {
-        try await passkeys.requireRecentAuthentication(session)
-        let event = passkeys.event(session.user.handle, "push_device_deleted", at: passkeys.now(), ["device": id])
+        try await sessions.requireRecentAuthentication(session)
+        let event = context.event(session.user.handle, "push_device_deleted", at: context.now(), ["device": id])
         guard id.utf8.count <= 64, try await store.deletePushDevice(id: id, userHandle: session.user.handle, event: event) else {
             throw APIError.notFound
         }
@@ -210,11 +215,11 @@ public final class PushSignIn: Sendable {
         // Each request pushes to a person's phones: `--rate-limit-user` a minute per account (or
         // unknown name), counted across every instance on the database.
         let key = user.map { "push-user:" + Base64URL.encode($0.handle) } ?? "push-name:" + name.key
-        try await SharedLimit(store: store, limit: passkeys.configuration.rateLimitPerUser, window: 60).take([key], now: passkeys.now())
+        try await SharedLimit(store: store, limit: context.configuration.rateLimitPerUser, window: 60).take([key], now: context.now())
         var devices: [PushDeviceRecord] = []
         // A disabled account is answered as one without phones: no push, nothing told.
         if let user, !user.disabled { devices = try await store.pushDevices(userHandle: user.handle).filter { !$0.disabled } }
-        let now = passkeys.now()
+        let now = context.now()
         let watch = SecureRandom.bytes(32)
         let number = mode == .off ? nil : NumberChallenge.draw()
         let request = PushRequestRecord(
@@ -241,7 +246,7 @@ public final class PushSignIn: Sendable {
         }
         let provider = provider
         let store = store
-        let metrics = passkeys.metrics
+        let metrics = context.metrics
         let logger = logger
         Task.detached {
             await withTaskGroup(of: Void.self) { group in
@@ -274,7 +279,7 @@ public final class PushSignIn: Sendable {
     func pushData(_ request: PushRequestRecord, device: PushDeviceRecord, user: UserRecord, client: RequestClient?) -> [String: String] {
         let userAgent = client?.userAgent ?? ""
         var data = [
-            "username": user.name, "tenantDomain": passkeys.rp.id, "deviceId": device.id, "applicationName": applicationName,
+            "username": user.name, "tenantDomain": context.rp.id, "deviceId": device.id, "applicationName": applicationName,
             "notificationScenario": "AUTHENTICATION", "pushId": request.id, "challenge": request.challenge,
             "ipAddress": client?.address ?? "", "deviceOS": Self.operatingSystem(userAgent), "browser": Self.browser(userAgent),
         ]
@@ -305,20 +310,20 @@ public final class PushSignIn: Sendable {
         do {
             status = try await answer(body: body)
         } catch {
-            passkeys.metrics.ceremony("push", .refused, error: APIError.code(for: error))
+            context.metrics.ceremony("push", .refused, error: APIError.code(for: error))
             throw error
         }
         if status == .approved {
-            passkeys.metrics.ceremony("push", .ok)
+            context.metrics.ceremony("push", .ok)
         } else {
-            passkeys.metrics.ceremony("push", .refused, error: status.rawValue)
+            context.metrics.ceremony("push", .refused, error: status.rawValue)
         }
     }
 
     /// The checks of docs/contracts/push.md in order; the state the answer moved its request to (approved or
     /// denied; a number mismatch is stored, then thrown).
     private func answer(body: [UInt8]) async throws -> PushRequestStatus {
-        let now = passkeys.now()
+        let now = context.now()
         let (device, answer) = try await signedByDevice(body) { token, key throws(PushError) in
             try AnswerToken.verify(token, key: key, now: now)
         }
@@ -337,8 +342,8 @@ public final class PushSignIn: Sendable {
             throw APIError(error)
         }
         let event: AuditEvent? = switch status {
-        case .denied: passkeys.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
-        case .numberMismatch: passkeys.event(device.userHandle, "push_number_mismatch", at: now, ["device": device.id, "request": request.id])
+        case .denied: context.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
+        case .numberMismatch: context.event(device.userHandle, "push_number_mismatch", at: now, ["device": device.id, "request": request.id])
         default: nil
         }
         guard try await store.answerPushRequest(id: request.id, deviceID: device.id, status: status.rawValue, now: now, event: event) else {
@@ -398,7 +403,7 @@ public final class PushSignIn: Sendable {
             throw APIError.notFound
         }
         var status = request.status
-        if status == PushRequestStatus.pending.rawValue, passkeys.now() >= request.expiresAt {
+        if status == PushRequestStatus.pending.rawValue, context.now() >= request.expiresAt {
             status = PushRequestStatus.expired.rawValue
         }
         // Its browser was not answered: for it the request is over, as one that expired.
@@ -406,11 +411,11 @@ public final class PushSignIn: Sendable {
         guard status == PushRequestStatus.approved.rawValue, !request.sessionIssued, let handle = request.userHandle else {
             return (PushStatusResponse(status: status), nil)
         }
-        if try await passkeys.isDisabled(handle) { throw APIError.accountDisabled }
+        if try await sessions.isDisabled(handle) { throw APIError.accountDisabled }
         // Number matching (the user typed the number shown here) is the second factor of `amr`'s mfa.
-        let (token, session) = passkeys.newSession(
+        let (token, session) = sessions.newSession(
             userHandle: handle, credentialID: nil, via: request.deviceID.map { "push:" + $0 }, userVerified: request.number != nil)
-        let event = passkeys.event(handle, "sign_in", at: passkeys.now(), ["method": "push", "device": request.deviceID ?? ""])
+        let event = context.event(handle, "sign_in", at: context.now(), ["method": "push", "device": request.deviceID ?? ""])
         guard let userName = try await store.issuePushSession(id: request.id, session: session, event: event) else {
             return (PushStatusResponse(status: status), nil)
         }

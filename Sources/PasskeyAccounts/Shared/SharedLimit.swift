@@ -6,7 +6,7 @@ internal import PasskeyStorage
 /// requests to a person's phones) count in the store, a row per key and fixed window, checked and counted in one statement, so two instances do not
 /// give an attacker twice the attempts. A limit of 0 is off.
 struct SharedLimit: Sendable {
-    let store: any PasskeyStore
+    let store: any ServerStateStore
     /// Attempts a key may make in a window.
     let limit: Int
     /// The window, in seconds.

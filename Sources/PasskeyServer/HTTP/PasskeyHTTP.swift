@@ -13,17 +13,12 @@ typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 
 public enum PasskeyHTTP {
     public static func routers(
-        configuration: PasskeyAccounts.ServerConfiguration, service: PasskeySignIn, apple: AppleSignIn?, push: PushSignIn,
-        mfb: MfBSignIn?, conformance: FIDOConformance?, openID: OpenIDProvider, signingKeys: SigningKeys, association: AppleAppSiteAssociation?,
+        configuration: PasskeyAccounts.ServerConfiguration, useCases: UseCases, association: AppleAppSiteAssociation?,
         assetLinks: [UInt8]?, relatedOrigins: [UInt8]?, metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?, table: RouteTable) {
         // The routes are declared first: the middleware read their policies from the table.
         var routes = RouteDeclarations()
-        Routes(
-            service: service, apple: apple, push: push, mfb: mfb, conformance: conformance, association: association, assetLinks: assetLinks,
-            relatedOrigins: relatedOrigins, signingKeys: signingKeys,
-            openID: openID, forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, passkeys: service)
-        ).declare(&routes)
+        Routes(useCases: useCases, association: association, assetLinks: assetLinks, relatedOrigins: relatedOrigins).declare(&routes)
         if configuration.metricsListen == nil {
             routes.get("/metrics", .json) { _, _ in registry.response() }
         }
@@ -35,7 +30,7 @@ public enum PasskeyHTTP {
         router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: RequestPolicyMiddleware(
-            service: service, routes: table, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
+            service: useCases.passkeys, routes: table, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
             resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
         router.add(middleware: PublicFilesMiddleware(

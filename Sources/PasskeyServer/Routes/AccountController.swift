@@ -10,6 +10,7 @@ struct AccountController: Controller {
     let apple: AppleSignIn?
     let push: PushSignIn
     let openID: OpenIDProvider
+    let deletion: AccountDeletion
 
     func declare(_ routes: inout RouteDeclarations) {
         routes.get("/me", .json) { request, _ in
@@ -32,7 +33,7 @@ struct AccountController: Controller {
             struct Confirmation: Decodable { let confirm: String? }
             let bytes = try await Self.body(request)
             let body = Self.isBlank(bytes) ? Confirmation(confirm: nil) : try Self.decode(Confirmation.self, bytes)
-            let ids = try await AccountDeletion(passkeys: service, openID: openID, apple: apple).delete(session, confirm: body.confirm)
+            let ids = try await deletion.delete(session, confirm: body.confirm)
             struct Deleted: Encodable {
                 let status = "deleted"
                 let credentialIDs: [String]
@@ -66,12 +67,12 @@ struct AccountController: Controller {
         routes.get("/me/sessions", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Sessions: Encodable { let sessions: [SessionView] }
-            return try Self.json(Sessions(sessions: try await service.sessionList(session)))
+            return try Self.json(Sessions(sessions: try await sessions.sessionList(session)))
         }
         routes.delete("/me/sessions/:id", .json) { request, context in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             let id = context.parameters.get("id") ?? ""
-            guard try await service.endSession(id: id, of: session) else { throw APIError.notFound }
+            guard try await sessions.endSession(id: id, of: session) else { throw APIError.notFound }
             var response = Self.json(["status": "ok"])
             // Ending the session that asks signs this browser out too.
             if id == session.sessionID { response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request) }
@@ -97,7 +98,7 @@ struct AccountController: Controller {
             struct Logout: Decodable { let everywhere: Bool? }
             let bytes = try await Self.body(request)
             let everywhere = Self.isBlank(bytes) ? false : (try Self.decode(Logout.self, bytes).everywhere ?? false)
-            try await service.logout(try await session(request, allowingRecovery: true), everywhere: everywhere)
+            try await sessions.logout(try await session(request, allowingRecovery: true), everywhere: everywhere)
             var response = Self.json(["status": "ok"])
             response.headers[values: .setCookie] = sessionCookies("", maxAge: 0, request: request)
             return response

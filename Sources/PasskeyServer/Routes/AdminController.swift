@@ -104,7 +104,7 @@ struct AdminController: Controller {
         let cookie = SessionCookie.token(in: request, secure: isSecure(request), domain: service.configuration.cookieDomain)
         // With an admin token, the session (if any) is the cookie's; otherwise the bearer's or the cookie's.
         let sessionToken = bearer.flatMap { AdminConsole.tokenHash($0) } != nil ? cookie : token(request)
-        var session = try await service.signedInUser(token: sessionToken)
+        var session = try await sessions.signedInUser(token: sessionToken)
         if session?.isRecovery == true { session = nil }
         return try await admin.authorize(bearer: bearer, session: session)
     }

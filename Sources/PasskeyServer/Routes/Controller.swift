@@ -22,6 +22,7 @@ protocol Controller: Sendable {
 
 extension Controller {
     var sessionTTL: TimeInterval { service.configuration.sessionTTL }
+    var sessions: Sessions { service.sessions }
 
     /// `Authorization: Bearer …` only (the business's api token; never the session cookie).
     static func bearer(_ request: Request) -> String? {
@@ -53,7 +54,7 @@ extension Controller {
     /// recovery session is refused with 403 `recovery_only` unless `allowingRecovery` (`GET /me`,
     /// `POST /logout` and the registration endpoints, docs/contracts/accounts.md).
     func session(_ request: Request, allowingRecovery: Bool = false) async throws -> SignedInUser? {
-        let session = try await service.signedInUser(token: token(request))
+        let session = try await sessions.signedInUser(token: token(request))
         if let session, session.isRecovery, !allowingRecovery { throw APIError.recoveryOnly }
         return session
     }
@@ -66,7 +67,7 @@ extension Controller {
     /// domain, the host-only session cookie and the forward cookie); an empty `value` clears them.
     func sessionCookies(_ value: String, maxAge: Int, request: Request) -> [String] {
         let domain = service.configuration.cookieDomain
-        let forward = domain == nil || value.isEmpty ? nil : service.forwardToken(sessionToken: value)
+        let forward = domain == nil || value.isEmpty ? nil : sessions.forwardToken(sessionToken: value)
         return SessionCookie.headers(value: value, forward: forward, maxAge: maxAge, secure: isSecure(request), domain: domain)
     }
 

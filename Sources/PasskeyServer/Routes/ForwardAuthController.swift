@@ -67,9 +67,9 @@ struct ForwardAuthController: Controller {
         // application's business, never read as a session of this server. With a cookie domain
         // the forward cookie first (what the protected hosts receive), else this host's session.
         let domain = service.configuration.cookieDomain
-        var session = try await service.signedInUser(forwardToken: SessionCookie.forwardToken(in: request, domain: domain))
+        var session = try await sessions.signedInUser(forwardToken: SessionCookie.forwardToken(in: request, domain: domain))
         if session == nil {
-            session = try await service.signedInUser(token: SessionCookie.token(in: request, secure: isSecure(request), domain: domain))
+            session = try await sessions.signedInUser(token: SessionCookie.token(in: request, secure: isSecure(request), domain: domain))
         }
         // A recovery session is no sign-in for the applications behind the proxy.
         if session?.isRecovery == true { session = nil }

@@ -11,7 +11,7 @@ internal import PasskeyStorage
 /// up by that hash only here); and only forward authentication reads it, so an application that
 /// copies it from its `Cookie` header opens nothing of the account, mints no recovery code and
 /// counts as no step-up.
-extension PasskeySignIn {
+extension Sessions {
     static let forwardTokenLabel = Array("passkey-server forward-auth token".utf8)
 
     /// The forward token of the session whose token this is; nil for anything that is not one.
@@ -22,7 +22,7 @@ extension PasskeySignIn {
     }
 
     func forwardMAC(_ sessionHash: [UInt8]) -> [UInt8] {
-        HMAC.sha256(key: serverSecret, data: Self.forwardTokenLabel + sessionHash)
+        HMAC.sha256(key: context.serverSecret, data: Self.forwardTokenLabel + sessionHash)
     }
 
     /// The signed-in user of a forward token, or nil (malformed, a MAC that does not hold, the
