@@ -251,7 +251,9 @@ let package = Package(
         // The pure modules' own tests, which build without the HTTP server (Hummingbird).
         .testTarget(name: "PasskeyJSONTests", dependencies: ["PasskeyJSON"]),
         .testTarget(name: "PasskeyHTTPParsingTests", dependencies: ["PasskeyHTTPParsing"]),
-        .testTarget(name: "PasskeyAccountsTests", dependencies: ["PasskeyAccounts", "PasskeyStorage"]),
+        .testTarget(
+            name: "PasskeyAccountsTests",
+            dependencies: ["PasskeyAccounts", "PasskeyStorage", "PasskeySQLite", "PasskeyCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),
         .testTarget(
