@@ -19,7 +19,7 @@ extension Routes {
             Self.cacheableJSON(try await signingKeys.keySet(now: service.now()))
         }
         router.get("/.well-known/openid-configuration") { _, _ in
-            Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
+            Self.cacheableJSON(try Self.answerJSON(openID.discovery()))
         }
         registerAuthorizationEndpoint("/oauth/authorize", on: router)
         for method: HTTPRequest.Method in [.get, .post] {
@@ -104,7 +104,8 @@ extension Routes {
         router.post("/oauth/revoke") { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.revoke(parameters, basic: Self.basicCredentials(request))
-                return [:]
+                // RFC 7009 §2.2: the body is ignored; an empty object, JSON like every other answer.
+                return [String: String]()
             }
         }
         router.get("/oauth/userinfo") { request, _ in
@@ -166,14 +167,24 @@ extension Routes {
         jsonResponse(ByteBuffer(bytes: JSONValue.object(["error": .string(error), "error_description": .string(description)]).encoded()), status: status)
     }
 
+    /// The provider's answers as JSON: compact, members in the order of their names, slashes
+    /// unescaped (URLs stay readable), as the provider answered before its answers were typed.
+    static func answerJSON(_ answer: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(answer))
+    }
+
     /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
     /// `Cache-Control: no-store`, a refusal as RFC 6749 §5.2 (or RFC 6750 §3.1) JSON.
-    static func oauth(_ request: Request, _ body: ([(name: String, value: String)]) async throws -> [String: JSONValue]) async throws -> Response {
+    static func oauth<Answer: Encodable>(
+        _ request: Request, _ body: ([(name: String, value: String)]) async throws -> Answer
+    ) async throws -> Response {
         do {
             guard let parameters = try await Self.parameters(request) else {
                 throw OAuthError("invalid_request", "the form is not valid percent-encoded UTF-8")
             }
-            return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
+            return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body(parameters))))
         } catch is AccessTokenMissing {
             // An empty object: JSON like every other answer, without an error code.
             var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
