@@ -165,3 +165,59 @@ public struct UserinfoAnswer: Sendable, Equatable, Encodable {
         }
     }
 }
+
+/// What the sign-in page shows while it continues a held authorization request, at
+/// `GET /oauth/authorize/request` (docs/contracts/identity.md, "Authorization endpoint").
+public struct HeldRequestAnswer: Sendable, Equatable, Encodable {
+    enum CodingKeys: String, CodingKey {
+        case clientName = "client_name", loginHint = "login_hint", reauthenticate
+    }
+
+    public let clientName: String
+    /// The request's `login_hint`, shortened; nil when it gave none.
+    public var loginHint: String? = nil
+    /// Whether the request asks for a fresh sign-in (`prompt=login`, `max_age`, `acr_values`, or
+    /// a client that requires a class of session).
+    public let reauthenticate: Bool
+}
+
+/// A pending device request as the `/device` page shows it, at `POST /device/lookup`
+/// (docs/contracts/identity.md, "Pushed authorization requests and the device flow"):
+/// `approval` is `approvable`, `sign_in` or `refused`, and a refusal's `refusal` says why.
+public struct DeviceRequestAnswer: Sendable, Equatable, Encodable {
+    enum CodingKeys: String, CodingKey {
+        case clientName = "client_name", userCode = "user_code", scopes, approval, refusal
+    }
+
+    /// Why this account may not approve the request, in RFC 6749 §5.2's terms.
+    struct Refusal: Encodable {
+        enum CodingKeys: String, CodingKey {
+            case error, errorDescription = "error_description"
+        }
+
+        let error: String
+        let errorDescription: String
+    }
+
+    public let clientName: String
+    /// As shown: `BCDF-GHJK`.
+    public let userCode: String
+    public let scopes: [String]
+    public let approval: OpenIDProvider.DeviceApproval
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clientName, forKey: .clientName)
+        try container.encode(userCode, forKey: .userCode)
+        try container.encode(scopes, forKey: .scopes)
+        switch approval {
+        case .approvable:
+            try container.encode("approvable", forKey: .approval)
+        case .signIn:
+            try container.encode("sign_in", forKey: .approval)
+        case .refused(let error, let description):
+            try container.encode("refused", forKey: .approval)
+            try container.encode(Refusal(error: error, errorDescription: description), forKey: .refusal)
+        }
+    }
+}

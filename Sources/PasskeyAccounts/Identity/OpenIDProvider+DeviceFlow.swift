@@ -89,14 +89,6 @@ extension OpenIDProvider {
         case refused(error: String, description: String)
     }
 
-    /// A pending device request as the `/device` page shows it.
-    public struct DeviceRequest: Sendable, Equatable {
-        public let clientName: String
-        public let userCode: String
-        public let scopes: [String]
-        public let approval: DeviceApproval
-    }
-
     /// Wrong user codes per client address, and per account when signed in: 5 a minute (the
     /// bucket refills one every 12 s), checked before a code is looked up and spent only by a
     /// wrong one, so a guesser learns nothing once it is out (docs/contracts/identity.md: "rate-limited like
@@ -128,9 +120,9 @@ extension OpenIDProvider {
 
     /// `POST /device/lookup`: the client's name, the scopes, and whether this session can
     /// approve it now.
-    public func deviceRequest(userCode: String, session: SignedInUser?) async throws -> DeviceRequest {
+    public func deviceRequest(userCode: String, session: SignedInUser?) async throws -> DeviceRequestAnswer {
         let (record, client, code) = try await pendingDevice(userCode: userCode, session: session)
-        return DeviceRequest(
+        return DeviceRequestAnswer(
             clientName: client.name ?? client.id, userCode: code.display, scopes: record.scopes,
             approval: try await deviceApproval(record, client: client, session: session))
     }

@@ -42,9 +42,7 @@ extension Routes {
             guard let handle = try Self.query("authorization", request), let held = try await openID.heldRequest(handle: handle) else {
                 throw APIError.notFound
             }
-            var body: [String: JSONValue] = ["client_name": .string(held.clientName), "reauthenticate": .bool(held.reauthenticate)]
-            if let hint = held.loginHint { body["login_hint"] = .string(hint) }
-            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()))
+            return Self.jsonResponse(ByteBuffer(bytes: try Self.answerJSON(held)))
         }
         registerTokenEndpoint("/oauth/token", on: router)
         router.post("/oauth/par") { request, _ in
@@ -70,18 +68,7 @@ extension Routes {
             }
             let body = try Self.decode(Lookup.self, try await Self.body(request))
             let found = try await openID.deviceRequest(userCode: body.userCode, session: try await session(request))
-            var answer: [String: JSONValue] = [
-                "client_name": .string(found.clientName), "user_code": .string(found.userCode),
-                "scopes": .array(found.scopes.map(JSONValue.string)),
-            ]
-            switch found.approval {
-            case .approvable: answer["approval"] = .string("approvable")
-            case .signIn: answer["approval"] = .string("sign_in")
-            case .refused(let error, let description):
-                answer["approval"] = .string("refused")
-                answer["refusal"] = .object(["error": .string(error), "error_description": .string(description)])
-            }
-            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(answer).encoded()))
+            return Self.jsonResponse(ByteBuffer(bytes: try Self.answerJSON(found)))
         }
         router.post("/device/decision") { request, _ in
             struct Decision: Decodable {
