@@ -4,14 +4,15 @@ import Hummingbird
 import HummingbirdCore
 @testable import PasskeyAccounts
 import PasskeyApp
+import PasskeyJSON
 import PasskeyServerTestSupport
 @testable import PasskeyServer
 import PasskeyTestSupport
 import Testing
 
 /// The shapes OAuth clients parse: userinfo's answers without a token and with the token in the
-/// header of an empty POST, and the token endpoint's rate limit and outage in RFC 6749 §5.2's
-/// shape with its cache headers.
+/// header of an empty POST, the token endpoint's rate limit and outage in RFC 6749 §5.2's
+/// shape with its cache headers, and the member names of each of the provider's typed answers.
 @Suite struct OAuthAnswerShapeTests {
     @Test func userinfoWithoutAnyTokenIs401WithTheBareChallenge() async throws {
         try await withServer { server, _, _ in
@@ -101,5 +102,81 @@ import Testing
             let discovery = try await client.get("/.well-known/openid-configuration")
             #expect((discovery.json["claims_supported"] as? [String])?.contains("updated_at") == true)
         }
+    }
+
+    /// Each of the provider's typed answers as the HTTP layer encodes it: its members under the
+    /// contract's names (a renamed CodingKey fails here), a nil member left out, members in the
+    /// order of their names, slashes unescaped.
+    @Test func theProvidersAnswersEncodeTheirMembersByTheirContractNames() throws {
+        func object(_ answer: some Encodable) throws -> [String: JSONValue] {
+            try #require(JSONValue.strictObject(try IdentityController.answerJSON(answer)))
+        }
+        func members(_ answer: some Encodable) throws -> Set<String> { Set(try object(answer).keys) }
+
+        var token = TokenAnswer(accessToken: "a", tokenType: "Bearer", expiresIn: 300, scope: "openid")
+        #expect(try members(token) == ["access_token", "token_type", "expires_in", "scope"])
+        #expect(String(decoding: try IdentityController.answerJSON(token), as: UTF8.self) == #"{"access_token":"a","expires_in":300,"scope":"openid","token_type":"Bearer"}"#)
+        token.refreshToken = "r"
+        token.idToken = "i"
+        #expect(try members(token) == ["access_token", "token_type", "expires_in", "scope", "refresh_token", "id_token"])
+        let exchanged = TokenAnswer(accessToken: "a", tokenType: "N_A", expiresIn: 300, scope: "openid", issuedTokenType: "urn:x")
+        #expect(try members(exchanged) == ["access_token", "token_type", "expires_in", "scope", "issued_token_type"])
+
+        #expect(String(decoding: try IdentityController.answerJSON(IntrospectionAnswer.inactive), as: UTF8.self) == #"{"active":false}"#)
+        let introspected = IntrospectionAnswer(
+            active: true, sub: "s", username: "ada", clientID: "c", scope: "openid", tokenType: "access_token", exp: 2, iat: 1, authTime: 1,
+            amr: ["hwk"], acr: "phr", sid: "d", aud: "c", iss: "https://id.example.com", jti: "j")
+        #expect(try members(introspected) == [
+            "active", "sub", "username", "client_id", "scope", "token_type", "exp", "iat", "auth_time", "amr", "acr", "sid", "aud", "iss", "jti",
+        ])
+        #expect(try object(introspected)["iss"] == .string("https://id.example.com"))
+
+        var device = DeviceAuthorizationAnswer(
+            deviceCode: "d", userCode: "BCDF-GHJK", verificationURI: "https://id.example.com/device",
+            verificationURIComplete: "https://id.example.com/device?user_code=BCDF-GHJK", expiresIn: 600, interval: 5)
+        let deviceMembers: Set = ["device_code", "user_code", "verification_uri", "verification_uri_complete", "expires_in", "interval"]
+        #expect(try members(device) == deviceMembers)
+        device.qrSVG = "<svg/>"
+        device.qrText = "▀▄"
+        #expect(try members(device) == deviceMembers.union(["qr_svg", "qr_text"]))
+
+        let pushed = PushedRequestAnswer(requestURI: "urn:ietf:params:oauth:request_uri:h", expiresIn: 60)
+        #expect(String(decoding: try IdentityController.answerJSON(pushed), as: UTF8.self) == #"{"expires_in":60,"request_uri":"urn:ietf:params:oauth:request_uri:h"}"#)
+
+        let discovery = DiscoveryDocument(
+            issuer: "i", authorizationEndpoint: "a", tokenEndpoint: "t", userinfoEndpoint: "u", jwksURI: "j", revocationEndpoint: "r",
+            endSessionEndpoint: "e", introspectionEndpoint: "n", pushedAuthorizationRequestEndpoint: "p", deviceAuthorizationEndpoint: "d",
+            responseTypesSupported: [], responseModesSupported: [], grantTypesSupported: [], subjectTypesSupported: [],
+            idTokenSigningAlgValuesSupported: [], tokenEndpointAuthMethodsSupported: [], revocationEndpointAuthMethodsSupported: [],
+            introspectionEndpointAuthMethodsSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
+            acrValuesSupported: [], promptValuesSupported: [], claimsParameterSupported: false, requestParameterSupported: false,
+            requestURIParameterSupported: false, authorizationResponseIssParameterSupported: true, backchannelLogoutSupported: true,
+            backchannelLogoutSessionSupported: true)
+        #expect(try members(discovery) == [
+            "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint", "end_session_endpoint",
+            "introspection_endpoint", "pushed_authorization_request_endpoint", "device_authorization_endpoint", "response_types_supported",
+            "response_modes_supported", "grant_types_supported", "subject_types_supported", "id_token_signing_alg_values_supported",
+            "token_endpoint_auth_methods_supported", "revocation_endpoint_auth_methods_supported",
+            "introspection_endpoint_auth_methods_supported", "code_challenge_methods_supported", "scopes_supported", "claims_supported",
+            "acr_values_supported", "prompt_values_supported", "claims_parameter_supported", "request_parameter_supported",
+            "request_uri_parameter_supported", "authorization_response_iss_parameter_supported", "backchannel_logout_supported",
+            "backchannel_logout_session_supported",
+        ])
+
+        // The claims are the scopes' own: a null `passkey` stays, a `sub` among them does not win.
+        let info = try object(UserinfoAnswer(sub: "s", claims: ["name": .string("Ada"), "passkey": .null, "sub": .string("other")]))
+        #expect(info == ["sub": .string("s"), "name": .string("Ada"), "passkey": .null])
+
+        #expect(try members(HeldRequestAnswer(clientName: "App", reauthenticate: false)) == ["client_name", "reauthenticate"])
+        #expect(try members(HeldRequestAnswer(clientName: "App", loginHint: "ada", reauthenticate: true)) == ["client_name", "login_hint", "reauthenticate"])
+
+        let approvable = DeviceRequestAnswer(clientName: "TV", userCode: "BCDF-GHJK", scopes: ["openid"], approval: .approvable)
+        #expect(try object(approvable) == [
+            "client_name": .string("TV"), "user_code": .string("BCDF-GHJK"), "scopes": .array([.string("openid")]), "approval": .string("approvable"),
+        ])
+        #expect(try object(DeviceRequestAnswer(clientName: "TV", userCode: "B", scopes: [], approval: .signIn))["approval"] == .string("sign_in"))
+        let refused = try object(DeviceRequestAnswer(clientName: "TV", userCode: "B", scopes: [], approval: .refused(error: "access_denied", description: "no")))
+        #expect(refused["approval"] == .string("refused"))
+        #expect(refused["refusal"] == .object(["error": .string("access_denied"), "error_description": .string("no")]))
     }
 }

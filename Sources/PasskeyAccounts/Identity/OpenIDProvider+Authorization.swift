@@ -129,7 +129,7 @@ extension OpenIDProvider {
 
     /// What the page shows while it continues a held request: the client's name and the
     /// `login_hint`; nil for a handle that is not live.
-    public func heldRequest(handle: String) async throws -> (clientName: String, loginHint: String?, reauthenticate: Bool)? {
+    public func heldRequest(handle: String) async throws -> HeldRequestAnswer? {
         guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()),
               let client = try await store.client(id: held.clientID),
               let parameters = try? FormURLEncoded.pairs(held.parameters)
@@ -137,7 +137,9 @@ extension OpenIDProvider {
         let hint = parameters.last { $0.name == "login_hint" }?.value
         let prompt = parameters.last { $0.name == "prompt" }?.value ?? ""
         let fresh = prompt.split(separator: " ").contains("login") || parameters.contains { $0.name == "max_age" } || parameters.contains { $0.name == "acr_values" } || client.requiredACR != nil
-        return (client.name ?? client.id, hint.flatMap { $0.isEmpty ? nil : String($0.prefix(AuthorizationRequest.maximumLoginHintLength)) }, fresh)
+        return HeldRequestAnswer(
+            clientName: client.name ?? client.id,
+            loginHint: hint.flatMap { $0.isEmpty ? nil : String($0.prefix(AuthorizationRequest.maximumLoginHintLength)) }, reauthenticate: fresh)
     }
 
     typealias Prompt = AuthorizationRequest.Prompt

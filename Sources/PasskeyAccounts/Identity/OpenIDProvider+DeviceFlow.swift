@@ -2,7 +2,7 @@ public import Foundation
 internal import PasskeyCore
 internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
-public import PasskeyJSON
+internal import PasskeyJSON
 internal import PasskeyQR
 internal import PasskeyStorage
 
@@ -22,7 +22,9 @@ extension OpenIDProvider {
     /// `--device-flow` asks for `scope` (with `openid`, only its own scopes); the answer carries
     /// the device code (256 random bits, only its hash kept), the user code, where to enter it,
     /// and `verification_uri_complete` as a QR code (`qr_svg`, and `qr_text` for a terminal).
-    public func deviceAuthorization(_ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?) async throws -> [String: JSONValue] {
+    public func deviceAuthorization(
+        _ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?
+    ) async throws -> DeviceAuthorizationAnswer {
         let values = try Self.singleValues(parameters)
         let client = try await authenticateClient(values, basic: basic)
         guard client.deviceFlow else { throw OAuthError("unauthorized_client", "this client is not registered for the device flow") }
@@ -46,14 +48,12 @@ extension OpenIDProvider {
             let shown = userCode.display
             let page = context.rp.pageOrigin + "/device"
             let complete = FormURLEncoded.appending([("user_code", shown)], to: page)
-            var response: [String: JSONValue] = [
-                "device_code": .string(Base64URL.encode(deviceCode)), "user_code": .string(shown), "verification_uri": .string(page),
-                "verification_uri_complete": .string(complete), "expires_in": .integer(Int64(Self.deviceTTL)),
-                "interval": .integer(Int64(Self.deviceInterval)),
-            ]
+            var response = DeviceAuthorizationAnswer(
+                deviceCode: Base64URL.encode(deviceCode), userCode: shown, verificationURI: page, verificationURIComplete: complete,
+                expiresIn: Int(Self.deviceTTL), interval: Self.deviceInterval)
             if let qr = try? QRCode(complete) {
-                response["qr_svg"] = .string(qr.svg(title: "Scan to sign in"))
-                response["qr_text"] = .string(qr.text())
+                response.qrSVG = qr.svg(title: "Scan to sign in")
+                response.qrText = qr.text()
             }
             return response
         }
@@ -89,14 +89,6 @@ extension OpenIDProvider {
         case refused(error: String, description: String)
     }
 
-    /// A pending device request as the `/device` page shows it.
-    public struct DeviceRequest: Sendable, Equatable {
-        public let clientName: String
-        public let userCode: String
-        public let scopes: [String]
-        public let approval: DeviceApproval
-    }
-
     /// Wrong user codes per client address, and per account when signed in: 5 a minute (the
     /// bucket refills one every 12 s), checked before a code is looked up and spent only by a
     /// wrong one, so a guesser learns nothing once it is out (docs/contracts/identity.md: "rate-limited like
@@ -128,9 +120,9 @@ extension OpenIDProvider {
 
     /// `POST /device/lookup`: the client's name, the scopes, and whether this session can
     /// approve it now.
-    public func deviceRequest(userCode: String, session: SignedInUser?) async throws -> DeviceRequest {
+    public func deviceRequest(userCode: String, session: SignedInUser?) async throws -> DeviceRequestAnswer {
         let (record, client, code) = try await pendingDevice(userCode: userCode, session: session)
-        return DeviceRequest(
+        return DeviceRequestAnswer(
             clientName: client.name ?? client.id, userCode: code.display, scopes: record.scopes,
             approval: try await deviceApproval(record, client: client, session: session))
     }
@@ -190,7 +182,7 @@ extension OpenIDProvider {
     /// user has not decided, `authorization_pending`, or `slow_down` for a poll sooner than the
     /// interval (which then grows by 5 s); `access_denied`; `expired_token`; then the tokens,
     /// once (a second redemption revokes them, as a reused code does).
-    func redeemDeviceCode(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+    func redeemDeviceCode(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
         guard client.deviceFlow else { throw OAuthError("unauthorized_client", "this client is not registered for the device flow") }
         guard let deviceCode = values["device_code"] else { throw OAuthError.invalidRequest("device_code is missing") }
         let at = now()

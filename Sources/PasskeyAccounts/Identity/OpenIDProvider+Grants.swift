@@ -1,10 +1,9 @@
 internal import Foundation
-internal import PasskeyJSON
 internal import PasskeyStorage
 
 /// What several endpoints ask of a grant and a request: whether a grant still stands, whether a
-/// client's policy admits the account, a grant's claims for introspection, the single-valued
-/// parameters of a form (RFC 6749 §3.1), and the URNs of token exchange (RFC 8693).
+/// client's policy admits the account, the single-valued parameters of a form (RFC 6749 §3.1),
+/// and the URNs of token exchange (RFC 8693).
 extension OpenIDProvider {
     static let tokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange"
     static let accessTokenType = "urn:ietf:params:oauth:token-type:access_token"
@@ -20,16 +19,6 @@ extension OpenIDProvider {
     func isStanding(_ grant: GrantRecord, at: Date) async throws -> Bool {
         if grant.offline { return true }
         return try await store.session(tokenHash: grant.sessionHash, now: at) != nil
-    }
-
-    func grantClaims(_ grant: GrantRecord, user: UserRecord) -> [String: JSONValue] {
-        var claims: [String: JSONValue] = [
-            "active": .bool(true), "sub": .string(Self.subject(user.handle)), "username": .string(user.name),
-            "iat": Self.seconds(grant.createdAt), "auth_time": Self.seconds(grant.authTime),
-            "amr": .array(grant.amr.map(JSONValue.string)), "sid": .string(Self.sessionID(grant.sessionHash)), "iss": .string(issuer),
-        ]
-        if let acr = grant.acr { claims["acr"] = .string(acr) }
-        return claims
     }
 
     static func singleValues(_ parameters: [(name: String, value: String)]) throws(OAuthError) -> [String: String] {

@@ -1,7 +1,7 @@
 public import Foundation
 internal import PasskeyCrypto
 internal import PasskeyHTTPParsing
-public import PasskeyJSON
+internal import PasskeyJSON
 internal import PasskeyStorage
 
 /// Pushed authorization requests (RFC 9126; docs/contracts/identity.md, "Pushed authorization requests and the
@@ -20,7 +20,7 @@ extension OpenIDProvider {
     /// redirected), kept for 60 s under a single-use `request_uri`.
     public func pushAuthorizationRequest(
         _ parameters: [(name: String, value: String)], basic: (id: String, secret: String)?
-    ) async throws -> [String: JSONValue] {
+    ) async throws -> PushedRequestAnswer {
         let values = try Self.singleValues(parameters)
         let client = try await authenticateClient(values, basic: basic)
         if values["request_uri"] != nil { throw OAuthError.invalidRequest("request_uri cannot be pushed") }
@@ -41,7 +41,7 @@ extension OpenIDProvider {
             HeldAuthorizationRecord(
                 handleHash: Self.pushedHash(handle), clientID: client.id, parameters: FormURLEncoded.encode(withID), createdAt: at,
                 expiresAt: at.addingTimeInterval(Self.pushedTTL)))
-        return ["request_uri": .string(Self.requestURIPrefix + Base64URL.encode(handle)), "expires_in": .integer(Int64(Self.pushedTTL))]
+        return PushedRequestAnswer(requestURI: Self.requestURIPrefix + Base64URL.encode(handle), expiresIn: Int(Self.pushedTTL))
     }
 
     /// The authorization endpoint with `client_id` and `request_uri`: the pushed parameters, once.

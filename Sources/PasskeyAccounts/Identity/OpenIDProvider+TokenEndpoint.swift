@@ -2,18 +2,18 @@ internal import Foundation
 internal import Logging
 internal import PasskeyCrypto
 internal import PasskeyJOSE
-public import PasskeyJSON
+internal import PasskeyJSON
 internal import PasskeyStorage
 
 /// The token endpoint (docs/contracts/identity.md, "Token endpoint"; RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6).
 extension OpenIDProvider {
     /// `POST /oauth/token`: `parameters` is the form body in order (repeats kept), `query` the
     /// URI's (read only for the Messages for Business client), `basic` the
-    /// `Authorization: Basic` credentials when sent. Answers the token response's JSON object.
+    /// `Authorization: Basic` credentials when sent. Answers the token response.
     public func token(
         _ parameters: [(name: String, value: String)], query: [(name: String, value: String)] = [],
         basic: (id: String, secret: String)?
-    ) async throws -> [String: JSONValue] {
+    ) async throws -> TokenAnswer {
         var values = try Self.singleValues(parameters)
         if !query.isEmpty { values = try await withDeviceQuery(values, query: query, basic: basic) }
         let client = try await authenticateClient(values, basic: basic)
@@ -100,7 +100,7 @@ extension OpenIDProvider {
 
     // MARK: authorization_code
 
-    func redeemCode(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+    func redeemCode(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
         guard let code = values["code"] else { throw OAuthError.invalidRequest("code is missing") }
         guard let redirectURI = values["redirect_uri"] ?? AuthorizationRequest.impliedRedirectURI(client) else {
             throw OAuthError.invalidRequest("redirect_uri is missing")
@@ -124,8 +124,8 @@ extension OpenIDProvider {
         try await checkSessionAlive(grant, at: at)
         let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", at: at)
         let response = try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
-        if client.messagesForBusiness, let mfb = messagesForBusiness, case .string(let accessToken)? = response["access_token"] {
-            try await mfb.bindAccessToken(accessToken, code: code, clientID: client.id, redirectURI: grant.redirectURI, at: at)
+        if client.messagesForBusiness, let mfb = messagesForBusiness {
+            try await mfb.bindAccessToken(response.accessToken, code: code, clientID: client.id, redirectURI: grant.redirectURI, at: at)
         }
         return response
     }
@@ -188,7 +188,7 @@ extension OpenIDProvider {
 
     /// RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use gives a new refresh token and
     /// retires the old; a retired one presented again revokes the whole grant.
-    func refresh(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+    func refresh(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
         guard Self.getsRefreshTokens(client) else {
             throw OAuthError("unauthorized_client", "this client is not registered for refresh tokens")
         }
@@ -226,7 +226,7 @@ extension OpenIDProvider {
         return try await rotate(grant, old: hash, client: client, scopes: scopes, at: at)
     }
 
-    func rotate(_ grant: GrantRecord, old: [UInt8], client: ClientRecord, scopes: [String], at: Date) async throws -> [String: JSONValue] {
+    func rotate(_ grant: GrantRecord, old: [UInt8], client: ClientRecord, scopes: [String], at: Date) async throws -> TokenAnswer {
         let new = SecureRandom.bytes(32)
         let refreshExpiresAt = at.addingTimeInterval(configuration.refreshTokenTTL)
         let rotated = try await store.rotateRefreshToken(

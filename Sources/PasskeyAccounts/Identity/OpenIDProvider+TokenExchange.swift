@@ -11,7 +11,7 @@ extension OpenIDProvider {
     /// RFC 8693 for clients registered with `--token-exchange`: a session token of the JSON
     /// endpoints for an access token (default) or an ID token whose `aud` is the exchanging
     /// client, bound to that session (it ends with it), under the client's own policy.
-    func exchange(_ values: [String: String], client: ClientRecord) async throws -> [String: JSONValue] {
+    func exchange(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
         guard client.tokenExchange else { throw OAuthError("unauthorized_client", "this client is not registered for token exchange") }
         guard let subjectToken = values["subject_token"] else { throw OAuthError.invalidRequest("subject_token is missing") }
         guard values["subject_token_type"] == Self.accessTokenType else {
@@ -49,14 +49,13 @@ extension OpenIDProvider {
             grant, event: context.event(user.handle, "oauth_token_issued", at: at, ["client": client.id, "grant": "token_exchange"]))
         let tokens = try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: nil, at: at, includeNonce: false)
         if requested == Self.idTokenType {
-            return [
-                "access_token": tokens["id_token"] ?? .null, "issued_token_type": .string(Self.idTokenType), "token_type": .string("N_A"),
-                "expires_in": .integer(Int64(configuration.idTokenTTL)), "scope": .string(scopes.joined(separator: " ")),
-            ]
+            guard let idToken = tokens.idToken else { throw OAuthError("invalid_scope", "an ID token needs the openid scope") }
+            return TokenAnswer(
+                accessToken: idToken, tokenType: "N_A", expiresIn: Int(configuration.idTokenTTL), scope: scopes.joined(separator: " "),
+                issuedTokenType: Self.idTokenType)
         }
-        return [
-            "access_token": tokens["access_token"] ?? .null, "issued_token_type": .string(Self.accessTokenType), "token_type": .string("Bearer"),
-            "expires_in": .integer(Int64(configuration.accessTokenTTL)), "scope": .string(scopes.joined(separator: " ")),
-        ]
+        return TokenAnswer(
+            accessToken: tokens.accessToken, tokenType: "Bearer", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "),
+            issuedTokenType: Self.accessTokenType)
     }
 }

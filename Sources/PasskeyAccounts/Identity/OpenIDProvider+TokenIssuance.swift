@@ -19,12 +19,15 @@ extension OpenIDProvider {
     /// stored, and from which the session token cannot be recovered.
     static func sessionID(_ sessionHash: [UInt8]) -> String { Sessions.sessionID(sessionHash) }
 
-    static func seconds(_ date: Date) -> JSONValue { .integer(JWTClaims.numericDate(date) ?? 0) }
+    static func seconds(_ date: Date) -> JSONValue { .integer(numericDate(date)) }
+
+    /// A NumericDate (RFC 7519 §2): whole seconds since the epoch.
+    static func numericDate(_ date: Date) -> Int64 { JWTClaims.numericDate(date) ?? 0 }
 
     /// The token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
     func tokenResponse(
         _ grant: GrantRecord, client: ClientRecord, scopes: [String], refreshToken: [UInt8]?, at: Date, includeNonce: Bool
-    ) async throws -> [String: JSONValue] {
+    ) async throws -> TokenAnswer {
         guard let user = try await store.user(handle: grant.userHandle) else {
             throw OAuthError.invalidGrant("the account no longer exists")
         }
@@ -43,17 +46,15 @@ extension OpenIDProvider {
         idClaims["sid"] = .string(Self.sessionID(grant.sessionHash))
         if includeNonce, let nonce = grant.nonce { idClaims["nonce"] = .string(nonce) }
         idClaims["at_hash"] = .string(Self.leftHalfHash(accessToken))
-        var response: [String: JSONValue] = [
-            "access_token": .string(accessToken), "token_type": .string("Bearer"), "expires_in": .integer(Int64(configuration.accessTokenTTL)),
-            "scope": .string(scopes.joined(separator: " ")),
-        ]
+        var response = TokenAnswer(
+            accessToken: accessToken, tokenType: "Bearer", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "))
         // An ID token answers an OpenID Connect request; the Messages for Business device may
         // ask by OAuth 2.0 alone (no `openid`), and gets none.
         if grant.scopes.contains("openid") {
-            response["id_token"] = .string(
-                try JWS.sign(header: ["typ": .string("JWT"), "kid": .string(key.record.keyID)], claims: idClaims, key: key.privateKey, algorithm: algorithm))
+            response.idToken = try JWS.sign(
+                header: ["typ": .string("JWT"), "kid": .string(key.record.keyID)], claims: idClaims, key: key.privateKey, algorithm: algorithm)
         }
-        if let refreshToken { response["refresh_token"] = .string(Base64URL.encode(refreshToken)) }
+        response.refreshToken = refreshToken.map(Base64URL.encode)
         return response
     }
 

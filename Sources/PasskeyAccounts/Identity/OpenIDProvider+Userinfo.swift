@@ -2,7 +2,7 @@ internal import PasskeyCrypto
 internal import Foundation
 internal import PasskeyCore
 internal import PasskeyJOSE
-public import PasskeyJSON
+internal import PasskeyJSON
 internal import PasskeyStorage
 
 /// The userinfo endpoint (OpenID Connect Core §5.3; docs/contracts/identity.md, "Tokens and claims").
@@ -12,15 +12,13 @@ extension OpenIDProvider {
     /// `GET`/`POST /oauth/userinfo` (OpenID Connect Core §5.3): `sub` and the claims of the
     /// token's scopes. The token must be one of ours, unexpired, of a grant that stands, whose
     /// session (unless `offline_access`) is still open; anything else is `invalid_token`.
-    public func userinfo(accessToken: String?) async throws -> [String: JSONValue] {
+    public func userinfo(accessToken: String?) async throws -> UserinfoAnswer {
         guard let accessToken else { throw AccessTokenMissing() }
         let at = now()
         let (claims, grant) = try await checkAccessToken(accessToken, at: at)
         guard let user = try await store.user(handle: grant.userHandle) else { throw OAuthError.invalidToken("the account no longer exists") }
         let scopes = (claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
-        var info = try await scopeClaims(user: user, grant: grant, scopes: scopes)
-        info["sub"] = .string(Self.subject(user.handle))
-        return info
+        return UserinfoAnswer(sub: Self.subject(user.handle), claims: try await scopeClaims(user: user, grant: grant, scopes: scopes))
     }
 
     /// An access token this provider issued, checked in full: its signature by a published key

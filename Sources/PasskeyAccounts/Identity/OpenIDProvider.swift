@@ -8,9 +8,9 @@ public import PasskeyStorage
 /// The OpenID provider (docs/contracts/identity.md): a file per endpoint beside this one
 /// (+Authorization, +PushedRequests, +TokenEndpoint, +TokenIssuance, +Userinfo, +Discovery,
 /// +Revocation, +Introspection, +TokenExchange, +DeviceFlow, +Logout, +Applications; what
-/// several share in +Grants). It signs users in with the passkey service's sessions and keeps
-/// every request, code and grant in the store, so that an authorization started on one
-/// instance finishes on any other.
+/// several share in +Grants; the endpoints' typed answers in IdentityAnswers). It signs users in
+/// with the passkey service's sessions and keeps every request, code and grant in the store, so
+/// that an authorization started on one instance finishes on any other.
 public final class OpenIDProvider: Sendable {
     /// A code lives 60 s (docs/contracts/identity.md): long enough for a back-channel exchange, short enough
     /// that a leaked one is stale.

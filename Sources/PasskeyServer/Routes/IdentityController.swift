@@ -23,7 +23,7 @@ struct IdentityController: Controller {
             Self.cacheableJSON(try await signingKeys.keySet(now: service.now()))
         }
         routes.get("/.well-known/openid-configuration", .json) { _, _ in
-            Self.cacheableJSON(JSONValue.object(openID.discovery()).encoded())
+            Self.cacheableJSON(try Self.answerJSON(openID.discovery()))
         }
         declareAuthorizationEndpoint("/oauth/authorize", on: &routes)
         for method: HTTPRequest.Method in [.get, .post] {
@@ -46,9 +46,7 @@ struct IdentityController: Controller {
             guard let handle = try Self.query("authorization", request), let held = try await openID.heldRequest(handle: handle) else {
                 throw APIError.notFound
             }
-            var body: [String: JSONValue] = ["client_name": .string(held.clientName), "reauthenticate": .bool(held.reauthenticate)]
-            if let hint = held.loginHint { body["login_hint"] = .string(hint) }
-            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(body).encoded()))
+            return Self.jsonResponse(ByteBuffer(bytes: try Self.answerJSON(held)))
         }
         declareTokenEndpoint("/oauth/token", on: &routes)
         routes.post("/oauth/par", .oauth) { request, _ in
@@ -74,18 +72,7 @@ struct IdentityController: Controller {
             }
             let body = try Self.decode(Lookup.self, try await Self.body(request))
             let found = try await openID.deviceRequest(userCode: body.userCode, session: try await session(request))
-            var answer: [String: JSONValue] = [
-                "client_name": .string(found.clientName), "user_code": .string(found.userCode),
-                "scopes": .array(found.scopes.map(JSONValue.string)),
-            ]
-            switch found.approval {
-            case .approvable: answer["approval"] = .string("approvable")
-            case .signIn: answer["approval"] = .string("sign_in")
-            case .refused(let error, let description):
-                answer["approval"] = .string("refused")
-                answer["refusal"] = .object(["error": .string(error), "error_description": .string(description)])
-            }
-            return Self.jsonResponse(ByteBuffer(bytes: JSONValue.object(answer).encoded()))
+            return Self.jsonResponse(ByteBuffer(bytes: try Self.answerJSON(found)))
         }
         routes.post("/device/decision", .json) { request, _ in
             struct Decision: Decodable {
@@ -108,7 +95,8 @@ struct IdentityController: Controller {
         routes.post("/oauth/revoke", .oauth) { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.revoke(parameters, basic: Self.basicCredentials(request))
-                return [:]
+                // RFC 7009 §2.2: the body is ignored; an empty object, JSON like every other answer.
+                return [String: String]()
             }
         }
         routes.get("/oauth/userinfo", .form) { request, _ in
@@ -170,14 +158,24 @@ struct IdentityController: Controller {
         HTTPAnswer.oauthError(error, description, status: status)
     }
 
+    /// The provider's answers as JSON: compact, members in the order of their names, slashes
+    /// unescaped (URLs stay readable), as the provider answered before its answers were typed.
+    static func answerJSON(_ answer: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(answer))
+    }
+
     /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
     /// `Cache-Control: no-store`, a refusal as RFC 6749 §5.2 (or RFC 6750 §3.1) JSON.
-    static func oauth(_ request: Request, _ body: ([(name: String, value: String)]) async throws -> [String: JSONValue]) async throws -> Response {
+    static func oauth<Answer: Encodable>(
+        _ request: Request, _ body: ([(name: String, value: String)]) async throws -> Answer
+    ) async throws -> Response {
         do {
             guard let parameters = try await Self.parameters(request) else {
                 throw OAuthError("invalid_request", "the form is not valid percent-encoded UTF-8")
             }
-            return jsonResponse(ByteBuffer(bytes: JSONValue.object(try await body(parameters)).encoded()))
+            return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body(parameters))))
         } catch is AccessTokenMissing {
             // An empty object: JSON like every other answer, without an error code.
             var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
