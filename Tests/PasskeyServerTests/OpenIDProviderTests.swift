@@ -125,6 +125,11 @@ struct TestRelyingParty {
             #expect(document["response_types_supported"] as? [String] == ["code"])
             #expect(document["id_token_signing_alg_values_supported"] as? [String] == ["RS256", "ES256"])
             #expect(document["authorization_response_iss_parameter_supported"] as? Bool == true)
+            // RFC 8414's name for the same document, cached alike.
+            let metadata = try await client.get("/.well-known/oauth-authorization-server")
+            #expect(metadata.status == 200)
+            #expect(metadata.header("Cache-Control") == "public, max-age=300")
+            #expect(metadata.body == result.body)
         }
         try await withServer({ $0.issuer = "https://id.example.com" }) { (_: TestServer, _: Ceremonies, client: Client) async throws in
             #expect(try await client.get("/.well-known/openid-configuration").json["token_endpoint"] as? String == "https://id.example.com/oauth/token")

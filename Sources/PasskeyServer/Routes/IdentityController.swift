@@ -22,8 +22,12 @@ struct IdentityController: Controller {
         routes.get("/oauth/jwks", .json) { _, _ in
             Self.cacheableJSON(try await signingKeys.keySet(now: service.now()))
         }
-        routes.get("/.well-known/openid-configuration", .json) { _, _ in
-            Self.cacheableJSON(try Self.answerJSON(openID.discovery()))
+        // The same metadata under both names: OpenID Connect Discovery's, and RFC 8414's, where
+        // OAuth clients (MCP clients and agents among them) look first.
+        for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
+            routes.get(path, .json) { _, _ in
+                Self.cacheableJSON(try Self.answerJSON(openID.discovery()))
+            }
         }
         declareAuthorizationEndpoint("/oauth/authorize", on: &routes)
         for method: HTTPRequest.Method in [.get, .post] {
