@@ -77,6 +77,19 @@ import Testing
         }
     }
 
+    /// The sign-in page's path is a route like the others: 405 with `Allow` for a method it
+    /// does not have.
+    @Test func theRootHasItsMethods() async throws {
+        try await withServer { server, _, _ in
+            // (The test server has no page files: GET is the page's 404, never a 405.)
+            #expect(try await Self.raw(server.port, "GET", "/").status == 404)
+            let trace = try await Self.raw(server.port, "TRACE", "/")
+            #expect(trace.status == 405)
+            #expect(trace.text.contains("Allow: GET"))
+            #expect(server.app.routeTable.policy("/", .get) == .json)
+        }
+    }
+
     /// For each route and method: a cross-site, cookie-carrying, text/plain request gets its
     /// policy's answer on the canonical path, and every other spelling is 404 before any policy
     /// or handler.

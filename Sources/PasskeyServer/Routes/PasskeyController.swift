@@ -7,6 +7,11 @@ struct PasskeyController: Controller {
     let service: PasskeySignIn
 
     func declare(_ routes: inout RouteDeclarations) {
+        // The sign-in page. The public files' middleware answers it before this handler runs;
+        // the declaration gives the path its methods (another method is 405 with `Allow`).
+        routes.get("/", .json) { _, _ in
+            try page("index.html")
+        }
         routes.get("/healthz", .json) { _, _ in
             // Touches the database: 200 only once it answers.
             try Self.json(try await service.health())
