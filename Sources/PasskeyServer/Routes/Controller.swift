@@ -118,9 +118,15 @@ extension Controller {
     // MARK: Answers
 
     static func json(_ value: some Encodable) throws -> Response {
+        jsonResponse(ByteBuffer(bytes: try jsonBytes(value)))
+    }
+
+    /// An answer's JSON, slashes unescaped; `sortedKeys` for the answers whose bytes are pinned
+    /// in sorted order (the OpenID provider's).
+    static func jsonBytes(_ value: some Encodable, sortedKeys: Bool = false) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return jsonResponse(ByteBuffer(bytes: try encoder.encode(value)))
+        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
     }
 
     /// The hot endpoints' answers, written without Foundation (JSONWriter).

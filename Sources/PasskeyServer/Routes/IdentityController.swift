@@ -165,9 +165,7 @@ struct IdentityController: Controller {
     /// The provider's answers as JSON: compact, members in the order of their names, slashes
     /// unescaped (URLs stay readable), as the provider answered before its answers were typed.
     static func answerJSON(_ answer: some Encodable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(answer))
+        try jsonBytes(answer, sortedKeys: true)
     }
 
     /// A form-bodied OAuth endpoint: the parameters in order, the answer as JSON with
