@@ -7,7 +7,7 @@ internal import PostgresNIO
 extension PostgresPasskeyStore {
     public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
         let c = client
-        let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
+        let secret = c.storedSecretHash.map { ByteBuffer(bytes: $0) }
         let created = try c.createdAt.storeMilliseconds()
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
@@ -17,12 +17,13 @@ extension PostgresPasskeyStore {
                     INSERT INTO oauth_clients (
                         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
                         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
-                        mfb, clients_file, created_at)
+                        mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, created_at)
                     VALUES (
                         \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
                         \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
                         \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
-                        \(c.messagesForBusiness), \(c.fromClientsFile), \(created))
+                        \(c.messagesForBusiness), \(c.fromClientsFile), \(c.clientCredentials), \(c.audiences), \(c.jwks),
+                        \(c.jwksURI), \(created))
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -58,7 +59,7 @@ extension PostgresPasskeyStore {
 
     public func replaceClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
         let c = client
-        let secret = c.secretHash.map { ByteBuffer(bytes: $0) }
+        let secret = c.storedSecretHash.map { ByteBuffer(bytes: $0) }
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
             let replaced = try await Self.count(
@@ -70,7 +71,8 @@ extension PostgresPasskeyStore {
                         scopes = \(c.scopes), id_token_alg = \(c.idTokenAlgorithm), introspection = \(c.introspection),
                         token_exchange = \(c.tokenExchange), allowed_groups = \(c.allowedGroups), required_acr = \(c.requiredACR),
                         device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
-                        mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile)
+                        mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile),
+                        client_credentials = \(c.clientCredentials), audiences = \(c.audiences), jwks = \(c.jwks), jwks_uri = \(c.jwksURI)
                     WHERE id = \(c.id)
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -388,7 +390,7 @@ struct ClientRow {
     static let columns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
-        clients_file, created_at
+        clients_file, client_credentials, audiences, jwks, jwks_uri, created_at
         """
 
     static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
@@ -398,7 +400,8 @@ struct ClientRow {
             redirectURIs: try c.next(), postLogoutRedirectURIs: try c.next(), backchannelLogoutURI: try c.next(),
             scopes: try c.next(), idTokenAlgorithm: try c.next(), introspection: try c.next(), tokenExchange: try c.next(),
             allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
-            refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), createdAt: try c.date())
+            refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), clientCredentials: try c.next(),
+            audiences: try c.next(), jwks: try c.next(), jwksURI: try c.next(), createdAt: try c.date()).fromStorage()
     }
 }
 

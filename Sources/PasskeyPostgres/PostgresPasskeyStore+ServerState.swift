@@ -105,6 +105,7 @@ extension PostgresPasskeyStore {
             let nonces = try await Self.count(db.query(
                 "DELETE FROM apple_nonces WHERE expires_at <= \(cutoff) RETURNING 1", logger: Self.quiet))
             try await db.query("DELETE FROM apple_spent_tokens WHERE expires_at <= \(cutoff)", logger: Self.quiet)
+            try await db.query("DELETE FROM spent_ids WHERE expires_at <= \(cutoff)", logger: Self.quiet)
             let old = cutoff - 30 * 86_400_000
             try await db.query("DELETE FROM apple_notifications WHERE received_at <= \(old)", logger: Self.quiet)
             let discoveries = try await Self.count(db.query(
@@ -127,5 +128,20 @@ extension PostgresPasskeyStore {
             return [ceremonies + nonces + discoveries, sessions]
         }
         return (counts[0], counts[1])
+    }
+
+    public func spendOnce(keyHash: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
+        let key = ByteBuffer(bytes: keyHash)
+        let expiry = try expiresAt.storeMilliseconds()
+        let at = try now.storeMilliseconds()
+        return try await write { db in
+            // A concurrent spend of the same id waits on the row, then finds it live.
+            try await Self.count(db.query(
+                """
+                INSERT INTO spent_ids (key_hash, expires_at) VALUES (\(key), \(expiry))
+                ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= \(at)
+                RETURNING 1
+                """, logger: Self.quiet)) == 1
+        }
     }
 }

@@ -67,7 +67,9 @@ extension SQLitePasskeyStore {
             idTokenAlgorithm: row.text(8), introspection: row.bool(9), tokenExchange: row.bool(10),
             allowedGroups: try ListCoding.strings(row.text(11), column: "allowed_groups"), requiredACR: row.optionalText(12),
             deviceFlow: row.bool(13), requirePAR: row.bool(14), refresh: row.bool(15),
-            messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), createdAt: Date(storeMilliseconds: row.int64(18)))
+            messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), clientCredentials: row.bool(18),
+            audiences: try ListCoding.strings(row.text(19), column: "audiences"), jwks: row.optionalText(20), jwksURI: row.optionalText(21),
+            createdAt: Date(storeMilliseconds: row.int64(22))).fromStorage()
     }
 
     public func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool {
@@ -333,25 +335,26 @@ extension SQLitePasskeyStore {
     static let clientColumns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, clients_file, \
-        created_at
+        client_credentials, audiences, jwks, jwks_uri, created_at
         """
 
     /// The client's values in the order of `clientColumns`.
     static func clientArguments(_ client: ClientRecord) throws -> [SQLiteValue] {
         [
-            .text(client.id), .optionalText(client.name), .bool(client.isPublic), .optionalBlob(client.secretHash),
+            .text(client.id), .optionalText(client.name), .bool(client.isPublic), .optionalBlob(client.storedSecretHash),
             try ListCoding.encode(strings: client.redirectURIs), try ListCoding.encode(strings: client.postLogoutRedirectURIs),
             .optionalText(client.backchannelLogoutURI), try ListCoding.encode(strings: client.scopes), .text(client.idTokenAlgorithm),
             .bool(client.introspection), .bool(client.tokenExchange), try ListCoding.encode(strings: client.allowedGroups),
             .optionalText(client.requiredACR), .bool(client.deviceFlow), .bool(client.requirePAR), .bool(client.refresh),
-            .bool(client.messagesForBusiness), .bool(client.fromClientsFile), try .time(client.createdAt),
+            .bool(client.messagesForBusiness), .bool(client.fromClientsFile), .bool(client.clientCredentials),
+            try ListCoding.encode(strings: client.audiences), .optionalText(client.jwks), .optionalText(client.jwksURI), try .time(client.createdAt),
         ]
     }
 
     /// `column = ?` for every column but the id and created_at, in order.
     static let clientAssignments = clientColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         .dropFirst().dropLast().map { "\($0) = ?" }.joined(separator: ", ")
-    static let clientPlaceholders = Array(repeating: "?", count: 19).joined(separator: ", ")
+    static let clientPlaceholders = Array(repeating: "?", count: 23).joined(separator: ", ")
 }
 
 /// The OpenID provider's device authorizations (RFC 8628).

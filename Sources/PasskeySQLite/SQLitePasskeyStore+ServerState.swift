@@ -88,6 +88,7 @@ extension SQLitePasskeyStore {
             try db.execute("DELETE FROM apple_nonces WHERE expires_at <= ?", [cutoff])
             let nonces = try db.changes()
             try db.execute("DELETE FROM apple_spent_tokens WHERE expires_at <= ?", [cutoff])
+            try db.execute("DELETE FROM spent_ids WHERE expires_at <= ?", [cutoff])
             try db.execute("DELETE FROM apple_notifications WHERE received_at <= ?", [try .time(now.addingTimeInterval(-30 * 86400))])
             try db.execute("DELETE FROM push_discoveries WHERE expires_at <= ?", [cutoff])
             let discoveries = try db.changes()
@@ -107,5 +108,17 @@ extension SQLitePasskeyStore {
             return [ceremonies + nonces + discoveries, try db.changes()]
         }
         return (counts[0], counts[1])
+    }
+
+    public func spendOnce(keyHash: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
+        let arguments: [SQLiteValue] = [.blob(keyHash), try .time(expiresAt), try .time(now)]
+        return try await database.write { db in
+            try db.execute(
+                """
+                INSERT INTO spent_ids (key_hash, expires_at) VALUES (?, ?)
+                ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= ?
+                """, arguments)
+            return try db.changes() == 1
+        }
     }
 }

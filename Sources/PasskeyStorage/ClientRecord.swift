@@ -34,13 +34,42 @@ public struct ClientRecord: Sendable, Equatable {
     /// Declared in `--clients-file`: each start makes it match the file, and removes it once the
     /// file no longer has it. The command line, the admin API and the page make the others.
     public var fromClientsFile: Bool
+    /// May ask the token endpoint for a token of its own (`client_credentials`, RFC 6749 §4.4).
+    public var clientCredentials: Bool
+    /// The resource servers (RFC 8707 `resource` values) its own tokens may be for.
+    public var audiences: [String]
+    /// The key set (RFC 7517, JSON text) it signs its `private_key_jwt` assertions with, when
+    /// registered from a file; such a client has no secret.
+    public var jwks: String?
+    /// Where its key set is fetched, when registered by URL; such a client has no secret.
+    public var jwksURI: String?
     public var createdAt: Date
+
+    /// Authenticates with signed assertions (`private_key_jwt`, RFC 7523) instead of a secret.
+    public var usesKeys: Bool { jwks != nil || jwksURI != nil }
+
+    /// What the engines store in `secret_hash`. The first schema ties a missing secret to a
+    /// public client (`CHECK`), which SQLite cannot change without rebuilding the table its
+    /// grants refer to; a confidential client with keys and no secret stores 32 zero bytes
+    /// instead, a SHA-256 no secret has, and reads back as no secret (`fromStorage`).
+    public var storedSecretHash: [UInt8]? { secretHash ?? (usesKeys && !isPublic ? Self.keysOnlySecretHash : nil) }
+
+    static let keysOnlySecretHash = [UInt8](repeating: 0, count: 32)
+
+    /// The record as read from a row: the keys-only marker is no secret.
+    public func fromStorage() -> ClientRecord {
+        guard usesKeys, secretHash == Self.keysOnlySecretHash else { return self }
+        var record = self
+        record.secretHash = nil
+        return record
+    }
 
     public init(
         id: String, name: String?, isPublic: Bool, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String],
         backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
         allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
-        messagesForBusiness: Bool = false, fromClientsFile: Bool = false, createdAt: Date
+        messagesForBusiness: Bool = false, fromClientsFile: Bool = false, clientCredentials: Bool = false, audiences: [String] = [],
+        jwks: String? = nil, jwksURI: String? = nil, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -60,6 +89,10 @@ public struct ClientRecord: Sendable, Equatable {
         self.refresh = refresh
         self.messagesForBusiness = messagesForBusiness
         self.fromClientsFile = fromClientsFile
+        self.clientCredentials = clientCredentials
+        self.audiences = audiences
+        self.jwks = jwks
+        self.jwksURI = jwksURI
         self.createdAt = createdAt
     }
 }

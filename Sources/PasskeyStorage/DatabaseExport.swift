@@ -49,7 +49,7 @@ public enum DatabaseExport {
     /// table of a schema is in one of the lists.
     public static let transientTables = [
         "ceremonies", "oauth_authorizations", "oauth_device_authorizations", "push_requests", "push_discoveries", "recovery_requests",
-        "attempt_counters", "cached_documents", "logout_outbox", "apple_nonces", "apple_spent_tokens",
+        "attempt_counters", "cached_documents", "logout_outbox", "apple_nonces", "apple_spent_tokens", "spent_ids",
     ]
     /// Columns only PostgreSQL has: the order of passkeys and of the audit chain, which SQLite
     /// keeps as its rows' order. An SQLite import leaves them out (after checking that the

@@ -33,6 +33,11 @@ public protocol ServerStateStore: Sendable {
     /// count only failures (check first, count on a failure).
     func countAttempts(keys: [String], limit: Int, window: Int64, now: Date, counting: Bool) async throws -> Int64?
 
+    /// Spends the one-time id whose SHA-256 is `keyHash` (a client assertion's `jti`, kept until
+    /// `expiresAt`): true the first time, false while an earlier spend of it has not expired,
+    /// on every instance that shares the database.
+    func spendOnce(keyHash: [UInt8], expiresAt: Date, now: Date) async throws -> Bool
+
     // MARK: Cached documents
     func cachedDocument(named name: String) async throws -> CachedDocument?
     func saveCachedDocument(_ document: CachedDocument) async throws

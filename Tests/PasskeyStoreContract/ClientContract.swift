@@ -19,7 +19,9 @@ struct ClientContract {
             backchannelLogoutURI: isPublic ? nil : "https://wiki.example/logout", scopes: ["openid", "profile", "email", "groups"],
             idTokenAlgorithm: isPublic ? "ES256" : "RS256", introspection: !isPublic, tokenExchange: isPublic,
             allowedGroups: isPublic ? [] : ["staff", "ops \"quoted\""], requiredACR: isPublic ? nil : "phrh", deviceFlow: isPublic,
-            requirePAR: !isPublic, refresh: isPublic, messagesForBusiness: !isPublic, createdAt: Fixture.date())
+            requirePAR: !isPublic, refresh: isPublic, messagesForBusiness: !isPublic, clientCredentials: !isPublic,
+            audiences: isPublic ? [] : ["https://api.example/", "urn:example:reports"], jwks: isPublic ? nil : #"{"keys":[]}"#,
+            jwksURI: isPublic ? "https://app.example/jwks.json" : nil, createdAt: Fixture.date())
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {
@@ -31,6 +33,13 @@ struct ClientContract {
             #expect(try await store.client(id: "app") == app)
             #expect(try await store.client(id: "WIKI") == nil)
             #expect(try await store.clients() == [app, wiki])
+            // A confidential client with keys and no secret reads back with no secret.
+            var agent = Self.client("agent")
+            agent.secretHash = nil
+            agent.jwks = nil
+            agent.jwksURI = "https://agent.example/jwks.json"
+            #expect(try await store.insertClient(agent) == true)
+            #expect(try await store.client(id: "agent") == agent)
         }
     }
 

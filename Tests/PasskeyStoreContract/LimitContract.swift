@@ -11,7 +11,26 @@ struct LimitContract {
         StoreCheck("two stores on one database share the count: racing attempts get the limit, not twice it") {
             try await LimitContract().shared($0)
         },
+        StoreCheck("a one-time id is spent once until it expires, then again; sweeping forgets only expired ones") {
+            try await LimitContract().spentOnce($0)
+        },
     ]
+
+    func spentOnce(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let now = Fixture.date()
+            let (first, second) = (Fixture.bytes(32), Fixture.bytes(32))
+            #expect(try await store.spendOnce(keyHash: first, expiresAt: now.addingTimeInterval(60), now: now) == true)
+            #expect(try await store.spendOnce(keyHash: first, expiresAt: now.addingTimeInterval(600), now: now.addingTimeInterval(59)) == false)
+            #expect(try await store.spendOnce(keyHash: second, expiresAt: now.addingTimeInterval(120), now: now) == true)
+            // Expired: the id may be spent again (its assertion could not be presented anyway).
+            #expect(try await store.spendOnce(keyHash: first, expiresAt: now.addingTimeInterval(200), now: now.addingTimeInterval(61)) == true)
+            #expect(try await store.spendOnce(keyHash: first, expiresAt: now.addingTimeInterval(300), now: now.addingTimeInterval(62)) == false)
+            _ = try await store.sweepExpired(now: now.addingTimeInterval(150))
+            #expect(try await store.spendOnce(keyHash: second, expiresAt: now.addingTimeInterval(400), now: now.addingTimeInterval(100)) == true)
+            #expect(try await store.spendOnce(keyHash: first, expiresAt: now.addingTimeInterval(400), now: now.addingTimeInterval(150)) == false)
+        }
+    }
 
     /// A minute's window: the fixture's moment and the end of its window.
     static let window: Int64 = 60_000

@@ -1,7 +1,23 @@
 
 
-/// The migrations 15 to 28, newest first: never edited once released.
+/// The migrations 15 to 29, newest first: never edited once released.
 extension PostgresSchema {
+    /// Version 29: clients with tokens of their own and keys, and the one-time ids (SQLite's
+    /// migration 29).
+    static let migration29 = Migration(additive: true, statements: [
+        "ALTER TABLE oauth_clients ADD COLUMN client_credentials boolean NOT NULL DEFAULT false",
+        "ALTER TABLE oauth_clients ADD COLUMN audiences text[] NOT NULL DEFAULT '{}'",
+        "ALTER TABLE oauth_clients ADD COLUMN jwks text",
+        "ALTER TABLE oauth_clients ADD COLUMN jwks_uri text",
+        """
+        CREATE TABLE spent_ids (
+            key_hash   bytea  NOT NULL PRIMARY KEY,
+            expires_at bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX spent_ids_by_expiry ON spent_ids (expires_at)",
+    ])
+
     /// Version 28: which clients `--clients-file` made (SQLite's migration 28).
     static let migration28 = Migration(additive: true, statements: [
         "ALTER TABLE oauth_clients ADD COLUMN clients_file boolean NOT NULL DEFAULT false",

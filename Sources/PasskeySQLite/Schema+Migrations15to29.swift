@@ -1,7 +1,24 @@
 internal import PasskeyStorage
 
-/// The migrations 15 to 28, newest first: never edited once released.
+/// The migrations 15 to 29, newest first: never edited once released.
 extension Schema {
+    /// Version 29: clients that get tokens of their own and sign their assertions with keys
+    /// (docs/contracts/identity.md, "Machine and agent clients"), and the one-time ids (assertion
+    /// `jti`s) every instance refuses to see twice. Only adds.
+    static let migration29: [String] = [
+        "ALTER TABLE oauth_clients ADD COLUMN client_credentials INTEGER NOT NULL DEFAULT 0 CHECK (client_credentials IN (0, 1))",
+        "ALTER TABLE oauth_clients ADD COLUMN audiences TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE oauth_clients ADD COLUMN jwks TEXT",
+        "ALTER TABLE oauth_clients ADD COLUMN jwks_uri TEXT",
+        """
+        CREATE TABLE spent_ids (
+            key_hash   BLOB    NOT NULL PRIMARY KEY CHECK (length(key_hash) = 32),
+            expires_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX spent_ids_by_expiry ON spent_ids (expires_at)",
+    ]
+
     /// Version 28: which clients `--clients-file` made (the start reconciles only those). Only
     /// adds.
     static let migration28: [String] = [
