@@ -26,7 +26,7 @@ TARGETS = [
     "cbor", "attestation-object", "cose-key", "der-x509",
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
-    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "user-code", "recovery-code", "page-cursor",
+    "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "outbound-host", "user-code", "recovery-code", "page-cursor",
     "name", "checkpoint-copies", "json-offsets", "export-lines",
 ]
 
@@ -419,6 +419,10 @@ def main():
                        ("caddy", "GET\nhttps\napp.example.com\n/admin/../x"), ("v6", "https://[2001:db8::1]:443/"),
                        ("dots", "https://a.example.com/a/%2e%2e/b")]:
         seeds.add("forward-auth", name, text)
+    for name, text in [("https", "*.corp.example\0https://a.corp.example/jwks.json"), ("loopback", "127.0.0.1:9000\0http://127.0.0.1:9000/k"),
+                       ("v6", "[::1]\0http://[::1]:8080/k"), ("credentials", "keys.example\0https://u:p@keys.example/k"),
+                       ("port", "keys.example:8443\0https://keys.example:8443/k"), ("none", "\0ftp://keys.example/k")]:
+        seeds.add("outbound-host", name, text)
     for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
                        ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
         seeds.add("user-code", name, text)

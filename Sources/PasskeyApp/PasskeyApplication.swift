@@ -125,7 +125,8 @@ public struct PasskeyApplication: Sendable {
             logger.warning("--fido-conformance is on: /attestation/* and /assertion/* add passkeys to any account without a session; for conformance testing only")
         }
         let openID = OpenIDProvider(
-            context: context, sessions: sessions, store: store, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb)
+            context: context, sessions: sessions, store: store, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb,
+            documents: OutboundDocumentsHTTP())
         let useCases = UseCases(
             passkeys: service, sessions: sessions, apple: apple, push: push, mfb: mfb, conformance: conformance, openID: openID,
             signingKeys: signingKeys,
@@ -401,6 +402,16 @@ func checkCookieDomain(_ configuration: ServerConfiguration) throws {
 
 /// Back-channel logout tokens over the outbound HTTP module: delivered when the client answers
 /// 200 or 204 within 10 seconds (Back-Channel Logout 1.0 §2.8).
+/// The outbound client for what clients name (their `--jwks-uri`): the system resolver, and
+/// one GET through async-http-client with the caps given.
+struct OutboundDocumentsHTTP: OutboundDocuments {
+    func addresses(of host: String) async throws -> [[UInt8]] { try await HostAddresses.resolve(host) }
+
+    func get(_ url: URL, maximumBytes: Int, timeout: TimeInterval) async throws -> FetchedDocument {
+        try await WellKnownFetcher(timeout: timeout, maximumBytes: maximumBytes, userAgent: "passkey-server").fetch(url)
+    }
+}
+
 struct BackChannelLogoutHTTP: BackChannelLogoutDelivery {
     func deliver(logoutToken: String, to url: String) async throws {
         let status = try await FormPost.send(url: url, form: [("logout_token", logoutToken)], timeout: 10)

@@ -45,7 +45,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @Option(name: .customLong("backchannel-logout-uri"), help: ArgumentHelp("Where the server posts a logout token when the user signs out.", valueName: "URI"))
         var backchannelLogoutURI: String?
 
-        @Option(help: ArgumentHelp("The scopes it may ask for, space-separated, of: openid profile email groups offline_access passkey.", valueName: "SCOPES"))
+        @Option(help: ArgumentHelp("The scopes it may ask for, space-separated: the user scopes openid profile email groups offline_access passkey, and any other scope token as an API scope for its own tokens.", valueName: "SCOPES"))
         var scope = ClientRegistry.defaultScopes.joined(separator: " ")
 
         @Option(name: .customLong("id-token-alg"), help: ArgumentHelp("How its ID tokens are signed: RS256 or ES256.", valueName: "ALG"))
@@ -72,6 +72,18 @@ struct ClientsCommand: AsyncParsableCommand {
         @Flag(help: "Refresh tokens for a public client (a confidential one always gets them).")
         var refresh = false
 
+        @Flag(name: .customLong("client-credentials"), help: "It may get tokens of its own, with no user (grant_type=client_credentials); needs no --redirect-uri.")
+        var clientCredentials = false
+
+        @Option(name: .customLong("audience"), help: ArgumentHelp("A resource server its own tokens may be for, named by the token request's resource (repeatable; an absolute URI).", valueName: "URI"))
+        var audiences: [String] = []
+
+        @Option(name: .customLong("jwks"), help: ArgumentHelp("A JSON key set file: it authenticates with assertions signed by these keys (private_key_jwt) and gets no secret.", valueName: "FILE"))
+        var jwksFile: String?
+
+        @Option(name: .customLong("jwks-uri"), help: ArgumentHelp("Where its key set is fetched (https; http only on a loopback host the server's --client-metadata-hosts names): as --jwks, kept fresh.", valueName: "URL"))
+        var jwksURI: String?
+
         @OptionGroup var options: KeysCommand.DatabaseOptions
 
         func run() async throws {
@@ -90,7 +102,26 @@ struct ClientsCommand: AsyncParsableCommand {
             registration.deviceFlow = deviceFlow
             registration.requirePAR = requirePAR
             registration.refresh = refresh
+            registration.clientCredentials = clientCredentials
+            registration.audiences = audiences
+            if let jwksFile { registration.jwks = try Self.readKeySet(jwksFile) }
+            registration.jwksURI = jwksURI
             try await ClientsCommand.run(options, .add(registration), verb: "add")
+        }
+
+        /// The key set file's text: at most 64 KiB (the registry checks what it holds). A file
+        /// that cannot be read is the command's failure (exit 1), as a refused value is.
+        static func readKeySet(_ path: String) throws -> String {
+            func fail(_ reason: String) -> ExitCode {
+                FileHandle.standardError.write(Data("passkey-server clients add: --jwks \(path) \(reason)\n".utf8))
+                return ExitCode(1)
+            }
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw fail("cannot be read") }
+            defer { try? handle.close() }
+            let data: Data
+            do { data = try handle.read(upToCount: 65537) ?? Data() } catch { throw fail("cannot be read") }
+            guard data.count <= 65536 else { throw fail("is over 64 KiB") }
+            return String(decoding: data, as: UTF8.self)
         }
     }
 

@@ -142,6 +142,13 @@ struct ConfigurationResolver {
         c.accessTokenTTL = TimeInterval(try int(flags.accessTokenTTL, "ACCESS_TOKEN_TTL", range: 60...86_400) ?? Int(c.accessTokenTTL))
         c.idTokenTTL = TimeInterval(try int(flags.idTokenTTL, "ID_TOKEN_TTL", range: 60...86_400) ?? Int(c.idTokenTTL))
         c.refreshTokenTTL = TimeInterval(try int(flags.refreshTokenTTL, "REFRESH_TOKEN_TTL", range: 300...31_536_000) ?? Int(c.refreshTokenTTL))
+        do {
+            c.clientMetadataHosts = OutboundHostPolicy(patterns: try list(flags.clientMetadataHosts, "CLIENT_METADATA_HOSTS").map { text throws(OutboundHostPolicy.Refusal) in
+                try OutboundHostPolicy.Pattern(text)
+            })
+        } catch {
+            throw ValidationError(error.description)
+        }
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
         c.headerTimeout = TimeInterval(try int(flags.headerTimeout, "HEADER_TIMEOUT", range: 1...3600) ?? Int(c.headerTimeout))
         c.idleTimeout = TimeInterval(try int(flags.idleTimeout, "IDLE_TIMEOUT", range: 1...86400) ?? Int(c.idleTimeout))

@@ -162,6 +162,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("refresh-token-ttl"), help: "Seconds a refresh token lasts, rotated or not. (env: PASSKEY_REFRESH_TOKEN_TTL, default 2592000 = 30 days)")
     var refreshTokenTTL: Int?
 
+    @Option(name: .customLong("client-metadata-hosts"), help: ArgumentHelp("A host a client's --jwks-uri key set may be fetched from: a name or *.example.com, with an optional :port; repeatable. Once any is given, only those hosts; a private, loopback or link-local address needs a pattern naming its host, and plain http is fetched only from a loopback host named here. (env: PASSKEY_CLIENT_METADATA_HOSTS, comma-separated; default: any public https host)", valueName: "PATTERN"))
+    var clientMetadataHosts: [String] = []
+
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
     var maxBody: Int?
 

@@ -20,6 +20,13 @@ in its Python guide):
    the JWKS, iss, aud, exp, iat, nonce, at_hash);
 5. calls userinfo with the access token, refreshes, and sees the retired refresh token refused.
 
+Then, as a service or an agent would, through docs/examples/authlib_service.py (the Python
+guide's machine-client example): the client credentials grant with client_secret_basic, and with
+Authlib's private_key_jwt for clients registered with `--jwks FILE` and with `--jwks-uri URL`
+(a key set served here on 127.0.0.1, which the server may fetch because it runs with
+`--client-metadata-hosts 127.0.0.1`); each token checked as a resource server checks it, with
+joserfc against the JWKS; a replayed assertion, a wrong resource and a user scope refused.
+
 Prints `ok - …` / `not ok - …` per check and exits non-zero on any failure.
 """
 from __future__ import annotations
@@ -44,6 +51,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "docs", "examples"))
 sys.dont_write_bytecode = True
 from authlib_client import PasskeyServerClient  # noqa: E402
+from authlib_service import ServiceClient, check_token  # noqa: E402
 REDIRECT_URI = "http://127.0.0.1/callback"   # a loopback URI: any port matches (RFC 8252 §7.3)
 
 
@@ -60,7 +68,7 @@ def start_server(binary, workdir):
     """`serve --port 0`; returns (process, port) once it prints its `listening on` line."""
     process = subprocess.Popen(
         [binary, "serve", "--port", "0", "--database", os.path.join(workdir, "db.sqlite"),
-         "--public-dir", os.path.join(REPO, "Public")],
+         "--public-dir", os.path.join(REPO, "Public"), "--client-metadata-hosts", "127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     found = {}
 
@@ -174,6 +182,8 @@ def main():
                                   auth=(client["client_id"], client["client_secret"]), timeout=10)
             expect(again.status_code == 400 and again.json()["error"] == "invalid_grant", f"the retired token: {again.status_code} {again.text}")
         check("Authlib's refresh_token rotates the refresh token; the retired one is refused", refresh)
+
+        machine_clients(binary, base, database, check)
     except Exception as error:
         print(f"not ok - set-up\n#   {type(error).__name__}: {error}", flush=True)
         failures += 1
@@ -187,6 +197,98 @@ def main():
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"{passed} passed, {failures} failed", flush=True)
     sys.exit(1 if failures else 0)
+
+
+def serve_key_set(document):
+    """A key set at http://127.0.0.1:PORT/jwks.json, in a thread; returns (server, url)."""
+    import http.server
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps(document).encode()
+            self.send_response(200 if self.path == "/jwks.json" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Cache-Control", "max-age=300")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
+
+
+def machine_clients(binary, base, database, check):
+    """The client credentials grant, by secret and by private_key_jwt, through the docs' example."""
+    from joserfc.jwk import ECKey, RSAKey
+    api = "https://api.example/"
+    added = command(binary, "clients", "add", "--database", database, "--id", "reports", "--client-credentials",
+                    "--scope", "reports:read reports:write", "--audience", api)
+    reports = json.loads(added.strip().splitlines()[-1])
+
+    def by_secret():
+        service = ServiceClient(base, "reports", secret=reports["client_secret"])
+        expect("client_credentials" in service.metadata["grant_types_supported"], "client_credentials is not in the metadata")
+        token = service.token(scope="reports:read", resource=api)
+        expect(token["token_type"] == "Bearer" and "refresh_token" not in token and "id_token" not in token, f"token: {token}")
+        claims = check_token(token["access_token"], base, api)
+        expect(claims["sub"] == "reports" and claims["client_id"] == "reports" and claims["scope"] == "reports:read", f"claims: {claims}")
+    check("client_credentials with client_secret_basic gives a token for the resource, checked with joserfc against the JWKS", by_secret)
+
+    def refusals():
+        service = ServiceClient(base, "reports", secret=reports["client_secret"])
+        for extra, error in (({"resource": "https://other.example/"}, "invalid_target"), ({"scope": "openid"}, "invalid_scope")):
+            try:
+                service.token(**extra)
+            except Exception as refused:
+                expect(error in str(refused), f"{extra} refused for another reason: {refused}")
+                continue
+            raise Failed(f"{extra} was granted")
+    check("a resource outside the client's audiences is invalid_target, a user scope invalid_scope", refusals)
+
+    key = ECKey.generate_key("P-256", parameters={"kid": "agent-1", "alg": "ES256", "use": "sig"})
+    workdir = os.path.dirname(database)
+    with open(os.path.join(workdir, "agent-jwks.json"), "w") as file:
+        json.dump({"keys": [key.as_dict(private=False)]}, file)
+    added = command(binary, "clients", "add", "--database", database, "--id", "agent", "--client-credentials",
+                    "--scope", "reports:read", "--jwks", os.path.join(workdir, "agent-jwks.json"))
+    agent = json.loads(added.strip().splitlines()[-1])
+
+    def by_key_file():
+        expect("client_secret" not in agent and agent["token_endpoint_auth_method"] == "private_key_jwt", f"added: {agent}")
+        service = ServiceClient(base, "agent", key=key)
+        claims = check_token(service.token()["access_token"], base, base)
+        expect(claims["sub"] == "agent" and claims["scope"] == "reports:read", f"claims: {claims}")
+        # The same assertion twice: its jti is spent.
+        sent = {}
+        original = service.session.send
+
+        def keep(request, **options):
+            sent["body"] = request.body
+            return original(request, **options)
+        service.session.send = keep
+        service.token()
+        again = requests.post(service.metadata["token_endpoint"], data=sent["body"],
+                              headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=10)
+        expect(again.status_code == 401 and again.json()["error"] == "invalid_client", f"replayed: {again.status_code} {again.text}")
+    check("Authlib's private_key_jwt (ES256, --jwks FILE) authenticates the client; a replayed assertion is invalid_client", by_key_file)
+
+    rsa = RSAKey.generate_key(2048, parameters={"kid": "fetched-1"})
+    key_server, url = serve_key_set({"keys": [rsa.as_dict(private=False)]})
+    try:
+        command(binary, "clients", "add", "--database", database, "--id", "fetched-agent", "--client-credentials",
+                "--scope", "reports:read", "--audience", api, "--jwks-uri", url)
+
+        def by_key_uri():
+            service = ServiceClient(base, "fetched-agent", key=rsa, alg="PS256")
+            claims = check_token(service.token(resource=api)["access_token"], base, api)
+            expect(claims["sub"] == "fetched-agent", f"claims: {claims}")
+        check("Authlib's private_key_jwt (PS256) against a key set the server fetched from --jwks-uri", by_key_uri)
+    finally:
+        key_server.shutdown()
 
 
 if __name__ == "__main__":

@@ -39,9 +39,12 @@ import Testing
             // The secret is shown once: never by list or show, and the database holds its hash only.
             let listed = try await run(["list"])
             #expect(try Self.objects(listed).map { $0["client_id"] as? String } == ["ios.app", "wiki"])
-            #expect(!listed.output.contains(secret) && !listed.output.contains("client_secret"))
+            let listedObjects = try Self.objects(listed)
+            #expect(!listed.output.contains(secret) && listedObjects.allSatisfy { $0["client_secret"] == nil })
             let shown = try await run(["show", "wiki"])
-            #expect(try Self.objects(shown).first?["name"] as? String == "The wiki" && !shown.output.contains("client_secret"))
+            #expect(try Self.objects(shown).first?["name"] as? String == "The wiki" && !shown.output.contains(secret))
+            #expect(try Self.objects(shown).first?["client_secret"] == nil)
+            #expect(try Self.objects(shown).first?["token_endpoint_auth_method"] as? String == "client_secret_basic")
             let stored = try #require(try await server.app.store.client(id: "wiki"))
             #expect(stored.secretHash?.count == 32 && stored.secretHash != Array(secret.utf8))
 
@@ -71,7 +74,12 @@ import Testing
                 (["--id", "app", "--public", "--redirect-uri", "myapp:/cb"], "private-use scheme"),
                 (["--id", "wiki"], "--redirect-uri is required"),
                 (["--id", "wiki space", "--redirect-uri", "https://wiki.example/cb"], "--id"),
-                (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--scope", "openid admin"], "admin"),
+                (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--scope", "openid \"admin\""], "not a scope token"),
+                (["--id", "svc", "--public", "--client-credentials"], "confidential client"),
+                (["--id", "svc", "--client-credentials", "--audience", "https://api.example/#x"], "--audience"),
+                (["--id", "svc", "--client-credentials", "--jwks-uri", "http://keys.example/jwks.json"], "--jwks-uri"),
+                (["--id", "svc", "--client-credentials", "--jwks-uri", "https://keys.example/j", "--jwks", "/dev/null"], "not both"),
+                (["--id", "svc", "--client-credentials", "--jwks", "/nonexistent/jwks.json"], "cannot be read"),
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--id-token-alg", "HS256"], "--id-token-alg"),
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--require-acr", "mfa"], "--require-acr"),
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--backchannel-logout-uri", "com.example.app:/logout"], "--backchannel-logout-uri"),
@@ -82,7 +90,7 @@ import Testing
                 #expect(run.errors.contains(reason), "\(arguments): \(run.errors)")
             }
             #expect(try await server.app.store.clients().isEmpty)
-            // Only the device flow, introspection or token exchange may go without a redirect URI.
+            // Only the device flow, introspection, token exchange or client credentials may go without a redirect URI.
             let device = try await CommandRun.run(["clients", "add", "--id", "tv", "--public", "--device-flow", "--database", database])
             #expect(device.status == 0, "\(device.errors)")
             let taken = try await CommandRun.run(["clients", "add", "--id", "tv", "--public", "--device-flow", "--database", database])

@@ -125,11 +125,15 @@ import Testing
         #expect(String(decoding: try IdentityController.answerJSON(IntrospectionAnswer.inactive), as: UTF8.self) == #"{"active":false}"#)
         let introspected = IntrospectionAnswer(
             active: true, sub: "s", username: "ada", clientID: "c", scope: "openid", tokenType: "access_token", exp: 2, iat: 1, authTime: 1,
-            amr: ["hwk"], acr: "phr", sid: "d", aud: "c", iss: "https://id.example.com", jti: "j")
+            amr: ["hwk"], acr: "phr", sid: "d", aud: .one("c"), iss: "https://id.example.com", jti: "j")
         #expect(try members(introspected) == [
             "active", "sub", "username", "client_id", "scope", "token_type", "exp", "iat", "auth_time", "amr", "acr", "sid", "aud", "iss", "jti",
         ])
         #expect(try object(introspected)["iss"] == .string("https://id.example.com"))
+        #expect(try object(introspected)["aud"] == .string("c"))
+        var twoAudiences = introspected
+        twoAudiences.aud = .many(["https://a.example/", "https://b.example/"])
+        #expect(try object(twoAudiences)["aud"] == .array([.string("https://a.example/"), .string("https://b.example/")]))
 
         var device = DeviceAuthorizationAnswer(
             deviceCode: "d", userCode: "BCDF-GHJK", verificationURI: "https://id.example.com/device",
@@ -148,7 +152,8 @@ import Testing
             endSessionEndpoint: "e", introspectionEndpoint: "n", pushedAuthorizationRequestEndpoint: "p", deviceAuthorizationEndpoint: "d",
             responseTypesSupported: [], responseModesSupported: [], grantTypesSupported: [], subjectTypesSupported: [],
             idTokenSigningAlgValuesSupported: [], tokenEndpointAuthMethodsSupported: [], revocationEndpointAuthMethodsSupported: [],
-            introspectionEndpointAuthMethodsSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
+            introspectionEndpointAuthMethodsSupported: [], tokenEndpointAuthSigningAlgValuesSupported: [],
+            revocationEndpointAuthSigningAlgValuesSupported: [], introspectionEndpointAuthSigningAlgValuesSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
             acrValuesSupported: [], promptValuesSupported: [], claimsParameterSupported: false, requestParameterSupported: false,
             requestURIParameterSupported: false, authorizationResponseIssParameterSupported: true, backchannelLogoutSupported: true,
             backchannelLogoutSessionSupported: true)
@@ -157,7 +162,9 @@ import Testing
             "introspection_endpoint", "pushed_authorization_request_endpoint", "device_authorization_endpoint", "response_types_supported",
             "response_modes_supported", "grant_types_supported", "subject_types_supported", "id_token_signing_alg_values_supported",
             "token_endpoint_auth_methods_supported", "revocation_endpoint_auth_methods_supported",
-            "introspection_endpoint_auth_methods_supported", "code_challenge_methods_supported", "scopes_supported", "claims_supported",
+            "introspection_endpoint_auth_methods_supported", "token_endpoint_auth_signing_alg_values_supported",
+            "revocation_endpoint_auth_signing_alg_values_supported", "introspection_endpoint_auth_signing_alg_values_supported",
+            "code_challenge_methods_supported", "scopes_supported", "claims_supported",
             "acr_values_supported", "prompt_values_supported", "claims_parameter_supported", "request_parameter_supported",
             "request_uri_parameter_supported", "authorization_response_iss_parameter_supported", "backchannel_logout_supported",
             "backchannel_logout_session_supported",

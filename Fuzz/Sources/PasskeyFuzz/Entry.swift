@@ -38,6 +38,7 @@ enum FuzzTargets {
         FuzzTarget(name: "request-path", run: RequestPathTarget.run),
         FuzzTarget(name: "redirect-uri", run: RedirectURITarget.run),
         FuzzTarget(name: "forward-auth", run: ForwardAuthTarget.run),
+        FuzzTarget(name: "outbound-host", run: OutboundHostTarget.run),
         FuzzTarget(name: "user-code", run: UserCodeTarget.run),
         FuzzTarget(name: "recovery-code", run: RecoveryCodeTarget.run),
         FuzzTarget(name: "page-cursor", run: PageCursorTarget.run),

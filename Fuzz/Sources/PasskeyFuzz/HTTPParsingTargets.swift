@@ -1,3 +1,4 @@
+import Foundation
 import PasskeyHTTPParsing
 
 /// `form`: query strings and form bodies (`FormURLEncoded`), as every client sends them (the
@@ -217,5 +218,33 @@ enum NameTarget {
         expect(NameText.keyOf(name.key) == name.key, "a key that is not its own key")
         expect(!name.key.unicodeScalars.contains(where: NameText.isWidthForm), "a fullwidth or halfwidth form left in a key")
         expect((try? NameText(name.value)) == name, "a name does not read back as itself")
+    }
+}
+
+/// `outbound-host`: a `--client-metadata-hosts` pattern and a URL a client names, on
+/// `pattern NUL url`. Consistency: a pattern prints as text that parses back to itself; a
+/// permitted URL is https, or http on a loopback host the pattern names; without patterns
+/// nothing private is named; every 4- and 16-byte address is classified without a trap.
+enum OutboundHostTarget {
+    static func run(_ bytes: [UInt8]) {
+        let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+        let patternText = String(decoding: parts[0], as: UTF8.self)
+        var patterns: [OutboundHostPolicy.Pattern] = []
+        if let pattern = try? OutboundHostPolicy.Pattern(patternText) {
+            expect((try? OutboundHostPolicy.Pattern(pattern.description)) == pattern, "a pattern does not parse back from its text")
+            patterns.append(pattern)
+        }
+        guard parts.count > 1, let url = URL(string: String(decoding: parts[1], as: UTF8.self)) else { return }
+        for policy in [OutboundHostPolicy(), OutboundHostPolicy(patterns: patterns)] {
+            guard let permit = try? policy.check(url) else { continue }
+            expect(!permit.host.isEmpty, "a permit without a host")
+            expect(policy.patterns.isEmpty ? !permit.named : true, "a host named by no pattern")
+            let scheme = url.scheme?.lowercased()
+            expect(scheme == "https" || (scheme == "http" && permit.named), "a permitted URL that is neither https nor named http")
+        }
+        if parts[1].count >= 16 {
+            _ = OutboundHostPolicy.isInternal(Array(parts[1].prefix(16)))
+            _ = OutboundHostPolicy.isInternal(Array(parts[1].prefix(4)))
+        }
     }
 }

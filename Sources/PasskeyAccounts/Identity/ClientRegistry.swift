@@ -1,5 +1,6 @@
 public import Foundation
 internal import PasskeyCrypto
+internal import PasskeyJOSE
 public import PasskeyJSON
 public import PasskeyStorage
 
@@ -26,6 +27,14 @@ public struct ClientRegistry: Sendable {
         public var deviceFlow = false
         public var requirePAR = false
         public var refresh = false
+        /// `--client-credentials`: tokens of its own, with no user (RFC 6749 §4.4).
+        public var clientCredentials = false
+        /// `--audience`: the resource servers its own tokens may name (RFC 8707).
+        public var audiences: [String] = []
+        /// `--jwks FILE`'s key set (JSON text), or `--jwks-uri`: the client signs assertions
+        /// (`private_key_jwt`) and gets no secret.
+        public var jwks: String?
+        public var jwksURI: String?
 
         public init(id: String) { self.id = id }
     }
@@ -35,7 +44,11 @@ public struct ClientRegistry: Sendable {
     }
 
     public static let defaultScopes = ["openid", "profile", "email", "groups"]
+    /// The scopes that ask for something of a user; any other scope token is an API scope, the
+    /// client's own to give meaning to (docs/contracts/identity.md, "Machine and agent clients").
     public static let knownScopes: Set<String> = ["openid", "profile", "email", "groups", "offline_access", "passkey"]
+    static let maximumScopeLength = 128
+    static let maximumAudiences = 20
     public static let idTokenAlgorithms: Set<String> = ["RS256", "ES256"]
     public static let authenticationClasses: Set<String> = ["phr", "phrh"]
     /// 256 random bits (docs/contracts/identity.md: "≥ 256 random bits").
@@ -53,7 +66,7 @@ public struct ClientRegistry: Sendable {
     /// here; the store keeps its SHA-256).
     public func add(_ registration: Registration, now: Date, by actor: String = "command line") async throws -> (client: ClientRecord, secret: String?) {
         let checked = try Self.check(registration)
-        let secret = checked.isPublic ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
+        let secret = checked.isPublic || checked.jwks != nil || checked.jwksURI != nil ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
         let client = Self.record(checked, secretHash: secret.map(Self.secretHash), createdAt: now)
         let event = AuditEvent(userHandle: [], type: "client_added", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: ["client_id": checked.id, "by": actor])
         guard try await store.insertClient(client, event: event) else {
@@ -73,6 +86,7 @@ public struct ClientRegistry: Sendable {
     public func rotateSecret(_ id: String) async throws -> (client: ClientRecord, secret: String) {
         let client = try await show(id)
         guard !client.isPublic else { throw Failure(description: "\(id) is a public client: it has no secret") }
+        guard !client.usesKeys else { throw Failure(description: "\(id) signs its assertions with its keys (--jwks or --jwks-uri): it has no secret") }
         guard !client.messagesForBusiness else {
             throw Failure(description: "\(id) is the Messages for Business client: its secret is --mfb-client-secret, set at start-up")
         }
@@ -121,7 +135,8 @@ public struct ClientRegistry: Sendable {
             backchannelLogoutURI: checked.backchannelLogoutURI, scopes: checked.scopes, idTokenAlgorithm: checked.idTokenAlgorithm,
             introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
             requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
-            refresh: checked.refresh, messagesForBusiness: messagesForBusiness, createdAt: createdAt)
+            refresh: checked.refresh, messagesForBusiness: messagesForBusiness, clientCredentials: checked.clientCredentials,
+            audiences: checked.audiences, jwks: checked.jwks, jwksURI: checked.jwksURI, createdAt: createdAt)
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
@@ -159,9 +174,17 @@ public struct ClientRegistry: Sendable {
             // The server calls it: never a private-use scheme, whoever the client is.
             checked.backchannelLogoutURI = try checkRedirectURI(uri, isPublic: false, option: "--backchannel-logout-uri")
         }
-        guard !checked.redirectURIs.isEmpty || registration.introspection || registration.tokenExchange || registration.deviceFlow else {
-            throw Failure(description: "--redirect-uri is required unless the client only introspects, exchanges tokens or uses the device flow")
+        guard !checked.redirectURIs.isEmpty || registration.introspection || registration.tokenExchange || registration.deviceFlow
+            || registration.clientCredentials
+        else {
+            throw Failure(
+                description: "--redirect-uri is required unless the client only introspects, exchanges tokens, uses the device flow or gets client credentials")
         }
+        try checkKeys(registration, into: &checked)
+        if registration.clientCredentials, registration.isPublic {
+            throw Failure(description: "--client-credentials needs a confidential client (a secret or keys), not --public")
+        }
+        checked.audiences = try checkAudiences(registration.audiences)
         checked.scopes = try checkScopes(registration.scopes)
         guard idTokenAlgorithms.contains(registration.idTokenAlgorithm) else {
             throw Failure(description: "--id-token-alg must be RS256 or ES256, not \(registration.idTokenAlgorithm)")
@@ -218,16 +241,74 @@ public struct ClientRegistry: Sendable {
         return uri
     }
 
-    /// Known scope names, each once.
+    /// Scope tokens (RFC 6749 §3.3: visible ASCII but `"` and `\\`, at most 128 bytes here),
+    /// each once: the user scopes, and API scopes for the client's own tokens.
     static func checkScopes(_ scopes: [String]) throws(Failure) -> [String] {
         let words = scopes.flatMap { $0.split(separator: " ").map(String.init) }
         guard !words.isEmpty else { throw Failure(description: "--scope must name at least one scope") }
-        if let unknown = words.first(where: { !knownScopes.contains($0) }) {
-            throw Failure(description: "--scope: \(unknown.prefix(32)) is not one of \(knownScopes.sorted().joined(separator: ", "))")
+        if let bad = words.first(where: { !isScopeToken($0) }) {
+            throw Failure(description: "--scope: \(bad.prefix(32)) is not a scope token (1 to \(maximumScopeLength) visible ASCII characters but \" and \\\\)")
         }
         var seen = Set<String>()
         return words.filter { seen.insert($0).inserted }
     }
+
+    /// RFC 6749 §3.3's scope-token: 1*( %x21 / %x23-5B / %x5D-7E ), here at most 128 bytes.
+    static func isScopeToken(_ word: some StringProtocol) -> Bool {
+        (1...maximumScopeLength).contains(word.utf8.count)
+            && word.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
+    }
+
+    /// An API scope: a scope token that asks nothing of a user.
+    public static func isAPIScope(_ scope: String) -> Bool { !knownScopes.contains(scope) }
+
+    /// RFC 8707 §2: each `--audience` an absolute URI without a fragment, at most 2 KiB of
+    /// visible ASCII; each once, at most 20.
+    static func checkAudiences(_ audiences: [String]) throws(Failure) -> [String] {
+        guard audiences.count <= maximumAudiences else { throw Failure(description: "at most \(maximumAudiences) --audience values") }
+        for audience in audiences where !isResourceURI(audience) {
+            throw Failure(description: "--audience \(audience.prefix(64)) is not an absolute URI without a fragment (RFC 8707)")
+        }
+        var seen = Set<String>()
+        return audiences.filter { seen.insert($0).inserted }
+    }
+
+    /// An RFC 8707 resource indicator: an absolute URI (RFC 3986 §4.3: a scheme and more,
+    /// `https://api.example/` or `urn:example:api`), no fragment.
+    public static func isResourceURI(_ text: String) -> Bool {
+        guard text.utf8.count <= maximumURILength, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }),
+              !text.contains("#"), let components = URLComponents(string: text), components.scheme != nil, !components.path.isEmpty || components.host?.isEmpty == false
+        else { return false }
+        return true
+    }
+
+    /// `--jwks` and `--jwks-uri`, one or neither: a key set of at least one usable public signing
+    /// key (stored as its public members only), or an `https` URL (`http` only on a loopback
+    /// host, for tests; where it may be fetched from is the server's `--client-metadata-hosts`).
+    static func checkKeys(_ registration: Registration, into checked: inout Registration) throws(Failure) {
+        if registration.jwks != nil, registration.jwksURI != nil { throw Failure(description: "give --jwks or --jwks-uri, not both") }
+        if (registration.jwks != nil || registration.jwksURI != nil), registration.isPublic {
+            throw Failure(description: "--jwks and --jwks-uri are for confidential clients, not --public")
+        }
+        if let text = registration.jwks {
+            let set: JWKSet
+            do throws(JOSEError) { set = try JWKSet(json: Array(text.utf8)) } catch { throw Failure(description: "--jwks: \(error.reason)") }
+            guard !set.keys.isEmpty else {
+                throw Failure(description: "--jwks has no usable public signing key\(set.skipped.isEmpty ? "" : ": " + set.skipped.joined(separator: "; "))")
+            }
+            checked.jwks = String(decoding: set.json.encoded(), as: UTF8.self)
+        }
+        if let uri = registration.jwksURI {
+            guard uri.utf8.count <= maximumURILength, let components = URLComponents(string: uri), components.fragment == nil,
+                  let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
+                  components.scheme == "https" || (components.scheme == "http" && isLoopbackHost(host))
+            else {
+                throw Failure(description: "--jwks-uri \(uri.prefix(64)) must be an https URL (http only on a loopback host), without a fragment or credentials")
+            }
+        }
+    }
+
+    static func isLoopbackHost(_ host: String) -> Bool { ["127.0.0.1", "[::1]", "::1", "localhost"].contains(host.lowercased()) }
 
     /// Whether every byte of `text` is in RFC 3986's unreserved set (A–Z a–z 0–9 - . _ ~): a
     /// client id, a PKCE challenge (RFC 7636 §4.1).
@@ -251,6 +332,8 @@ public struct ClientRegistry: Sendable {
             "introspection": .bool(client.introspection), "token_exchange": .bool(client.tokenExchange),
             "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
             "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
+            "client_credentials": .bool(client.clientCredentials), "audiences": .array(client.audiences.map(JSONValue.string)),
+            "token_endpoint_auth_method": .string(client.isPublic ? "none" : client.usesKeys ? "private_key_jwt" : "client_secret_basic"),
             "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
         ]
         if let name = client.name { object["name"] = .string(name) }
@@ -259,6 +342,8 @@ public struct ClientRegistry: Sendable {
         if let secret { object["client_secret"] = .string(secret) }
         if client.messagesForBusiness { object["messages_for_business"] = .bool(true) }
         if client.fromClientsFile { object["clients_file"] = .bool(true) }
+        if let jwks = client.jwks, let set = JSONValue.strictObject(Array(jwks.utf8)) { object["jwks"] = .object(set) }
+        if let uri = client.jwksURI { object["jwks_uri"] = .string(uri) }
         return .object(object)
     }
 
@@ -268,6 +353,7 @@ public struct ClientRegistry: Sendable {
         let known: Set<String> = [
             "client_id", "name", "public", "redirect_uris", "post_logout_redirect_uris", "backchannel_logout_uri", "scope", "id_token_alg",
             "introspection", "token_exchange", "allowed_groups", "require_acr", "device_flow", "require_par", "refresh",
+            "client_credentials", "audiences", "jwks", "jwks_uri",
         ]
         if let unknown = JSONFields.firstUnknownMember(of: body, known: known) {
             throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a client.")
@@ -308,6 +394,13 @@ public struct ClientRegistry: Sendable {
         registration.deviceFlow = try flag("device_flow")
         registration.requirePAR = try flag("require_par")
         registration.refresh = try flag("refresh")
+        registration.clientCredentials = try flag("client_credentials")
+        registration.audiences = try strings("audiences")
+        if let value = body["jwks"] {
+            guard case .object = value else { throw APIError.invalidRequest("jwks must be a key set object.") }
+            registration.jwks = String(decoding: value.encoded(), as: UTF8.self)
+        }
+        registration.jwksURI = try string("jwks_uri")
         return registration
     }
 

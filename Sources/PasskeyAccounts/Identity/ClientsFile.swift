@@ -33,7 +33,7 @@ public struct ClientsFile: Sendable {
     static let minimumSecretLength = 32
     /// The members a client's object may have: the admin API's, the secret's file, and what
     /// `clients list` prints besides (ignored).
-    static let ignoredMembers: Set<String> = ["created_at", "clients_file"]
+    static let ignoredMembers: Set<String> = ["created_at", "clients_file", "token_endpoint_auth_method"]
 
     public static func load(path: String) throws(Invalid) -> ClientsFile {
         let bytes = try read(path, what: "the clients file")
@@ -107,7 +107,7 @@ public struct ClientsFile: Sendable {
     }
 
     /// One client's object: the admin API's members (checked as `clients add` checks them),
-    /// `secret_file` for a confidential client and never for a public one.
+    /// `secret_file` for a confidential client and never for a public one or one with keys.
     static func client(
         _ item: JSONValue, line: Int, fail: (Int, String) -> Invalid, readSecret: (String) throws(Invalid) -> String
     ) throws(Invalid) -> Declared {
@@ -133,9 +133,10 @@ public struct ClientsFile: Sendable {
         }
         let who = "client \(registration.id)"
         var secret: String?
-        switch (registration.isPublic, secretFile) {
+        let keyed = registration.jwks != nil || registration.jwksURI != nil
+        switch (registration.isPublic || keyed, secretFile) {
         case (true, .some):
-            throw fail(line, "\(who) is public: it has no secret, so no secret_file")
+            throw fail(line, "\(who) \(keyed ? "signs with its keys (jwks or jwks_uri)" : "is public"): it has no secret, so no secret_file")
         case (false, nil):
             throw fail(line, "\(who) is confidential: give its secret as secret_file (or make it \"public\": true)")
         case (false, .some(let file)):

@@ -47,12 +47,44 @@ public struct IntrospectionAnswer: Sendable, Equatable, Encodable {
     public var amr: [String]? = nil
     public var acr: String? = nil
     public var sid: String? = nil
-    public var aud: String? = nil
+    public var aud: Audience? = nil
     public var iss: String? = nil
     public var jti: String? = nil
 
     /// Exactly `{"active": false}`: nothing of the token is told.
     public static let inactive = IntrospectionAnswer(active: false)
+}
+
+/// A token's `aud` (RFC 7519 §4.1.3): one string, or an array when it names several.
+public enum Audience: Sendable, Equatable, Encodable {
+    case one(String)
+    case many([String])
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .one(let audience): try container.encode(audience)
+        case .many(let audiences): try container.encode(audiences)
+        }
+    }
+
+    var json: JSONValue {
+        switch self {
+        case .one(let audience): .string(audience)
+        case .many(let audiences): .array(audiences.map(JSONValue.string))
+        }
+    }
+
+    /// The claim as a token carries it; nil for anything but a string or an array of strings.
+    init?(_ value: JSONValue?) {
+        if let one = value?.stringValue {
+            self = .one(one)
+        } else if let array = value?.arrayValue, !array.isEmpty, array.allSatisfy({ $0.stringValue != nil }) {
+            self = .many(array.compactMap(\.stringValue))
+        } else {
+            return nil
+        }
+    }
 }
 
 /// The device authorization endpoint's answer (RFC 8628 §3.2), with the complete verification
@@ -102,6 +134,9 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
         case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+        case revocationEndpointAuthSigningAlgValuesSupported = "revocation_endpoint_auth_signing_alg_values_supported"
+        case introspectionEndpointAuthSigningAlgValuesSupported = "introspection_endpoint_auth_signing_alg_values_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported", scopesSupported = "scopes_supported"
         case claimsSupported = "claims_supported", acrValuesSupported = "acr_values_supported"
         case promptValuesSupported = "prompt_values_supported", claimsParameterSupported = "claims_parameter_supported"
@@ -128,6 +163,11 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let tokenEndpointAuthMethodsSupported: [String]
     public let revocationEndpointAuthMethodsSupported: [String]
     public let introspectionEndpointAuthMethodsSupported: [String]
+    /// The algorithms a `private_key_jwt` assertion may be signed with, at each endpoint that
+    /// authenticates clients.
+    public let tokenEndpointAuthSigningAlgValuesSupported: [String]
+    public let revocationEndpointAuthSigningAlgValuesSupported: [String]
+    public let introspectionEndpointAuthSigningAlgValuesSupported: [String]
     public let codeChallengeMethodsSupported: [String]
     public let scopesSupported: [String]
     public let claimsSupported: [String]

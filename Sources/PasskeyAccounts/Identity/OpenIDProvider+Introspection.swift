@@ -19,10 +19,14 @@ extension OpenIDProvider {
         let hint = values["token_type_hint"]
         let at = now()
         if token.contains(".") {
-            guard hint == nil || hint == "access_token", let (claims, grant) = try? await checkAccessToken(token, at: at),
-                  let user = try await store.user(handle: grant.userHandle)
-            else { return .inactive }
-            return Self.accessTokenAnswer(claims, username: user.name)
+            guard hint == nil || hint == "access_token", let (claims, holder) = try? await checkToken(token, at: at) else { return .inactive }
+            switch holder {
+            case .client:
+                return Self.accessTokenAnswer(claims, username: nil)
+            case .user(let grant):
+                guard let user = try await store.user(handle: grant.userHandle) else { return .inactive }
+                return Self.accessTokenAnswer(claims, username: user.name)
+            }
         }
         guard let bytes = Base64URL.decodeStrict(token), bytes.count == 32 else { return .inactive }
         let hash = Digest.sha256.hash(bytes)
@@ -50,8 +54,8 @@ extension OpenIDProvider {
     }
 
     /// A standing access token: the claims it carries that RFC 7662 §2.2 names (and `auth_time`,
-    /// `amr`, `acr`, `sid`), with the account's name.
-    static func accessTokenAnswer(_ claims: [String: JSONValue], username: String) -> IntrospectionAnswer {
+    /// `amr`, `acr`, `sid`), with the account's name (none for a client's own token).
+    static func accessTokenAnswer(_ claims: [String: JSONValue], username: String?) -> IntrospectionAnswer {
         func time(_ name: String) -> Int64? {
             guard case .integer(let seconds)? = claims[name] else { return nil }
             return seconds
@@ -60,7 +64,7 @@ extension OpenIDProvider {
             active: true, sub: claims["sub"]?.stringValue, username: username, clientID: claims["client_id"]?.stringValue,
             scope: claims["scope"]?.stringValue, tokenType: "access_token", exp: time("exp"), iat: time("iat"), authTime: time("auth_time"),
             amr: claims["amr"]?.arrayValue?.compactMap(\.stringValue), acr: claims["acr"]?.stringValue, sid: claims["sid"]?.stringValue,
-            aud: claims["aud"]?.stringValue, iss: claims["iss"]?.stringValue, jti: claims["jti"]?.stringValue)
+            aud: Audience(claims["aud"]), iss: claims["iss"]?.stringValue, jti: claims["jti"]?.stringValue)
     }
 
     /// A standing refresh token: the grant it renews.

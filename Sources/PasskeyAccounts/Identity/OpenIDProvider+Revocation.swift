@@ -22,8 +22,16 @@ extension OpenIDProvider {
             case .current(let found)?, .retired(let found)?: grant = found
             case nil: break
             }
-        } else if let checked = try? await checkAccessToken(token, at: at) {
-            grant = checked.1
+        } else if let (_, holder) = try? await checkToken(token, at: at) {
+            switch holder {
+            case .user(let found):
+                grant = found
+            case .client(let owner):
+                // RFC 7009 §2.2.1: nothing stands behind a client's own token to revoke; it
+                // ends at its expiry (`--access-token-ttl`) or with the client.
+                guard owner.id == client.id else { return }
+                throw OAuthError("unsupported_token_type", "a client's own access token is not revoked: it ends at its expiry or when the client is removed")
+            }
         }
         guard let grant, grant.clientID == client.id else { return }
         _ = try await store.revokeGrant(

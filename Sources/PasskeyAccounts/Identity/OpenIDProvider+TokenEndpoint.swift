@@ -14,12 +14,19 @@ extension OpenIDProvider {
         _ parameters: [(name: String, value: String)], query: [(name: String, value: String)] = [],
         basic: (id: String, secret: String)?
     ) async throws -> TokenAnswer {
-        var values = try Self.singleValues(parameters)
+        // RFC 8707 §2: `resource` may be repeated; every other parameter is given once.
+        let resources = parameters.filter { $0.name == "resource" }.map(\.value)
+        var values = try Self.singleValues(parameters.filter { $0.name != "resource" })
         if !query.isEmpty { values = try await withDeviceQuery(values, query: query, basic: basic) }
         let client = try await authenticateClient(values, basic: basic)
+        if !resources.isEmpty, values["grant_type"] != "client_credentials" {
+            throw OAuthError("invalid_target", "resource is taken only with client_credentials: a user's token is for the client that asked")
+        }
         switch values["grant_type"] {
         case nil:
             throw OAuthError.invalidRequest("grant_type is missing")
+        case "client_credentials":
+            return try await clientCredentials(values, resources: resources, client: client)
         case "authorization_code":
             return try await redeemCode(values, client: client)
         case "refresh_token":
@@ -57,9 +64,11 @@ extension OpenIDProvider {
     // MARK: Client authentication
 
     /// RFC 6749 §2.3: a confidential client authenticates by exactly one of
-    /// `client_secret_basic` and `client_secret_post`; a public client sends only `client_id`.
-    /// Every failure is `invalid_client` (401), the same for an unknown client and a wrong secret.
+    /// `client_secret_basic`, `client_secret_post` and (with keys) `private_key_jwt`; a public
+    /// client sends only `client_id`. Every failure is `invalid_client` (401), the same for an
+    /// unknown client and a wrong secret; a client with keys has no secret to give.
     func authenticateClient(_ values: [String: String], basic: (id: String, secret: String)?) async throws -> ClientRecord {
+        if Self.hasAssertion(values) { return try await authenticateByAssertion(values, basic: basic) }
         let postSecret = values["client_secret"]
         if basic != nil, postSecret != nil {
             throw OAuthError.invalidRequest("use one client authentication method, not both Basic and client_secret")

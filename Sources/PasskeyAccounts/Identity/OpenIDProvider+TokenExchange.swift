@@ -17,7 +17,7 @@ extension OpenIDProvider {
         guard values["subject_token_type"] == Self.accessTokenType else {
             throw OAuthError.invalidRequest("subject_token_type must be \(Self.accessTokenType) (a session token of the JSON endpoints)")
         }
-        if values["actor_token"] != nil || values["resource"] != nil || values["audience"] != nil {
+        if values["actor_token"] != nil || values["audience"] != nil {
             throw OAuthError("invalid_target", "actor_token, resource and audience are not supported: the token is for the exchanging client")
         }
         let requested = values["requested_token_type"] ?? Self.accessTokenType

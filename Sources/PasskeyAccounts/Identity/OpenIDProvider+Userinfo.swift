@@ -21,10 +21,24 @@ extension OpenIDProvider {
         return UserinfoAnswer(sub: Self.subject(user.handle), claims: try await scopeClaims(user: user, grant: grant, scopes: scopes))
     }
 
-    /// An access token this provider issued, checked in full: its signature by a published key
-    /// (`kid`), `typ: at+jwt`, `iss`, `exp`, and the grant its `jti` names (not revoked, the
-    /// same client, the session alive unless offline). Returns its claims and the grant.
+    /// Whom an access token speaks for: a user's grant, or a client itself (`client_credentials`).
+    enum TokenHolder {
+        case user(GrantRecord)
+        case client(ClientRecord)
+    }
+
+    /// `checkToken` for a user's token: a client's own token names no user (`invalid_token`).
     func checkAccessToken(_ token: String, at: Date) async throws -> ([String: JSONValue], GrantRecord) {
+        let (claims, holder) = try await checkToken(token, at: at)
+        guard case .user(let grant) = holder else { throw OAuthError.invalidToken("a client's own token names no user") }
+        return (claims, grant)
+    }
+
+    /// An access token this provider issued, checked in full: its signature by a published key
+    /// (`kid`), `typ: at+jwt`, `iss`, `exp`, and then, for a user's token, the grant its `jti`
+    /// names (not revoked, the same client, the session alive unless offline), for a client's
+    /// own token, the client (still registered for it). Returns its claims and whom it holds.
+    func checkToken(_ token: String, at: Date) async throws -> ([String: JSONValue], TokenHolder) {
         let claims: [String: JSONValue]
         do {
             let jws = try JWS(compact: token)
@@ -42,6 +56,9 @@ extension OpenIDProvider {
         } catch let error as JOSEError {
             throw OAuthError.invalidToken("the access token is not valid: \(error.reason)")
         }
+        if let jti = claims["jti"]?.stringValue, jti.hasPrefix(Self.clientTokenMark) {
+            return (claims, .client(try await checkClientToken(claims)))
+        }
         guard let jti = claims["jti"]?.stringValue, let dot = jti.firstIndex(of: "."),
               let grant = try await store.grant(id: String(jti[..<dot])), !grant.revoked,
               claims["client_id"]?.stringValue == grant.clientID
@@ -49,6 +66,6 @@ extension OpenIDProvider {
         guard try await isStanding(grant, at: at) else {
             throw OAuthError.invalidToken("the session the access token came from has ended")
         }
-        return (claims, grant)
+        return (claims, .user(grant))
     }
 }

@@ -31,6 +31,8 @@ public final class OpenIDProvider: Sendable {
     /// The access tokens this process signed lately: one that comes back unchanged is not
     /// verified a second time (everything else about it still is).
     let signedTokens = SignedTokens()
+    /// The clients' `private_key_jwt` keys, fetched ones kept.
+    let keySets: ClientKeySets
     /// Messages for Business (docs/contracts/mfb.md), when on: its client's requests pass its key audit before
     /// a code is issued, and the codes and access tokens they get are bound to its requests.
     let messagesForBusiness: MfBSignIn?
@@ -40,7 +42,7 @@ public final class OpenIDProvider: Sendable {
     public init(
         context: UseCaseContext, sessions: Sessions, store: any OpenIDStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore,
         keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
-        messagesForBusiness: MfBSignIn? = nil
+        messagesForBusiness: MfBSignIn? = nil, documents: (any OutboundDocuments)? = nil
     ) {
         self.context = context
         self.sessions = sessions
@@ -50,6 +52,7 @@ public final class OpenIDProvider: Sendable {
         self.backChannel = backChannel
         self.logoutRetryDelays = context.configuration.logoutRetryDelays
         self.clientLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerClient)
+        self.keySets = ClientKeySets(documents: documents, policy: context.configuration.clientMetadataHosts, logger: context.logger)
         sessions.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }

@@ -96,6 +96,8 @@ public struct ServerConfiguration: Sendable {
     public var idTokenTTL: TimeInterval = 600
     /// Lifetime of its refresh tokens, rotated or not (`--refresh-token-ttl`).
     public var refreshTokenTTL: TimeInterval = 30 * 86400
+    /// `--client-metadata-hosts`: where a client's `--jwks-uri` may be fetched from.
+    public var clientMetadataHosts = OutboundHostPolicy()
     /// The waits before each retry of an undelivered back-channel logout token.
     public var logoutRetryDelays: [TimeInterval] = [2, 10, 60, 300]
     /// How often expired ceremonies and sessions are swept.
