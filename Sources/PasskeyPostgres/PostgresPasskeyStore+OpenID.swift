@@ -17,13 +17,13 @@ extension PostgresPasskeyStore {
                     INSERT INTO oauth_clients (
                         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
                         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
-                        mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, created_at)
+                        mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, created_at)
                     VALUES (
                         \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
                         \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
                         \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
                         \(c.messagesForBusiness), \(c.fromClientsFile), \(c.clientCredentials), \(c.audiences), \(c.jwks),
-                        \(c.jwksURI), \(created))
+                        \(c.jwksURI), \(c.requireDPoP), \(created))
                     ON CONFLICT (id) DO NOTHING
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -72,7 +72,8 @@ extension PostgresPasskeyStore {
                         token_exchange = \(c.tokenExchange), allowed_groups = \(c.allowedGroups), required_acr = \(c.requiredACR),
                         device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
                         mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile),
-                        client_credentials = \(c.clientCredentials), audiences = \(c.audiences), jwks = \(c.jwks), jwks_uri = \(c.jwksURI)
+                        client_credentials = \(c.clientCredentials), audiences = \(c.audiences), jwks = \(c.jwks), jwks_uri = \(c.jwksURI),
+                        require_dpop = \(c.requireDPoP)
                     WHERE id = \(c.id)
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -247,7 +248,7 @@ extension PostgresPasskeyStore {
             VALUES (
                 \(g.id), \(g.clientID), \(handle), \(session), \(g.offline), \(g.scopes), \(g.nonce), \(authTime), \(g.amr),
                 \(g.acr), \(credential), \(code), \(g.codeChallenge), \(g.redirectURI), \(codeExpires), \(g.codeSpent),
-                \(refresh), \(refreshExpires), \(g.revoked), \(created), \(expires))
+                \(refresh), \(refreshExpires), \(g.revoked), \(created), \(expires), \(g.dpopJKT))
             """, logger: Self.quiet)
     }
 
@@ -287,7 +288,7 @@ extension PostgresPasskeyStore {
     }
 
     public func spendCode(
-        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, event: AuditEvent?
+        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, dpopJKT: String?, event: AuditEvent?
     ) async throws -> Bool {
         let refresh = refreshHash.map { ByteBuffer(bytes: $0) }
         let refreshExpires = try refreshExpiresAt.map { try $0.storeMilliseconds() }
@@ -299,7 +300,7 @@ extension PostgresPasskeyStore {
                 db.query(
                     """
                     UPDATE oauth_grants SET code_spent = true, refresh_hash = \(refresh), refresh_expires_at = \(refreshExpires),
-                        expires_at = \(expires)
+                        expires_at = \(expires), dpop_jkt = \(dpopJKT)
                     WHERE id = \(grantID) AND NOT code_spent AND NOT revoked AND code_expires_at > \(now)
                     RETURNING id
                     """, logger: Self.quiet)) == 1
@@ -382,67 +383,5 @@ extension PostgresPasskeyStore {
                     """, logger: Self.quiet))
             return inserted == 1
         }
-    }
-}
-
-/// The OpenID provider's clients.
-struct ClientRow {
-    static let columns = """
-        id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
-        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
-        clients_file, client_credentials, audiences, jwks, jwks_uri, created_at
-        """
-
-    static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
-        var c = Cursor(row)
-        return ClientRecord(
-            id: try c.next(), name: try c.next(), isPublic: try c.next(), secretHash: try c.optionalBytes(),
-            redirectURIs: try c.next(), postLogoutRedirectURIs: try c.next(), backchannelLogoutURI: try c.next(),
-            scopes: try c.next(), idTokenAlgorithm: try c.next(), introspection: try c.next(), tokenExchange: try c.next(),
-            allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
-            refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), clientCredentials: try c.next(),
-            audiences: try c.next(), jwks: try c.next(), jwksURI: try c.next(), createdAt: try c.date()).fromStorage()
-    }
-}
-
-/// The OpenID provider's device authorizations (RFC 8628).
-extension PostgresPasskeyStore {
-    static let deviceColumns = """
-        device_code_hash, user_code_hash, client_id, scopes, interval_seconds, last_polled_at, status, grant_id, created_at, expires_at
-        """
-}
-
-/// The OpenID provider's held authorization requests and grants.
-struct GrantRow {
-    static let columns = """
-        id, client_id, user_handle, session_hash, offline, scopes, nonce, auth_time, amr, acr, credential_id, code_hash, \
-        code_challenge, redirect_uri, code_expires_at, code_spent, refresh_hash, refresh_expires_at, revoked, created_at, expires_at
-        """
-
-    static func record(_ row: PostgresRandomAccessRow) throws -> GrantRecord {
-        var c = Cursor(row)
-        return GrantRecord(
-            id: try c.next(), clientID: try c.next(), userHandle: try c.bytes(), sessionHash: try c.bytes(), offline: try c.next(),
-            scopes: try c.next(), nonce: try c.next(), authTime: try c.date(), amr: try c.next(), acr: try c.next(),
-            credentialID: try c.optionalBytes(), codeHash: try c.bytes(), codeChallenge: try c.next(), redirectURI: try c.next(),
-            codeExpiresAt: try c.date(), codeSpent: try c.next(), refreshHash: try c.optionalBytes(),
-            refreshExpiresAt: try c.next(Int64?.self).map(Date.init(storeMilliseconds:)), revoked: try c.next(), createdAt: try c.date(),
-            expiresAt: try c.date())
-    }
-}
-
-/// The OpenID provider's signing keys.
-struct SigningKeyRow {
-    static func record(_ row: PostgresRandomAccessRow) throws -> SigningKeyRecord {
-        var c = Cursor(row)
-        let kid: String = try c.next()
-        let algorithm: String = try c.next()
-        let generation: Int32 = try c.next()
-        let privateKey = try c.bytes()
-        let createdAt = try c.date()
-        let activatesAt = try c.date()
-        return SigningKeyRecord(
-            keyID: kid, algorithm: algorithm, generation: Int(generation), privateKey: privateKey, createdAt: createdAt,
-            activatesAt: activatesAt)
     }
 }

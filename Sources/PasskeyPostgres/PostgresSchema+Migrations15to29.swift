@@ -1,7 +1,13 @@
 
 
-/// The migrations 15 to 29, newest first: never edited once released.
+/// The migrations 15 to 30, newest first: never edited once released.
 extension PostgresSchema {
+    /// Version 30: DPoP's clients and bound refresh tokens (SQLite's migration 30).
+    static let migration30 = Migration(additive: true, statements: [
+        "ALTER TABLE oauth_clients ADD COLUMN require_dpop boolean NOT NULL DEFAULT false",
+        "ALTER TABLE oauth_grants ADD COLUMN dpop_jkt text",
+    ])
+
     /// Version 29: clients with tokens of their own and keys, and the one-time ids (SQLite's
     /// migration 29).
     static let migration29 = Migration(additive: true, statements: [

@@ -69,7 +69,7 @@ extension SQLitePasskeyStore {
             deviceFlow: row.bool(13), requirePAR: row.bool(14), refresh: row.bool(15),
             messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), clientCredentials: row.bool(18),
             audiences: try ListCoding.strings(row.text(19), column: "audiences"), jwks: row.optionalText(20), jwksURI: row.optionalText(21),
-            createdAt: Date(storeMilliseconds: row.int64(22))).fromStorage()
+            requireDPoP: row.bool(22), createdAt: Date(storeMilliseconds: row.int64(23))).fromStorage()
     }
 
     public func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool {
@@ -194,13 +194,13 @@ extension SQLitePasskeyStore {
             try ListCoding.encode(strings: g.scopes), .optionalText(g.nonce), try .time(g.authTime), try ListCoding.encode(strings: g.amr),
             .optionalText(g.acr), .optionalBlob(g.credentialID), .blob(g.codeHash), .text(g.codeChallenge), .text(g.redirectURI),
             try .time(g.codeExpiresAt), .bool(g.codeSpent), .optionalBlob(g.refreshHash), try .optionalTime(g.refreshExpiresAt),
-            .bool(g.revoked), try .time(g.createdAt), try .time(g.expiresAt),
+            .bool(g.revoked), try .time(g.createdAt), try .time(g.expiresAt), .optionalText(g.dpopJKT),
         ]
     }
 
     static func insertGrant(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws {
         try db.execute(
-            "INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments)
     }
 
@@ -233,16 +233,17 @@ extension SQLitePasskeyStore {
     }
 
     public func spendCode(
-        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, event: AuditEvent?
+        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, dpopJKT: String?, event: AuditEvent?
     ) async throws -> Bool {
         let arguments: [SQLiteValue] = [
-            .optionalBlob(refreshHash), try .optionalTime(refreshExpiresAt), try .time(expiresAt), .text(grantID), try .time(now),
+            .optionalBlob(refreshHash), try .optionalTime(refreshExpiresAt), try .time(expiresAt), .optionalText(dpopJKT), .text(grantID),
+            try .time(now),
         ]
         let eventArguments = try event?.insertArguments()
         return try await database.write { db in
             try db.execute(
                 """
-                UPDATE oauth_grants SET code_spent = 1, refresh_hash = ?, refresh_expires_at = ?, expires_at = ?
+                UPDATE oauth_grants SET code_spent = 1, refresh_hash = ?, refresh_expires_at = ?, expires_at = ?, dpop_jkt = ?
                 WHERE id = ? AND code_spent = 0 AND revoked = 0 AND code_expires_at > ?
                 """, arguments)
             guard try db.changes() == 1 else { return false }
@@ -295,7 +296,8 @@ extension SQLitePasskeyStore {
             acr: row.optionalText(9), credentialID: row.optionalBlob(10), codeHash: row.blob(11), codeChallenge: row.text(12),
             redirectURI: row.text(13), codeExpiresAt: Date(storeMilliseconds: row.int64(14)), codeSpent: row.bool(15),
             refreshHash: row.optionalBlob(16), refreshExpiresAt: row.optionalInt64(17).map(Date.init(storeMilliseconds:)),
-            revoked: row.bool(18), createdAt: Date(storeMilliseconds: row.int64(19)), expiresAt: Date(storeMilliseconds: row.int64(20)))
+            revoked: row.bool(18), createdAt: Date(storeMilliseconds: row.int64(19)), expiresAt: Date(storeMilliseconds: row.int64(20)),
+            dpopJKT: row.optionalText(21))
     }
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
@@ -335,7 +337,7 @@ extension SQLitePasskeyStore {
     static let clientColumns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, clients_file, \
-        client_credentials, audiences, jwks, jwks_uri, created_at
+        client_credentials, audiences, jwks, jwks_uri, require_dpop, created_at
         """
 
     /// The client's values in the order of `clientColumns`.
@@ -347,14 +349,15 @@ extension SQLitePasskeyStore {
             .bool(client.introspection), .bool(client.tokenExchange), try ListCoding.encode(strings: client.allowedGroups),
             .optionalText(client.requiredACR), .bool(client.deviceFlow), .bool(client.requirePAR), .bool(client.refresh),
             .bool(client.messagesForBusiness), .bool(client.fromClientsFile), .bool(client.clientCredentials),
-            try ListCoding.encode(strings: client.audiences), .optionalText(client.jwks), .optionalText(client.jwksURI), try .time(client.createdAt),
+            try ListCoding.encode(strings: client.audiences), .optionalText(client.jwks), .optionalText(client.jwksURI), .bool(client.requireDPoP),
+            try .time(client.createdAt),
         ]
     }
 
     /// `column = ?` for every column but the id and created_at, in order.
     static let clientAssignments = clientColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         .dropFirst().dropLast().map { "\($0) = ?" }.joined(separator: ", ")
-    static let clientPlaceholders = Array(repeating: "?", count: 23).joined(separator: ", ")
+    static let clientPlaceholders = Array(repeating: "?", count: 24).joined(separator: ", ")
 }
 
 /// The OpenID provider's device authorizations (RFC 8628).
@@ -370,6 +373,7 @@ extension SQLitePasskeyStore {
 
     static let grantColumns = """
         id, client_id, user_handle, session_hash, offline, scopes, nonce, auth_time, amr, acr, credential_id, code_hash, \
-        code_challenge, redirect_uri, code_expires_at, code_spent, refresh_hash, refresh_expires_at, revoked, created_at, expires_at
+        code_challenge, redirect_uri, code_expires_at, code_spent, refresh_hash, refresh_expires_at, revoked, created_at, expires_at, \
+        dpop_jkt
         """
 }

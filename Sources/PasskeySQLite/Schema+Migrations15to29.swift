@@ -1,7 +1,14 @@
 internal import PasskeyStorage
 
-/// The migrations 15 to 29, newest first: never edited once released.
+/// The migrations 15 to 30, newest first: never edited once released.
 extension Schema {
+    /// Version 30: sender-constrained tokens (RFC 9449): the clients that must send DPoP proofs,
+    /// and the key a public client's refresh tokens are bound to. Only adds.
+    static let migration30: [String] = [
+        "ALTER TABLE oauth_clients ADD COLUMN require_dpop INTEGER NOT NULL DEFAULT 0 CHECK (require_dpop IN (0, 1))",
+        "ALTER TABLE oauth_grants ADD COLUMN dpop_jkt TEXT",
+    ]
+
     /// Version 29: clients that get tokens of their own and sign their assertions with keys
     /// (docs/contracts/identity.md, "Machine and agent clients"), and the one-time ids (assertion
     /// `jti`s) every instance refuses to see twice. Only adds.

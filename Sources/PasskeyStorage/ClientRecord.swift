@@ -43,6 +43,8 @@ public struct ClientRecord: Sendable, Equatable {
     public var jwks: String?
     /// Where its key set is fetched, when registered by URL; such a client has no secret.
     public var jwksURI: String?
+    /// `--require-dpop`: every token request must carry a DPoP proof (RFC 9449).
+    public var requireDPoP: Bool
     public var createdAt: Date
 
     /// Authenticates with signed assertions (`private_key_jwt`, RFC 7523) instead of a secret.
@@ -69,7 +71,7 @@ public struct ClientRecord: Sendable, Equatable {
         backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
         allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
         messagesForBusiness: Bool = false, fromClientsFile: Bool = false, clientCredentials: Bool = false, audiences: [String] = [],
-        jwks: String? = nil, jwksURI: String? = nil, createdAt: Date
+        jwks: String? = nil, jwksURI: String? = nil, requireDPoP: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -93,6 +95,7 @@ public struct ClientRecord: Sendable, Equatable {
         self.audiences = audiences
         self.jwks = jwks
         self.jwksURI = jwksURI
+        self.requireDPoP = requireDPoP
         self.createdAt = createdAt
     }
 }

@@ -59,12 +59,15 @@ public struct GrantRecord: Sendable, Equatable {
     public var createdAt: Date
     /// When nothing it issued can still be used: the row may be swept after that.
     public var expiresAt: Date
+    /// The RFC 7638 thumbprint of the DPoP key a public client's refresh tokens are bound to
+    /// (RFC 9449 §5), set when its start is spent with a proof.
+    public var dpopJKT: String?
 
     public init(
         id: String, clientID: String, userHandle: [UInt8], sessionHash: [UInt8], offline: Bool, scopes: [String], nonce: String?,
         authTime: Date, amr: [String], acr: String?, credentialID: [UInt8]?, codeHash: [UInt8], codeChallenge: String,
         redirectURI: String, codeExpiresAt: Date, codeSpent: Bool = false, refreshHash: [UInt8]? = nil, refreshExpiresAt: Date? = nil,
-        revoked: Bool = false, createdAt: Date, expiresAt: Date
+        revoked: Bool = false, createdAt: Date, expiresAt: Date, dpopJKT: String? = nil
     ) {
         self.id = id
         self.clientID = clientID
@@ -87,6 +90,7 @@ public struct GrantRecord: Sendable, Equatable {
         self.revoked = revoked
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.dpopJKT = dpopJKT
     }
 }
 

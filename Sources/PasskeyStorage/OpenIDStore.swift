@@ -44,10 +44,10 @@ public protocol OpenIDStore: Sendable {
     /// The grant a refresh token belongs to, and whether the token is the one in force.
     func grant(refreshHash: [UInt8]) async throws -> RefreshTokenLookup?
     /// Spends a grant's code: only when it is unspent, unexpired at `now` and the grant not
-    /// revoked; then sets the refresh token (if any) and the grant's end, with `event`. False
-    /// (nothing written) when another request spent it first.
+    /// revoked; then sets the refresh token (if any), the DPoP key it is bound to (if any) and
+    /// the grant's end, with `event`. False (nothing written) when another request spent it first.
     func spendCode(
-        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, event: AuditEvent?
+        grantID: String, now: Date, refreshHash: [UInt8]?, refreshExpiresAt: Date?, expiresAt: Date, dpopJKT: String?, event: AuditEvent?
     ) async throws -> Bool
     /// Replaces the refresh token in force, `old`, by `new` and retires `old` (so that its reuse
     /// is recognised), with `event`; false (nothing written) when `old` is no longer in force or

@@ -67,17 +67,19 @@ struct GrantContract {
             #expect(try await store.grant(codeHash: Fixture.bytes(32)) == nil)
 
             // Not after it expired.
-            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(60_000), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), event: nil) == false)
+            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(60_000), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), dpopJKT: nil, event: nil) == false)
             #expect(try await store.grant(id: grant.id)?.codeSpent == false)
             // Once.
             let refresh = Fixture.bytes(32)
             #expect(try await store.spendCode(
                 grantID: grant.id, now: Fixture.date(1000), refreshHash: refresh, refreshExpiresAt: Fixture.date(86_400_000),
-                expiresAt: Fixture.date(86_400_000), event: Self.event(ada, "oauth_token_issued")) == true)
-            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(1000), refreshHash: Fixture.bytes(32), refreshExpiresAt: nil, expiresAt: Fixture.date(1), event: Self.event(ada, "x")) == false)
+                expiresAt: Fixture.date(86_400_000), dpopJKT: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I",
+                event: Self.event(ada, "oauth_token_issued")) == true)
+            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(1000), refreshHash: Fixture.bytes(32), refreshExpiresAt: nil, expiresAt: Fixture.date(1), dpopJKT: nil, event: Self.event(ada, "x")) == false)
             grant.codeSpent = true
             grant.refreshHash = refresh
             grant.refreshExpiresAt = Fixture.date(86_400_000)
+            grant.dpopJKT = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
             grant.expiresAt = Fixture.date(86_400_000)
             #expect(try await store.grant(id: grant.id) == grant)
             #expect(try await store.grant(refreshHash: refresh) == .current(grant))
@@ -89,7 +91,7 @@ struct GrantContract {
             #expect(try await store.revokeGrant(id: second.id, event: Self.event(ada, "oauth_token_revoked")) == true)
             #expect(try await store.revokeGrant(id: second.id, event: Self.event(ada, "oauth_token_revoked")) == false)
             #expect(try await store.revokeGrant(id: "absent", event: nil) == false)
-            #expect(try await store.spendCode(grantID: second.id, now: Fixture.date(1000), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(1), event: nil) == false)
+            #expect(try await store.spendCode(grantID: second.id, now: Fixture.date(1000), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(1), dpopJKT: nil, event: nil) == false)
             #expect(try await store.grant(id: second.id)?.revoked == true)
             #expect(try await store.events(userHandle: ada.handle, before: nil, limit: 10).filter { $0.type == "oauth_token_revoked" }.count == 1)
         }
@@ -101,7 +103,7 @@ struct GrantContract {
             let grant = Self.grant(ada)
             try await store.insertGrant(grant, event: nil)
             let first = Fixture.bytes(32), second = Fixture.bytes(32), third = Fixture.bytes(32)
-            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: first, refreshExpiresAt: Fixture.date(1_000_000), expiresAt: Fixture.date(1_000_000), event: nil))
+            #expect(try await store.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: first, refreshExpiresAt: Fixture.date(1_000_000), expiresAt: Fixture.date(1_000_000), dpopJKT: nil, event: nil))
             #expect(try await store.rotateRefreshToken(grantID: grant.id, old: first, new: second, refreshExpiresAt: Fixture.date(2_000_000), expiresAt: Fixture.date(2_000_000), event: Self.event(ada, "oauth_token_issued")) == true)
             guard case .current(let current)? = try await store.grant(refreshHash: second) else {
                 Issue.record("the new refresh token is not the one in force")
@@ -129,8 +131,8 @@ struct GrantContract {
             let ada = try await Self.prepare(first)
             let grant = Self.grant(ada)
             try await first.insertGrant(grant, event: nil)
-            #expect(try await second.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), event: nil))
-            #expect(try await first.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), event: nil) == false)
+            #expect(try await second.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), dpopJKT: nil, event: nil))
+            #expect(try await first.spendCode(grantID: grant.id, now: Fixture.date(), refreshHash: nil, refreshExpiresAt: nil, expiresAt: Fixture.date(600_000), dpopJKT: nil, event: nil) == false)
 
             let other = Self.grant(ada)
             try await first.insertGrant(other, event: nil)
