@@ -1,11 +1,17 @@
 internal import Foundation
 
-/// The `Authorization` header's two schemes this server reads. The scheme name is
+/// The `Authorization` header's schemes this server reads. The scheme name is
 /// case-insensitive (RFC 9110 §11.1); anything malformed is nil, never an error of its own.
 public enum AuthorizationHeader {
     /// `Bearer TOKEN` (RFC 6750 §2.1): the token, trimmed; nil for another scheme or no token.
     public static func bearer(_ value: String) -> String? {
         guard let (scheme, rest) = split(value), scheme == "bearer" else { return nil }
+        return String(Substring(OptionalWhitespace.trimmed(rest.utf8)))
+    }
+
+    /// `DPoP TOKEN` (RFC 9449 §7.1): a DPoP-bound access token, trimmed; nil for another scheme.
+    public static func dpop(_ value: String) -> String? {
+        guard let (scheme, rest) = split(value), scheme == "dpop" else { return nil }
         return String(Substring(OptionalWhitespace.trimmed(rest.utf8)))
     }
 

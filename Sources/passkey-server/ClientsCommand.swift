@@ -84,6 +84,9 @@ struct ClientsCommand: AsyncParsableCommand {
         @Option(name: .customLong("jwks-uri"), help: ArgumentHelp("Where its key set is fetched (https; http only on a loopback host the server's --client-metadata-hosts names): as --jwks, kept fresh.", valueName: "URL"))
         var jwksURI: String?
 
+        @Flag(name: .customLong("require-dpop"), help: "Every token request it makes carries a DPoP proof (RFC 9449); its access tokens are all bound to its key.")
+        var requireDPoP = false
+
         @OptionGroup var options: KeysCommand.DatabaseOptions
 
         func run() async throws {
@@ -106,6 +109,7 @@ struct ClientsCommand: AsyncParsableCommand {
             registration.audiences = audiences
             if let jwksFile { registration.jwks = try Self.readKeySet(jwksFile) }
             registration.jwksURI = jwksURI
+            registration.requireDPoP = requireDPoP
             try await ClientsCommand.run(options, .add(registration), verb: "add")
         }
 

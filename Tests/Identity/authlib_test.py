@@ -20,7 +20,9 @@ in its Python guide):
    the JWKS, iss, aud, exp, iat, nonce, at_hash);
 5. calls userinfo with the access token, refreshes, and sees the retired refresh token refused.
 
-Then, as a service or an agent would, through docs/examples/authlib_service.py (the Python
+Then DPoP (RFC 9449): a code redeemed through Authlib's fetch_token with a proof made by
+joserfc, the token bound to joserfc's own thumbprint of the key, userinfo with the DPoP scheme
+(as Bearer, by another key or replayed: refused). Then, as a service or an agent would, through docs/examples/authlib_service.py (the Python
 guide's machine-client example): the client credentials grant with client_secret_basic, and with
 Authlib's private_key_jwt for clients registered with `--jwks FILE` and with `--jwks-uri URL`
 (a key set served here on 127.0.0.1, which the server may fetch because it runs with
@@ -183,6 +185,7 @@ def main():
             expect(again.status_code == 400 and again.json()["error"] == "invalid_grant", f"the retired token: {again.status_code} {again.text}")
         check("Authlib's refresh_token rotates the refresh token; the retired one is refused", refresh)
 
+        dpop(base, session_token, state, check)
         machine_clients(binary, base, database, check)
     except Exception as error:
         print(f"not ok - set-up\n#   {type(error).__name__}: {error}", flush=True)
@@ -197,6 +200,70 @@ def main():
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"{passed} passed, {failures} failed", flush=True)
     sys.exit(1 if failures else 0)
+
+
+def dpop_proof(key, method, url, nonce=None, access_token=None, **changes):
+    """An RFC 9449 proof as a client makes one, with joserfc: the public key in the header."""
+    import base64
+    import hashlib
+    import secrets as random
+    from joserfc import jwt
+    claims = {"jti": random.token_urlsafe(16), "htm": method, "htu": url, "iat": int(time.time())}
+    if nonce:
+        claims["nonce"] = nonce
+    if access_token:
+        claims["ath"] = base64.urlsafe_b64encode(hashlib.sha256(access_token.encode()).digest()).rstrip(b"=").decode()
+    claims.update(changes)
+    return jwt.encode({"typ": "dpop+jwt", "alg": "ES256", "jwk": key.as_dict(private=False)}, claims, key, algorithms=["ES256"])
+
+
+def dpop(base, session_token, state, check):
+    """A code flow whose tokens are bound to a key (DPoP), redeemed through Authlib's fetch_token
+    with the proof as a header; userinfo with the DPoP scheme; the binding checked with joserfc's
+    own RFC 7638 thumbprint."""
+    from joserfc import jwt
+    from joserfc.jwk import ECKey, KeySet
+    key = ECKey.generate_key("P-256")
+    metadata = state["metadata"]
+
+    def bound_tokens():
+        expect("ES256" in metadata["dpop_signing_alg_values_supported"], "no dpop_signing_alg_values_supported")
+        # The server's nonce: the first proof, without one, is refused with it (RFC 9449 §8).
+        first = requests.post(metadata["token_endpoint"], data={"grant_type": "authorization_code", "code": "x"},
+                              headers={"DPoP": dpop_proof(key, "POST", metadata["token_endpoint"])}, timeout=10)
+        expect(first.status_code in (400, 401) and first.headers.get("DPoP-Nonce"), f"no nonce: {first.status_code} {first.text}")
+        nonce = first.headers["DPoP-Nonce"]
+        url, pending = state["client"].begin()
+        answer = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+        expect(answer.status_code == 302, f"authorize answered {answer.status_code}")
+        token = state["client"].session.fetch_token(
+            metadata["token_endpoint"], authorization_response=answer.headers["Location"], state=pending["state"],
+            code_verifier=pending["verifier"], headers={"DPoP": dpop_proof(key, "POST", metadata["token_endpoint"], nonce)})
+        expect(token["token_type"] == "DPoP", f"token_type is {token['token_type']}")
+        keys = KeySet.import_key_set(requests.get(metadata["jwks_uri"], timeout=10).json())
+        claims = jwt.decode(token["access_token"], keys).claims
+        expect(claims["cnf"]["jkt"] == key.thumbprint(), f"cnf.jkt {claims.get('cnf')} is not joserfc's thumbprint {key.thumbprint()}")
+        state["dpop"] = (token["access_token"], nonce)
+    check("Authlib's fetch_token with a joserfc DPoP proof gets a DPoP token bound to joserfc's own thumbprint of the key", bound_tokens)
+
+    def userinfo():
+        access, nonce = state["dpop"]
+        endpoint = metadata["userinfo_endpoint"]
+        good = requests.get(endpoint, headers={"Authorization": f"DPoP {access}",
+                                               "DPoP": dpop_proof(key, "GET", endpoint, nonce, access)}, timeout=10)
+        expect(good.status_code == 200 and good.json().get("preferred_username") == "alice", f"userinfo: {good.status_code} {good.text}")
+        as_bearer = requests.get(endpoint, headers={"Authorization": f"Bearer {access}"}, timeout=10)
+        expect(as_bearer.status_code == 401, f"as Bearer: {as_bearer.status_code}")
+        other = ECKey.generate_key("P-256")
+        stolen = requests.get(endpoint, headers={"Authorization": f"DPoP {access}",
+                                                 "DPoP": dpop_proof(other, "GET", endpoint, nonce, access)}, timeout=10)
+        expect(stolen.status_code == 401 and 'error="invalid_dpop_proof"' in stolen.headers.get("WWW-Authenticate", ""),
+               f"another key: {stolen.status_code} {stolen.headers.get('WWW-Authenticate')}")
+        proof = dpop_proof(key, "GET", endpoint, nonce, access)
+        once = requests.get(endpoint, headers={"Authorization": f"DPoP {access}", "DPoP": proof}, timeout=10)
+        again = requests.get(endpoint, headers={"Authorization": f"DPoP {access}", "DPoP": proof}, timeout=10)
+        expect(once.status_code == 200 and again.status_code == 401, f"replayed proof: {once.status_code}, then {again.status_code}")
+    check("userinfo takes the bound token with the DPoP scheme and a proof naming it; as Bearer, by another key or replayed it is 401", userinfo)
 
 
 def serve_key_set(document):

@@ -176,7 +176,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["wrong aud", "expired", "too long", "iss is not sub", "no jti", "another key", "unknown kid", "future iat", "HS256"])
+    @Test(arguments: ["wrong aud", "expired", "too long", "iss is not sub", "no jti", "another key", "unknown kid", "future iat", "future nbf", "HS256"])
     func aBadAssertionIsInvalidClientAndSpendsNothing(_ flaw: String) async throws {
         try await withServer { server, _, _ in
             let key = try PrivateKey.generateEC(.p256), other = try PrivateKey.generateEC(.p256)
@@ -192,6 +192,7 @@ import Testing
             case "no jti": bad = try Self.assertion(key, kid: "k1", clientID: "agent", server: server) { $0["jti"] = nil }
             case "another key": bad = try Self.assertion(other, kid: "k1", clientID: "agent", server: server) { $0["jti"] = .string(jti) }
             case "unknown kid": bad = try Self.assertion(key, kid: "k9", clientID: "agent", server: server) { $0["jti"] = .string(jti) }
+            case "future nbf": bad = try Self.assertion(key, kid: "k1", clientID: "agent", server: server) { $0["nbf"] = .integer(now + 120); $0["jti"] = .string(jti) }
             case "future iat": bad = try Self.assertion(key, kid: "k1", clientID: "agent", server: server) { $0["iat"] = .integer(now + 120); $0["jti"] = .string(jti) }
             default:
                 let header = Base64URL.encode(Array(#"{"alg":"HS256","kid":"k1"}"#.utf8))

@@ -129,6 +129,9 @@ import Testing
         #expect(try members(introspected) == [
             "active", "sub", "username", "client_id", "scope", "token_type", "exp", "iat", "auth_time", "amr", "acr", "sid", "aud", "iss", "jti",
         ])
+        var bound = introspected
+        bound.cnf = Confirmation(jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
+        #expect(try object(bound)["cnf"] == .object(["jkt": .string("0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")]))
         #expect(try object(introspected)["iss"] == .string("https://id.example.com"))
         #expect(try object(introspected)["aud"] == .string("c"))
         var twoAudiences = introspected
@@ -153,7 +156,8 @@ import Testing
             responseTypesSupported: [], responseModesSupported: [], grantTypesSupported: [], subjectTypesSupported: [],
             idTokenSigningAlgValuesSupported: [], tokenEndpointAuthMethodsSupported: [], revocationEndpointAuthMethodsSupported: [],
             introspectionEndpointAuthMethodsSupported: [], tokenEndpointAuthSigningAlgValuesSupported: [],
-            revocationEndpointAuthSigningAlgValuesSupported: [], introspectionEndpointAuthSigningAlgValuesSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
+            revocationEndpointAuthSigningAlgValuesSupported: [], introspectionEndpointAuthSigningAlgValuesSupported: [],
+            dpopSigningAlgValuesSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
             acrValuesSupported: [], promptValuesSupported: [], claimsParameterSupported: false, requestParameterSupported: false,
             requestURIParameterSupported: false, authorizationResponseIssParameterSupported: true, backchannelLogoutSupported: true,
             backchannelLogoutSessionSupported: true)
@@ -164,7 +168,7 @@ import Testing
             "token_endpoint_auth_methods_supported", "revocation_endpoint_auth_methods_supported",
             "introspection_endpoint_auth_methods_supported", "token_endpoint_auth_signing_alg_values_supported",
             "revocation_endpoint_auth_signing_alg_values_supported", "introspection_endpoint_auth_signing_alg_values_supported",
-            "code_challenge_methods_supported", "scopes_supported", "claims_supported",
+            "dpop_signing_alg_values_supported", "code_challenge_methods_supported", "scopes_supported", "claims_supported",
             "acr_values_supported", "prompt_values_supported", "claims_parameter_supported", "request_parameter_supported",
             "request_uri_parameter_supported", "authorization_response_iss_parameter_supported", "backchannel_logout_supported",
             "backchannel_logout_session_supported",

@@ -35,6 +35,8 @@ public struct ClientRegistry: Sendable {
         /// (`private_key_jwt`) and gets no secret.
         public var jwks: String?
         public var jwksURI: String?
+        /// `--require-dpop`: every token request carries a DPoP proof (RFC 9449).
+        public var requireDPoP = false
 
         public init(id: String) { self.id = id }
     }
@@ -136,7 +138,7 @@ public struct ClientRegistry: Sendable {
             introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
             requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
             refresh: checked.refresh, messagesForBusiness: messagesForBusiness, clientCredentials: checked.clientCredentials,
-            audiences: checked.audiences, jwks: checked.jwks, jwksURI: checked.jwksURI, createdAt: createdAt)
+            audiences: checked.audiences, jwks: checked.jwks, jwksURI: checked.jwksURI, requireDPoP: checked.requireDPoP, createdAt: createdAt)
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
@@ -333,6 +335,7 @@ public struct ClientRegistry: Sendable {
             "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
             "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
             "client_credentials": .bool(client.clientCredentials), "audiences": .array(client.audiences.map(JSONValue.string)),
+            "require_dpop": .bool(client.requireDPoP),
             "token_endpoint_auth_method": .string(client.isPublic ? "none" : client.usesKeys ? "private_key_jwt" : "client_secret_basic"),
             "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
         ]
@@ -353,7 +356,7 @@ public struct ClientRegistry: Sendable {
         let known: Set<String> = [
             "client_id", "name", "public", "redirect_uris", "post_logout_redirect_uris", "backchannel_logout_uri", "scope", "id_token_alg",
             "introspection", "token_exchange", "allowed_groups", "require_acr", "device_flow", "require_par", "refresh",
-            "client_credentials", "audiences", "jwks", "jwks_uri",
+            "client_credentials", "audiences", "jwks", "jwks_uri", "require_dpop",
         ]
         if let unknown = JSONFields.firstUnknownMember(of: body, known: known) {
             throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a client.")
@@ -401,6 +404,7 @@ public struct ClientRegistry: Sendable {
             registration.jwks = String(decoding: value.encoded(), as: UTF8.self)
         }
         registration.jwksURI = try string("jwks_uri")
+        registration.requireDPoP = try flag("require_dpop")
         return registration
     }
 

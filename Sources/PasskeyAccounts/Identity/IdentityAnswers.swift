@@ -31,7 +31,7 @@ public struct TokenAnswer: Sendable, Equatable, Encodable {
 public struct IntrospectionAnswer: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey {
         case active, sub, username, clientID = "client_id", scope, tokenType = "token_type", exp, iat, authTime = "auth_time"
-        case amr, acr, sid, aud, iss, jti
+        case amr, acr, sid, aud, iss, jti, cnf
     }
 
     public let active: Bool
@@ -50,9 +50,16 @@ public struct IntrospectionAnswer: Sendable, Equatable, Encodable {
     public var aud: Audience? = nil
     public var iss: String? = nil
     public var jti: String? = nil
+    /// A DPoP-bound token's confirmation (RFC 9449 §6.2): the resource server checks the proof.
+    public var cnf: Confirmation? = nil
 
     /// Exactly `{"active": false}`: nothing of the token is told.
     public static let inactive = IntrospectionAnswer(active: false)
+}
+
+/// RFC 7800's `cnf` as RFC 9449 §6 uses it: the thumbprint of the key a token is bound to.
+public struct Confirmation: Sendable, Equatable, Encodable {
+    public let jkt: String
 }
 
 /// A token's `aud` (RFC 7519 §4.1.3): one string, or an array when it names several.
@@ -137,6 +144,7 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case revocationEndpointAuthSigningAlgValuesSupported = "revocation_endpoint_auth_signing_alg_values_supported"
         case introspectionEndpointAuthSigningAlgValuesSupported = "introspection_endpoint_auth_signing_alg_values_supported"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported", scopesSupported = "scopes_supported"
         case claimsSupported = "claims_supported", acrValuesSupported = "acr_values_supported"
         case promptValuesSupported = "prompt_values_supported", claimsParameterSupported = "claims_parameter_supported"
@@ -168,6 +176,8 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let tokenEndpointAuthSigningAlgValuesSupported: [String]
     public let revocationEndpointAuthSigningAlgValuesSupported: [String]
     public let introspectionEndpointAuthSigningAlgValuesSupported: [String]
+    /// The algorithms a DPoP proof may be signed with (RFC 9449 §5.1).
+    public let dpopSigningAlgValuesSupported: [String]
     public let codeChallengeMethodsSupported: [String]
     public let scopesSupported: [String]
     public let claimsSupported: [String]

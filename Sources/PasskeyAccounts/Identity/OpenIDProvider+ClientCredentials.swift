@@ -15,7 +15,7 @@ extension OpenIDProvider {
     /// asked (all within the client's; by default all of them) and the resources asked (each
     /// one of the client's `--audience` values; by default the issuer). No ID token, no
     /// refresh token. One audit event per token.
-    func clientCredentials(_ values: [String: String], resources: [String], client: ClientRecord) async throws -> TokenAnswer {
+    func clientCredentials(_ values: [String: String], resources: [String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard client.clientCredentials, !client.isPublic else {
             throw OAuthError("unauthorized_client", "this client is not registered for client_credentials")
         }
@@ -23,18 +23,19 @@ extension OpenIDProvider {
         let audience = try checkResources(resources, client: client)
         let at = now()
         let key = try await keys.signer(JWSAlgorithm(rawValue: client.idTokenAlgorithm) ?? .rs256, now: at)
-        let claims: [String: JSONValue] = [
+        var claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(client.id), "aud": audience.json, "client_id": .string(client.id),
             "iat": Self.seconds(at), "exp": Self.seconds(at.addingTimeInterval(configuration.accessTokenTTL)),
             "jti": .string(Self.clientTokenMark + Base64URL.encode(SecureRandom.bytes(16))), "scope": .string(scopes.joined(separator: " ")),
         ]
+        if let jkt { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         let token = try JWS.sign(
             header: ["typ": .string("at+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: key.algorithm)
         var details = ["client": client.id, "grant": "client_credentials"]
         if !scopes.isEmpty { details["scope"] = scopes.joined(separator: " ") }
         try await store.insertEvent(context.event([], "oauth_token_issued", at: at, details))
         signedTokens.remember(token)
-        return TokenAnswer(accessToken: token, tokenType: "Bearer", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "))
+        return TokenAnswer(accessToken: token, tokenType: jkt == nil ? "Bearer" : "DPoP", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "))
     }
 
     /// `scope` for a client's own token: API scopes only (a user scope asks for a user there is

@@ -182,7 +182,7 @@ extension OpenIDProvider {
     /// user has not decided, `authorization_pending`, or `slow_down` for a poll sooner than the
     /// interval (which then grows by 5 s); `access_denied`; `expired_token`; then the tokens,
     /// once (a second redemption revokes them, as a reused code does).
-    func redeemDeviceCode(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
+    func redeemDeviceCode(_ values: [String: String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard client.deviceFlow else { throw OAuthError("unauthorized_client", "this client is not registered for the device flow") }
         guard let deviceCode = values["device_code"] else { throw OAuthError.invalidRequest("device_code is missing") }
         let at = now()
@@ -207,8 +207,8 @@ extension OpenIDProvider {
                 throw OAuthError.invalidGrant("the device code was already used; every token issued with it is revoked")
             }
             try await checkPolicy(client, userHandle: grant.userHandle, acr: grant.acr)
-            let refresh = try await spendStart(grant, client: client, grantType: "device_code", reuse: "oauth_device_code_reuse", at: at)
-            return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: false)
+            let refresh = try await spendStart(grant, client: client, grantType: "device_code", reuse: "oauth_device_code_reuse", jkt: jkt, at: at)
+            return try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: false, jkt: jkt)
         }
     }
 }

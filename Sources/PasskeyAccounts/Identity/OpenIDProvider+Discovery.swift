@@ -30,6 +30,7 @@ extension OpenIDProvider {
             tokenEndpointAuthSigningAlgValuesSupported: Self.assertionAlgorithms,
             revocationEndpointAuthSigningAlgValuesSupported: Self.assertionAlgorithms,
             introspectionEndpointAuthSigningAlgValuesSupported: Self.assertionAlgorithms,
+            dpopSigningAlgValuesSupported: Self.dpopAlgorithms,
             codeChallengeMethodsSupported: ["S256"],
             scopesSupported: ["openid", "profile", "email", "groups", "offline_access", "passkey"],
             claimsSupported: [

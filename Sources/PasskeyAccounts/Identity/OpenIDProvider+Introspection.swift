@@ -64,7 +64,8 @@ extension OpenIDProvider {
             active: true, sub: claims["sub"]?.stringValue, username: username, clientID: claims["client_id"]?.stringValue,
             scope: claims["scope"]?.stringValue, tokenType: "access_token", exp: time("exp"), iat: time("iat"), authTime: time("auth_time"),
             amr: claims["amr"]?.arrayValue?.compactMap(\.stringValue), acr: claims["acr"]?.stringValue, sid: claims["sid"]?.stringValue,
-            aud: Audience(claims["aud"]), iss: claims["iss"]?.stringValue, jti: claims["jti"]?.stringValue)
+            aud: Audience(claims["aud"]), iss: claims["iss"]?.stringValue, jti: claims["jti"]?.stringValue,
+            cnf: claims["cnf"]?.objectValue?["jkt"]?.stringValue.map(Confirmation.init(jkt:)))
     }
 
     /// A standing refresh token: the grant it renews.

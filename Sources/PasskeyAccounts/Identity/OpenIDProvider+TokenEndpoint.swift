@@ -12,7 +12,7 @@ extension OpenIDProvider {
     /// `Authorization: Basic` credentials when sent. Answers the token response.
     public func token(
         _ parameters: [(name: String, value: String)], query: [(name: String, value: String)] = [],
-        basic: (id: String, secret: String)?
+        basic: (id: String, secret: String)?, dpop: DPoPRequest? = nil
     ) async throws -> TokenAnswer {
         // RFC 8707 §2: `resource` may be repeated; every other parameter is given once.
         let resources = parameters.filter { $0.name == "resource" }.map(\.value)
@@ -22,19 +22,24 @@ extension OpenIDProvider {
         if !resources.isEmpty, values["grant_type"] != "client_credentials" {
             throw OAuthError("invalid_target", "resource is taken only with client_credentials: a user's token is for the client that asked")
         }
+        guard values["grant_type"] != nil else { throw OAuthError.invalidRequest("grant_type is missing") }
+        let jkt = try await checkDPoPProof(dpop, path: "/oauth/token", accessToken: nil, at: now())
+        if jkt == nil, client.requireDPoP {
+            throw OAuthError("invalid_dpop_proof", "this client sends a DPoP proof with every token request (RFC 9449)")
+        }
         switch values["grant_type"] {
         case nil:
             throw OAuthError.invalidRequest("grant_type is missing")
         case "client_credentials":
-            return try await clientCredentials(values, resources: resources, client: client)
+            return try await clientCredentials(values, resources: resources, client: client, jkt: jkt)
         case "authorization_code":
-            return try await redeemCode(values, client: client)
+            return try await redeemCode(values, client: client, jkt: jkt)
         case "refresh_token":
-            return try await refresh(values, client: client)
+            return try await refresh(values, client: client, jkt: jkt)
         case Self.tokenExchangeGrant:
-            return try await exchange(values, client: client)
+            return try await exchange(values, client: client, jkt: jkt)
         case Self.deviceCodeGrant:
-            return try await redeemDeviceCode(values, client: client)
+            return try await redeemDeviceCode(values, client: client, jkt: jkt)
         case let other?:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }
@@ -109,7 +114,7 @@ extension OpenIDProvider {
 
     // MARK: authorization_code
 
-    func redeemCode(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
+    func redeemCode(_ values: [String: String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard let code = values["code"] else { throw OAuthError.invalidRequest("code is missing") }
         guard let redirectURI = values["redirect_uri"] ?? AuthorizationRequest.impliedRedirectURI(client) else {
             throw OAuthError.invalidRequest("redirect_uri is missing")
@@ -131,8 +136,9 @@ extension OpenIDProvider {
         guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
         try Self.checkCodeVerifier(verifier, grant: grant, client: client)
         try await checkSessionAlive(grant, at: at)
-        let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", at: at)
-        let response = try await tokenResponse(grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true)
+        let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", jkt: jkt, at: at)
+        let response = try await tokenResponse(
+            grant, client: client, scopes: grant.scopes, refreshToken: refresh, at: at, includeNonce: true, jkt: jkt)
         if client.messagesForBusiness, let mfb = messagesForBusiness {
             try await mfb.bindAccessToken(response.accessToken, code: code, clientID: client.id, redirectURI: grant.redirectURI, at: at)
         }
@@ -153,15 +159,19 @@ extension OpenIDProvider {
     }
 
     /// Spends the start of a grant (its code, or a device's approval) once, with the refresh
-    /// token the client gets (nil for none). Spent already, by this or another request: a reuse,
-    /// which revokes the grant (`reuse` is the event) and is `invalid_grant`.
-    func spendStart(_ grant: GrantRecord, client: ClientRecord, grantType: String, reuse: String, at: Date) async throws -> [UInt8]? {
+    /// token the client gets (nil for none), bound to the DPoP key `jkt` for a public client
+    /// (RFC 9449 §5). Spent already, by this or another request: a reuse, which revokes the
+    /// grant (`reuse` is the event) and is `invalid_grant`.
+    func spendStart(
+        _ grant: GrantRecord, client: ClientRecord, grantType: String, reuse: String, jkt: String?, at: Date
+    ) async throws -> [UInt8]? {
         let refresh = Self.getsRefreshTokens(client) ? SecureRandom.bytes(32) : nil
         let refreshExpiresAt = refresh.map { _ in at.addingTimeInterval(configuration.refreshTokenTTL) }
         let expiresAt = max(refreshExpiresAt ?? at, at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
         let spent = try await store.spendCode(
             grantID: grant.id, now: at, refreshHash: refresh.map(Digest.sha256.hash), refreshExpiresAt: refreshExpiresAt,
-            expiresAt: expiresAt, event: context.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": grantType]))
+            expiresAt: expiresAt, dpopJKT: client.isPublic && refresh != nil ? jkt : nil,
+            event: context.event(grant.userHandle, "oauth_token_issued", at: at, ["client": client.id, "grant": grantType]))
         guard spent else {
             try await revokeForReuse(grant, type: reuse, at: at)
             throw OAuthError.invalidGrant("the \(grantType == "device_code" ? "device code" : "code") was already used; every token issued with it is revoked")
@@ -197,7 +207,7 @@ extension OpenIDProvider {
 
     /// RFC 6749 §6 with rotation (RFC 9700 §4.14.2): every use gives a new refresh token and
     /// retires the old; a retired one presented again revokes the whole grant.
-    func refresh(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
+    func refresh(_ values: [String: String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard Self.getsRefreshTokens(client) else {
             throw OAuthError("unauthorized_client", "this client is not registered for refresh tokens")
         }
@@ -223,19 +233,30 @@ extension OpenIDProvider {
         guard let expiry = grant.refreshExpiresAt, expiry > at else { throw OAuthError.invalidGrant("the refresh token has expired") }
         try await checkSessionAlive(grant, at: at)
         try await checkPolicy(client, userHandle: grant.userHandle, acr: grant.acr)
+        try Self.checkRefreshBinding(grant, jkt: jkt)
         var scopes = grant.scopes
         if let asked = values["scope"] {
             let narrowed = asked.split(separator: " ").map(String.init)
             guard let outside = narrowed.first(where: { !grant.scopes.contains($0) }) else {
                 scopes = grant.scopes.filter(narrowed.contains)
-                return try await rotate(grant, old: hash, client: client, scopes: scopes, at: at)
+                return try await rotate(grant, old: hash, client: client, scopes: scopes, jkt: jkt, at: at)
             }
             throw OAuthError("invalid_scope", "\(outside.prefix(32)) was not granted")
         }
-        return try await rotate(grant, old: hash, client: client, scopes: scopes, at: at)
+        return try await rotate(grant, old: hash, client: client, scopes: scopes, jkt: jkt, at: at)
     }
 
-    func rotate(_ grant: GrantRecord, old: [UInt8], client: ClientRecord, scopes: [String], at: Date) async throws -> TokenAnswer {
+    /// RFC 9449 §5: a public client's refresh token bound to a DPoP key is used only with a
+    /// proof by that key.
+    static func checkRefreshBinding(_ grant: GrantRecord, jkt: String?) throws(OAuthError) {
+        guard let bound = grant.dpopJKT else { return }
+        guard let jkt else { throw OAuthError("invalid_dpop_proof", "this refresh token is bound to a DPoP key: send a proof by it") }
+        guard jkt == bound else { throw OAuthError("invalid_dpop_proof", "this refresh token is bound to another DPoP key") }
+    }
+
+    func rotate(
+        _ grant: GrantRecord, old: [UInt8], client: ClientRecord, scopes: [String], jkt: String?, at: Date
+    ) async throws -> TokenAnswer {
         let new = SecureRandom.bytes(32)
         let refreshExpiresAt = at.addingTimeInterval(configuration.refreshTokenTTL)
         let rotated = try await store.rotateRefreshToken(
@@ -247,6 +268,6 @@ extension OpenIDProvider {
             try await revokeForReuse(grant, type: "oauth_refresh_reuse", at: at)
             throw OAuthError.invalidGrant("the refresh token was already used; its whole family is revoked")
         }
-        return try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: new, at: at, includeNonce: true)
+        return try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: new, at: at, includeNonce: true, jkt: jkt)
     }
 }

@@ -11,7 +11,7 @@ extension OpenIDProvider {
     /// RFC 8693 for clients registered with `--token-exchange`: a session token of the JSON
     /// endpoints for an access token (default) or an ID token whose `aud` is the exchanging
     /// client, bound to that session (it ends with it), under the client's own policy.
-    func exchange(_ values: [String: String], client: ClientRecord) async throws -> TokenAnswer {
+    func exchange(_ values: [String: String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard client.tokenExchange else { throw OAuthError("unauthorized_client", "this client is not registered for token exchange") }
         guard let subjectToken = values["subject_token"] else { throw OAuthError.invalidRequest("subject_token is missing") }
         guard values["subject_token_type"] == Self.accessTokenType else {
@@ -47,7 +47,7 @@ extension OpenIDProvider {
             expiresAt: at.addingTimeInterval(max(configuration.accessTokenTTL, configuration.idTokenTTL)))
         try await store.insertGrant(
             grant, event: context.event(user.handle, "oauth_token_issued", at: at, ["client": client.id, "grant": "token_exchange"]))
-        let tokens = try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: nil, at: at, includeNonce: false)
+        let tokens = try await tokenResponse(grant, client: client, scopes: scopes, refreshToken: nil, at: at, includeNonce: false, jkt: jkt)
         if requested == Self.idTokenType {
             guard let idToken = tokens.idToken else { throw OAuthError("invalid_scope", "an ID token needs the openid scope") }
             return TokenAnswer(
@@ -55,7 +55,7 @@ extension OpenIDProvider {
                 issuedTokenType: Self.idTokenType)
         }
         return TokenAnswer(
-            accessToken: tokens.accessToken, tokenType: "Bearer", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "),
+            accessToken: tokens.accessToken, tokenType: tokens.tokenType, expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "),
             issuedTokenType: Self.accessTokenType)
     }
 }

@@ -25,15 +25,17 @@ extension OpenIDProvider {
     static func numericDate(_ date: Date) -> Int64 { JWTClaims.numericDate(date) ?? 0 }
 
     /// The token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
+    /// With `jkt` (a DPoP proof's key, RFC 9449 §6), the access token is bound to that key and
+    /// its type is `DPoP`.
     func tokenResponse(
-        _ grant: GrantRecord, client: ClientRecord, scopes: [String], refreshToken: [UInt8]?, at: Date, includeNonce: Bool
+        _ grant: GrantRecord, client: ClientRecord, scopes: [String], refreshToken: [UInt8]?, at: Date, includeNonce: Bool, jkt: String? = nil
     ) async throws -> TokenAnswer {
         guard let user = try await store.user(handle: grant.userHandle) else {
             throw OAuthError.invalidGrant("the account no longer exists")
         }
         let algorithm = JWSAlgorithm(rawValue: client.idTokenAlgorithm) ?? .rs256
         let key = try await keys.signer(algorithm, now: at)
-        let accessToken = try accessToken(grant, client: client, scopes: scopes, key: key, at: at)
+        let accessToken = try accessToken(grant, client: client, scopes: scopes, key: key, jkt: jkt, at: at)
         var idClaims = try await scopeClaims(user: user, grant: grant, scopes: scopes)
         idClaims["iss"] = .string(issuer)
         idClaims["sub"] = .string(Self.subject(user.handle))
@@ -47,7 +49,8 @@ extension OpenIDProvider {
         if includeNonce, let nonce = grant.nonce { idClaims["nonce"] = .string(nonce) }
         idClaims["at_hash"] = .string(Self.leftHalfHash(accessToken))
         var response = TokenAnswer(
-            accessToken: accessToken, tokenType: "Bearer", expiresIn: Int(configuration.accessTokenTTL), scope: scopes.joined(separator: " "))
+            accessToken: accessToken, tokenType: jkt == nil ? "Bearer" : "DPoP", expiresIn: Int(configuration.accessTokenTTL),
+            scope: scopes.joined(separator: " "))
         // An ID token answers an OpenID Connect request; the Messages for Business device may
         // ask by OAuth 2.0 alone (no `openid`), and gets none.
         if grant.scopes.contains("openid") {
@@ -66,7 +69,7 @@ extension OpenIDProvider {
 
     /// An RFC 9068 access token: `typ: at+jwt`; its `jti` starts with the grant's id, which
     /// userinfo looks up to learn whether the grant still stands.
-    func accessToken(_ grant: GrantRecord, client: ClientRecord, scopes: [String], key: SigningKeys.Key, at: Date) throws -> String {
+    func accessToken(_ grant: GrantRecord, client: ClientRecord, scopes: [String], key: SigningKeys.Key, jkt: String?, at: Date) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(Self.subject(grant.userHandle)), "aud": .string(client.id),
             "client_id": .string(client.id), "iat": Self.seconds(at), "exp": Self.seconds(at.addingTimeInterval(configuration.accessTokenTTL)),
@@ -75,6 +78,7 @@ extension OpenIDProvider {
             "sid": .string(Self.sessionID(grant.sessionHash)),
         ]
         if let acr = grant.acr { claims["acr"] = .string(acr) }
+        if let jkt { claims["cnf"] = .object(["jkt": .string(jkt)]) }
         let token = try JWS.sign(
             header: ["typ": .string("at+jwt"), "kid": .string(key.record.keyID)], claims: claims, key: key.privateKey, algorithm: key.algorithm)
         signedTokens.remember(token)

@@ -1,5 +1,5 @@
 internal import PasskeyCrypto
-internal import Foundation
+public import Foundation
 internal import PasskeyCore
 internal import PasskeyJOSE
 internal import PasskeyJSON
@@ -9,16 +9,47 @@ internal import PasskeyStorage
 extension OpenIDProvider {
     // MARK: Userinfo
 
+    /// How the request presented its access token: `Authorization: Bearer` (RFC 6750) or
+    /// `Authorization: DPoP` with a proof (RFC 9449 §7).
+    public enum TokenScheme: Sendable {
+        case bearer
+        case dpop
+    }
+
     /// `GET`/`POST /oauth/userinfo` (OpenID Connect Core §5.3): `sub` and the claims of the
     /// token's scopes. The token must be one of ours, unexpired, of a grant that stands, whose
-    /// session (unless `offline_access`) is still open; anything else is `invalid_token`.
-    public func userinfo(accessToken: String?) async throws -> UserinfoAnswer {
+    /// session (unless `offline_access`) is still open; anything else is `invalid_token`. A
+    /// DPoP-bound token comes with the `DPoP` scheme and a proof by its key.
+    public func userinfo(accessToken: String?, scheme: TokenScheme = .bearer, dpop: DPoPRequest? = nil) async throws -> UserinfoAnswer {
         guard let accessToken else { throw AccessTokenMissing() }
         let at = now()
         let (claims, grant) = try await checkAccessToken(accessToken, at: at)
+        try await checkPresentation(claims, token: accessToken, scheme: scheme, dpop: dpop, path: "/oauth/userinfo", at: at)
         guard let user = try await store.user(handle: grant.userHandle) else { throw OAuthError.invalidToken("the account no longer exists") }
         let scopes = (claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
         return UserinfoAnswer(sub: Self.subject(user.handle), claims: try await scopeClaims(user: user, grant: grant, scopes: scopes))
+    }
+
+    /// RFC 9449 §7.1: a token bound to a key (`cnf.jkt`) is presented with the `DPoP` scheme and a
+    /// proof by that key naming it (`ath`); an unbound token with `Bearer`. Anything else is
+    /// `invalid_token`, or the proof's own refusal.
+    func checkPresentation(
+        _ claims: [String: JSONValue], token: String, scheme: TokenScheme, dpop: DPoPRequest?, path: String, at: Date
+    ) async throws {
+        let bound = claims["cnf"]?.objectValue?["jkt"]?.stringValue
+        switch (scheme, bound) {
+        case (.bearer, nil):
+            return
+        case (.bearer, .some):
+            throw OAuthError.invalidToken("the access token is bound to a DPoP key: present it with the DPoP scheme and a proof")
+        case (.dpop, nil):
+            throw OAuthError.invalidToken("the access token is not DPoP-bound: present it as Bearer")
+        case (.dpop, let jkt?):
+            guard let proven = try await checkDPoPProof(dpop, path: path, accessToken: token, at: at) else {
+                throw OAuthError("invalid_dpop_proof", "a DPoP-bound token needs a DPoP proof")
+            }
+            guard proven == jkt else { throw OAuthError("invalid_dpop_proof", "the DPoP proof is signed by another key than the token's") }
+        }
     }
 
     /// Whom an access token speaks for: a user's grant, or a client itself (`client_credentials`).

@@ -103,11 +103,60 @@ struct IdentityController: Controller {
                 return [String: String]()
             }
         }
-        routes.get("/oauth/userinfo", .form) { request, _ in
-            try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
+        for method: HTTPRequest.Method in [.get, .post] {
+            routes.on("/oauth/userinfo", method: method, .form) { request, _ in
+                let presented = Self.accessToken(request)
+                var response = try await Self.protectedResource(request) {
+                    try await openID.userinfo(accessToken: presented?.token, scheme: presented?.scheme ?? .bearer, dpop: Self.dpop(request))
+                }
+                Self.addDPoPNonce(to: &response, request: request, openID: openID)
+                return response
+            }
         }
-        routes.post("/oauth/userinfo", .form) { request, _ in
-            try await Self.oauth(request) { _ in try await openID.userinfo(accessToken: Self.bearer(request)) }
+    }
+
+    static let dpopField = HTTPField.Name("DPoP")!
+    static let dpopNonceField = HTTPField.Name("DPoP-Nonce")!
+
+    /// The request's DPoP proofs (every `DPoP` header) and method; nil without any.
+    static func dpop(_ request: Request) -> DPoPRequest? {
+        let proofs = request.headers[values: dpopField]
+        return proofs.isEmpty ? nil : DPoPRequest(proofs: proofs, method: request.method.rawValue)
+    }
+
+    /// The access token of `Authorization: Bearer` or `Authorization: DPoP`, and which it was.
+    static func accessToken(_ request: Request) -> (token: String, scheme: OpenIDProvider.TokenScheme)? {
+        guard let value = request.headers[.authorization] else { return nil }
+        if let token = AuthorizationHeader.bearer(value) { return (token, .bearer) }
+        if let token = AuthorizationHeader.dpop(value) { return (token, .dpop) }
+        return nil
+    }
+
+    /// RFC 9449 §8 and §9: every answer to a request that carried a DPoP proof gives the nonce
+    /// its next proof must carry.
+    static func addDPoPNonce(to response: inout Response, request: Request, openID: OpenIDProvider) {
+        guard request.headers[dpopField] != nil else { return }
+        response.headers[dpopNonceField] = openID.currentDPoPNonce()
+    }
+
+    /// A protected resource's answer (RFC 6750 §3, RFC 9449 §7.1): a refused token or proof is
+    /// 401 with a challenge in the scheme the request used (`DPoP …, algs="…"` for DPoP); a
+    /// request without a token 401 with a bare `Bearer` challenge.
+    static func protectedResource(_ request: Request, _ body: () async throws -> some Encodable) async throws -> Response {
+        do {
+            return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body())))
+        } catch is AccessTokenMissing {
+            var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        } catch let error as OAuthError {
+            let status: HTTPResponse.Status = error.error == "invalid_request" ? .badRequest : .unauthorized
+            var response = errorJSON(error.error, error.errorDescription, status: status)
+            let usedDPoP = accessToken(request)?.scheme == .dpop || request.headers[dpopField] != nil
+            response.headers[.wwwAuthenticate] = usedDPoP
+                ? "DPoP error=\"\(error.error)\", algs=\"\(OpenIDProvider.dpopSigningAlgorithms.joined(separator: " "))\""
+                : "Bearer error=\"\(error.error)\""
+            return response
         }
     }
 
@@ -132,9 +181,10 @@ struct IdentityController: Controller {
                 guard let query = text.isEmpty ? [] : try? FormURLEncoded.pairs(text) else {
                     throw OAuthError("invalid_request", "the URI's query is not valid percent-encoded UTF-8")
                 }
-                return try await openID.token(parameters, query: query, basic: Self.basicCredentials(request))
+                return try await openID.token(parameters, query: query, basic: Self.basicCredentials(request), dpop: Self.dpop(request))
             }
             response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+            Self.addDPoPNonce(to: &response, request: request, openID: openID)
             return response
         }
     }
