@@ -29,7 +29,7 @@ BINARY = $(shell $(SWIFT) build --show-bin-path)/passkey-server
 RELEASE_FLAGS := -c release --static-swift-stdlib
 RELEASE_BINARY = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/passkey-server
 
-.PHONY: run test build release image deb docs reference docs-test screenshots deps browser-deps postgres-deps identity-deps deploy-deps unit-tests browser-test identity-test api-test deploy-test fuzz fuzz-check vectors bench bench-http bench-admin bench-scale trust-anchors clean
+.PHONY: run test build release image deb docs reference docs-test screenshots deps browser-deps postgres-deps identity-deps deploy-deps unit-tests browser-test identity-test api-test deploy-test fuzz fuzz-check vectors bench bench-http bench-machine bench-admin bench-scale trust-anchors clean
 
 run: deps build
 	$(BINARY) serve --port $(PORT) --database $(DATABASE) $(ARGS)
@@ -147,6 +147,14 @@ bench: deps
 # generator's Python packages when missing). Prints one line per goal: met or not met.
 bench-http: deps
 	./scripts/bench-http
+
+# What services and agents cost (release build): server CPU per client_credentials token (by
+# secret, by private_key_jwt, with DPoP) and per userinfo call with a Bearer and a DPoP-bound
+# token. Needs the identity tests' venv (requests, joserfc): make identity-deps.
+bench-machine: deps
+	$(SWIFT) build -c release --product passkey-server
+	./Tests/Identity/run.sh --venv-only
+	.build-identity/venv/bin/python scripts/bench-machine.py $$($(SWIFT) build -c release --show-bin-path)/passkey-server
 
 # The admin list at a million accounts, on SQLite and on a throwaway PostgreSQL (release build):
 # p50/p99 of GET /admin/api/users searches and cursor pages. BENCH_ADMIN_USERS=N for another size.

@@ -253,7 +253,10 @@ let package = Package(
         .testTarget(name: "PasskeyHTTPParsingTests", dependencies: ["PasskeyHTTPParsing"]),
         .testTarget(
             name: "PasskeyAccountsTests",
-            dependencies: ["PasskeyAccounts", "PasskeyStorage", "PasskeySQLite", "PasskeyCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "PasskeyAccounts", "PasskeyStorage", "PasskeySQLite", "PasskeyCore", "PasskeyJOSE", "PasskeyJSON", "PasskeyCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "PasskeyMfBTests", dependencies: ["PasskeyMfB", "PasskeyCrypto", "PasskeyCore", "PasskeyJSON"], resources: [.copy("Vectors")]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh PASSKEY_SERVER_BINARY
+# run.sh PASSKEY_SERVER_BINARY   (or run.sh --venv-only: make the venv and stop)
 #
 # The OpenID provider with real relying parties, each started here on loopback: an Authlib
 # application (authlib_test.py; the pinned Authlib and requests are installed into
@@ -14,11 +14,10 @@ set -euo pipefail
 AUTHLIB_VERSION=1.9.10
 REQUESTS_VERSION=2.32.3
 
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: $0 PASSKEY_SERVER_BINARY" >&2
+if [ $# -lt 1 ] || { [ "$1" != --venv-only ] && [ ! -x "$1" ]; }; then
+    echo "usage: $0 PASSKEY_SERVER_BINARY | --venv-only" >&2
     exit 2
 fi
-BINARY=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VENV="$ROOT/.build-identity/venv"   # .build-*/ is git-ignored
 
@@ -28,6 +27,9 @@ if ! "$VENV/bin/python" -c "import authlib, requests, sys; sys.exit(authlib.__ve
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
         "authlib==$AUTHLIB_VERSION" "requests==$REQUESTS_VERSION"
 fi
+# `--venv-only`: only the venv, for scripts/bench-machine.py.
+[ "$1" = --venv-only ] && exit 0
+BINARY=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 
 status=0
 echo "=== Authlib relying party ==="

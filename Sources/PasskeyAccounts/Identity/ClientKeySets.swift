@@ -33,6 +33,9 @@ public actor ClientKeySets {
     let policy: OutboundHostPolicy
     let logger: Logger
     var kept: [String: Kept] = [:]
+    /// Stored key sets as read, by client id, used while the client's text is the same
+    /// (reading a key set imports its keys, which costs more than a signature check).
+    var stored: [String: (text: String, set: JWKSet)] = [:]
     var inFlight: [String: Task<Kept, any Error>] = [:]
 
     init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, logger: Logger) {
@@ -44,7 +47,12 @@ public actor ClientKeySets {
     /// The client's keys for an assertion naming `keyID` (nil when it names none).
     func keys(for client: ClientRecord, keyID: String?, now: Date) async throws -> JWKSet {
         if let text = client.jwks {
-            do throws(JOSEError) { return try JWKSet(json: Array(text.utf8)) } catch { throw Unavailable(description: "the client's stored key set: \(error.reason)") }
+            if let read = stored[client.id], read.text == text { return read.set }
+            let set: JWKSet
+            do throws(JOSEError) { set = try JWKSet(json: Array(text.utf8)) } catch { throw Unavailable(description: "the client's stored key set: \(error.reason)") }
+            if stored.count >= 4096 { stored.removeAll() }
+            stored[client.id] = (text, set)
+            return set
         }
         guard let uri = client.jwksURI else { throw Unavailable(description: "the client has no keys") }
         if let entry = kept[uri], entry.expiresAt > now {

@@ -38,7 +38,7 @@ extension OpenIDProvider {
     /// must be the proof's `ath`), nil at the token endpoint.
     func checkDPoPProof(_ request: DPoPRequest?, path: String, accessToken: String?, at: Date) async throws -> String? {
         guard let request, !request.proofs.isEmpty else { return nil }
-        let (claims, key) = try Self.readProof(request)
+        let (claims, key) = try Self.readProof(request, keys: proofKeys)
         do throws(JOSEError) {
             try Self.checkProofTarget(claims, method: request.method, url: issuer + path)
             try Self.checkProofTime(claims, now: at)
@@ -55,13 +55,13 @@ extension OpenIDProvider {
     /// RFC 9449 §4.3 items 1 to 6: one `DPoP` header, a JWS of at most 8 KiB, `typ: dpop+jwt`,
     /// an allowed asymmetric `alg`, a public `jwk` (no private member) fitting it, and the
     /// signature by that key.
-    static func readProof(_ request: DPoPRequest) throws(OAuthError) -> ([String: JSONValue], JWK) {
+    static func readProof(_ request: DPoPRequest, keys: JWKCache) throws(OAuthError) -> ([String: JSONValue], JWK) {
         guard request.proofs.count == 1 else { throw OAuthError("invalid_dpop_proof", "a request carries one DPoP header") }
         do throws(JOSEError) {
             let jws = try JWS(compact: request.proofs[0], maximumSize: maximumProofBytes)
             guard jws.header["typ"]?.stringValue == "dpop+jwt" else { throw JOSEError(.headerRefused, "typ is not dpop+jwt") }
             guard let value = jws.header["jwk"] else { throw JOSEError(.headerRefused, "the header has no jwk") }
-            let key = try JWK(value)
+            let key = try keys.key(value)
             try jws.verify(with: key, policy: dpopPolicy)
             return (try jws.claims(), key)
         } catch {

@@ -33,6 +33,8 @@ public final class OpenIDProvider: Sendable {
     let signedTokens = SignedTokens()
     /// The clients' `private_key_jwt` keys, fetched ones kept.
     let keySets: ClientKeySets
+    /// DPoP proofs' keys, read once per key.
+    let proofKeys = JWKCache(capacity: 4096)
     /// Messages for Business (docs/contracts/mfb.md), when on: its client's requests pass its key audit before
     /// a code is issued, and the codes and access tokens they get are bound to its requests.
     let messagesForBusiness: MfBSignIn?
