@@ -199,6 +199,35 @@ import Testing
         }
     }
 
+    /// RFC 9449 §10: a code asked for with `dpop_jkt` is redeemed only with a proof by that key;
+    /// a `dpop_jkt` that is no thumbprint is refused at the authorization endpoint.
+    @Test func aCodeAskedForWithDPoPJKTIsRedeemedOnlyByThatKey() async throws {
+        try await withServer { server, ceremonies, _ in
+            let app = try await TestRelyingParty.register(server, id: "app")
+            let prover = try Prover(server), thief = try Prover(server)
+            let nonce = try await Self.nonce(app, prover)
+            let ada = try await TestRelyingParty.signedIn(ceremonies)
+            let malformed = try await app.authorize(app.authorizationParameters([("dpop_jkt", "short")]), session: ada.session)
+            #expect(TestRelyingParty.answer(malformed)["error"] == "invalid_request")
+            func code() async throws -> String {
+                try #require(TestRelyingParty.answer(try await app.authorize(
+                    app.authorizationParameters([("dpop_jkt", prover.thumbprint)]), session: ada.session))["code"])
+            }
+            func redeem(_ code: String, proof: String?) async throws -> HTTPResult {
+                try await Self.token(
+                    app, [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestRelyingParty.redirectURI),
+                          ("code_verifier", app.verifier)], proof: proof)
+            }
+            let first = try await code()
+            #expect(try await redeem(first, proof: nil).error == "invalid_dpop_proof")
+            #expect(try await redeem(first, proof: try thief.proof("POST", "/oauth/token", nonce: nonce)).error == "invalid_dpop_proof")
+            // Refused before it was spent: the right key still redeems it.
+            let redeemed = try await redeem(first, proof: try prover.proof("POST", "/oauth/token", nonce: nonce))
+            #expect(redeemed.status == 200, "\(String(decoding: redeemed.body, as: UTF8.self))")
+            #expect(redeemed.json["token_type"] as? String == "DPoP")
+        }
+    }
+
     @Test func discoveryListsTheProofAlgorithms() async throws {
         try await withServer { _, _, client in
             let document = try await client.get("/.well-known/openid-configuration").json

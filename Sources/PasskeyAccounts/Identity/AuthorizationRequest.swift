@@ -29,6 +29,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
     /// The Messages for Business client's request: the two parameters seed 001 adds to it,
     /// which the key audit checks before any code is issued. Nil for every other client.
     public let messagesForBusiness: MfBParameters?
+    /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the DPoP key the code may be redeemed with.
+    public let dpopJKT: String?
 
     public struct MfBParameters: Sendable, Equatable {
         public let responseEncryptionKey: String?
@@ -119,12 +121,23 @@ public struct AuthorizationRequest: Sendable, Equatable {
             throw refuse("invalid_request", "login_hint is longer than \(maximumLoginHintLength) bytes")
         }
         let acr = try checkACR(values["acr_values"], client: client, refuse: refuse)
+        let dpopJKT = try checkDPoPThumbprint(values["dpop_jkt"], refuse: refuse)
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, responseMode: responseMode, state: state, nonce: nonce, scopes: scopes,
             codeChallenge: challenge, prompt: prompt, maxAge: maxAge, loginHint: values["login_hint"].flatMap { $0.isEmpty ? nil : $0 },
             requiredACR: acr,
             messagesForBusiness: device
-                ? MfBParameters(responseEncryptionKey: values["responseEncryptionKey"], userHandle: values["userHandle"]) : nil)
+                ? MfBParameters(responseEncryptionKey: values["responseEncryptionKey"], userHandle: values["userHandle"]) : nil,
+            dpopJKT: dpopJKT)
+    }
+
+    /// RFC 9449 §10: `dpop_jkt`, when given, is a JWK SHA-256 thumbprint (RFC 7638): 43
+    /// base64url characters.
+    static func checkDPoPThumbprint(_ text: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> String? {
+        guard let text else { return nil }
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        guard text.utf8.count == 43, text.utf8.allSatisfy(alphabet.contains) else { throw refuse("invalid_request", "dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters)") }
+        return text
     }
 
     /// RFC 6749 §3.1.2.3: a client with one registered redirect URI may leave it out. Only the

@@ -288,7 +288,7 @@ extension OpenIDProvider {
             nonce: request.nonce, authTime: session.createdAt, amr: Self.amr(session, credential: credential), acr: Self.acr(credential),
             credentialID: credential?.id, codeHash: Digest.sha256.hash(code), codeChallenge: request.codeChallenge,
             redirectURI: request.redirectURI, codeExpiresAt: at.addingTimeInterval(Self.codeTTL), createdAt: at,
-            expiresAt: at.addingTimeInterval(Self.codeTTL))
+            expiresAt: at.addingTimeInterval(Self.codeTTL), dpopJKT: request.dpopJKT)
         try await store.insertGrant(grant, event: context.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": request.client.id]))
         return .respond(
             AuthorizationResponse(

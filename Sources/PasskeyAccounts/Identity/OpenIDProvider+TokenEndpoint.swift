@@ -22,14 +22,12 @@ extension OpenIDProvider {
         if !resources.isEmpty, values["grant_type"] != "client_credentials" {
             throw OAuthError("invalid_target", "resource is taken only with client_credentials: a user's token is for the client that asked")
         }
-        guard values["grant_type"] != nil else { throw OAuthError.invalidRequest("grant_type is missing") }
+        guard let grantType = values["grant_type"] else { throw OAuthError.invalidRequest("grant_type is missing") }
         let jkt = try await checkDPoPProof(dpop, path: "/oauth/token", accessToken: nil, at: now())
         if jkt == nil, client.requireDPoP {
             throw OAuthError("invalid_dpop_proof", "this client sends a DPoP proof with every token request (RFC 9449)")
         }
-        switch values["grant_type"] {
-        case nil:
-            throw OAuthError.invalidRequest("grant_type is missing")
+        switch grantType {
         case "client_credentials":
             return try await clientCredentials(values, resources: resources, client: client, jkt: jkt)
         case "authorization_code":
@@ -40,7 +38,7 @@ extension OpenIDProvider {
             return try await exchange(values, client: client, jkt: jkt)
         case Self.deviceCodeGrant:
             return try await redeemDeviceCode(values, client: client, jkt: jkt)
-        case let other?:
+        case let other:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }
     }
@@ -135,6 +133,7 @@ extension OpenIDProvider {
         guard grant.codeExpiresAt > at else { throw OAuthError.invalidGrant("the code has expired") }
         guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
         try Self.checkCodeVerifier(verifier, grant: grant, client: client)
+        try Self.checkCodeBinding(grant, jkt: jkt)
         try await checkSessionAlive(grant, at: at)
         let refresh = try await spendStart(grant, client: client, grantType: "authorization_code", reuse: "oauth_code_reuse", jkt: jkt, at: at)
         let response = try await tokenResponse(
@@ -244,6 +243,12 @@ extension OpenIDProvider {
             throw OAuthError("invalid_scope", "\(outside.prefix(32)) was not granted")
         }
         return try await rotate(grant, old: hash, client: client, scopes: scopes, jkt: jkt, at: at)
+    }
+
+    /// RFC 9449 §10: a code asked for with `dpop_jkt` is redeemed only with a proof by that key.
+    static func checkCodeBinding(_ grant: GrantRecord, jkt: String?) throws(OAuthError) {
+        guard let bound = grant.dpopJKT else { return }
+        guard jkt == bound else { throw OAuthError("invalid_dpop_proof", "this code was asked for with dpop_jkt: redeem it with a proof by that key") }
     }
 
     /// RFC 9449 §5: a public client's refresh token bound to a DPoP key is used only with a
