@@ -231,8 +231,11 @@ extension AuditCheckpoint {
         guard case .object(let o) = value, case .integer(let eventID)? = o["event_id"], case .string(let hash)? = o["hash"],
               let hashBytes = Base64URL.decodeStrict(hash), case .string(let jws)? = o["jws"]
         else { throw CopyRefusal(description: "\(place) is not a checkpoint (event_id, hash, jws)") }
+        // The time as the server writes it (`2026-11-28T10:00:00Z`), or none: a time that would
+        // not be written back the same (a year before 1, an offset) is not taken for another.
         var at = Date.distantPast
-        if case .string(let text)? = o["at"], let date = ISO8601DateFormatter().date(from: text) { at = date }
+        let formatter = ISO8601DateFormatter()
+        if case .string(let text)? = o["at"], let date = formatter.date(from: text), formatter.string(from: date) == text { at = date }
         var id: Int64 = 0
         if case .integer(let number)? = o["id"] { id = number }
         return AuditCheckpoint(id: id, eventID: eventID, hash: hashBytes, at: at, jws: jws)
