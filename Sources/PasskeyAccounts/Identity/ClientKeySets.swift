@@ -35,7 +35,7 @@ public actor ClientKeySets {
     var kept: [String: Kept] = [:]
     /// Stored key sets as read, by client id, used while the client's text is the same
     /// (reading a key set imports its keys, which costs more than a signature check).
-    var stored: [String: (text: String, set: JWKSet)] = [:]
+    let stored = ImportedKeys<String, (text: String, set: JWKSet)>(capacity: 4096)
     var inFlight: [String: Task<Kept, any Error>] = [:]
 
     init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, logger: Logger) {
@@ -47,11 +47,10 @@ public actor ClientKeySets {
     /// The client's keys for an assertion naming `keyID` (nil when it names none).
     func keys(for client: ClientRecord, keyID: String?, now: Date) async throws -> JWKSet {
         if let text = client.jwks {
-            if let read = stored[client.id], read.text == text { return read.set }
+            if let read = stored.key(client.id), read.text == text { return read.set }
             let set: JWKSet
             do throws(JOSEError) { set = try JWKSet(json: Array(text.utf8)) } catch { throw Unavailable(description: "the client's stored key set: \(error.reason)") }
-            if stored.count >= 4096 { stored.removeAll() }
-            stored[client.id] = (text, set)
+            stored.keep((text, set), as: client.id)
             return set
         }
         guard let uri = client.jwksURI else { throw Unavailable(description: "the client has no keys") }

@@ -38,6 +38,9 @@ public struct ClientRegistry: Sendable {
         /// `--require-dpop`: every token request carries a DPoP proof (RFC 9449).
         public var requireDPoP = false
 
+        /// Authenticates with its keys (`--jwks` or `--jwks-uri`), so it gets no secret.
+        public var usesKeys: Bool { jwks != nil || jwksURI != nil }
+
         public init(id: String) { self.id = id }
     }
 
@@ -68,7 +71,7 @@ public struct ClientRegistry: Sendable {
     /// here; the store keeps its SHA-256).
     public func add(_ registration: Registration, now: Date, by actor: String = "command line") async throws -> (client: ClientRecord, secret: String?) {
         let checked = try Self.check(registration)
-        let secret = checked.isPublic || checked.jwks != nil || checked.jwksURI != nil ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
+        let secret = checked.isPublic || checked.usesKeys ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
         let client = Self.record(checked, secretHash: secret.map(Self.secretHash), createdAt: now)
         let event = AuditEvent(userHandle: [], type: "client_added", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: ["client_id": checked.id, "by": actor])
         guard try await store.insertClient(client, event: event) else {
@@ -229,7 +232,7 @@ public struct ClientRegistry: Sendable {
         case "https":
             guard let host = components.host, !host.isEmpty else { throw Failure(description: "\(option) \(uri.prefix(64)) has no host") }
         case "http":
-            guard let host = components.host, ["127.0.0.1", "[::1]", "::1", "localhost"].contains(host.lowercased()) else {
+            guard let host = components.host, isLoopbackHost(host) else {
                 throw Failure(description: "\(option) \(uri.prefix(64)): http is allowed only on a loopback host (127.0.0.1, [::1], localhost)")
             }
         default:
@@ -289,7 +292,7 @@ public struct ClientRegistry: Sendable {
     /// host, for tests; where it may be fetched from is the server's `--client-metadata-hosts`).
     static func checkKeys(_ registration: Registration, into checked: inout Registration) throws(Failure) {
         if registration.jwks != nil, registration.jwksURI != nil { throw Failure(description: "give --jwks or --jwks-uri, not both") }
-        if (registration.jwks != nil || registration.jwksURI != nil), registration.isPublic {
+        if registration.usesKeys, registration.isPublic {
             throw Failure(description: "--jwks and --jwks-uri are for confidential clients, not --public")
         }
         if let text = registration.jwks {

@@ -133,7 +133,7 @@ public struct ClientsFile: Sendable {
         }
         let who = "client \(registration.id)"
         var secret: String?
-        let keyed = registration.jwks != nil || registration.jwksURI != nil
+        let keyed = registration.usesKeys
         switch (registration.isPublic || keyed, secretFile) {
         case (true, .some):
             throw fail(line, "\(who) \(keyed ? "signs with its keys (jwks or jwks_uri)" : "is public"): it has no secret, so no secret_file")

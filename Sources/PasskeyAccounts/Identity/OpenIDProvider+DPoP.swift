@@ -21,9 +21,8 @@ public struct DPoPRequest: Sendable {
 /// proof of possession checked step by step as §4.3 lists them, the server nonces of §8, and the
 /// thumbprint (`cnf.jkt`) a bound token carries.
 extension OpenIDProvider {
-    static let dpopAlgorithms = assertionAlgorithms
-    /// What a proof may be signed with, for the `algs` of a `DPoP` challenge.
-    public static var dpopSigningAlgorithms: [String] { dpopAlgorithms }
+    /// What a proof may be signed with (discovery, and the `algs` of a `DPoP` challenge).
+    public static let dpopAlgorithms = assertionAlgorithms
     /// The key comes in the proof's own `jwk` header; a URL to fetch one is never followed.
     static let dpopPolicy = JWSPolicy(
         algorithms: Set(dpopAlgorithms.compactMap(JWSAlgorithm.init(rawValue:))), refusedParameters: ["jku", "x5u"])

@@ -13,6 +13,16 @@ extension OAuthError {
         }
     }
 
+    /// At a protected resource (RFC 6750 §3.1, RFC 9449 §7.1): 401 for every refusal of the
+    /// token or its proof, 400 for a request it cannot read.
+    var resourceStatus: HTTPResponse.Status { error == "invalid_request" ? .badRequest : .unauthorized }
+
+    /// A protected resource's challenge, in the scheme the request used: `DPoP error="…",
+    /// algs="…"` or `Bearer error="…"`.
+    func resourceChallenge(dpop: Bool) -> String {
+        dpop ? "DPoP error=\"\(error)\", algs=\"\(OpenIDProvider.dpopAlgorithms.joined(separator: " "))\"" : "Bearer error=\"\(error)\""
+    }
+
     /// `WWW-Authenticate`: `Basic` for an `invalid_client` whose request carried Basic
     /// credentials, `Bearer error="invalid_token"` for a token refused; none otherwise.
     func challenge(basicCredentialsSent: Bool) -> String? {

@@ -106,7 +106,8 @@ struct IdentityController: Controller {
         for method: HTTPRequest.Method in [.get, .post] {
             routes.on("/oauth/userinfo", method: method, .form) { request, _ in
                 let presented = Self.accessToken(request)
-                var response = try await Self.protectedResource(request) {
+                let usedDPoP = presented?.scheme == .dpop || request.headers[Self.dpopField] != nil
+                var response = try await Self.protectedResource(usedDPoP: usedDPoP) {
                     try await openID.userinfo(accessToken: presented?.token, scheme: presented?.scheme ?? .bearer, dpop: Self.dpop(request))
                 }
                 Self.addDPoPNonce(to: &response, request: request, openID: openID)
@@ -142,7 +143,7 @@ struct IdentityController: Controller {
     /// A protected resource's answer (RFC 6750 §3, RFC 9449 §7.1): a refused token or proof is
     /// 401 with a challenge in the scheme the request used (`DPoP …, algs="…"` for DPoP); a
     /// request without a token 401 with a bare `Bearer` challenge.
-    static func protectedResource(_ request: Request, _ body: () async throws -> some Encodable) async throws -> Response {
+    static func protectedResource(usedDPoP: Bool, _ body: () async throws -> some Encodable) async throws -> Response {
         do {
             return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body())))
         } catch is AccessTokenMissing {
@@ -150,12 +151,8 @@ struct IdentityController: Controller {
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         } catch let error as OAuthError {
-            let status: HTTPResponse.Status = error.error == "invalid_request" ? .badRequest : .unauthorized
-            var response = errorJSON(error.error, error.errorDescription, status: status)
-            let usedDPoP = accessToken(request)?.scheme == .dpop || request.headers[dpopField] != nil
-            response.headers[.wwwAuthenticate] = usedDPoP
-                ? "DPoP error=\"\(error.error)\", algs=\"\(OpenIDProvider.dpopSigningAlgorithms.joined(separator: " "))\""
-                : "Bearer error=\"\(error.error)\""
+            var response = errorJSON(error.error, error.errorDescription, status: error.resourceStatus)
+            response.headers[.wwwAuthenticate] = error.resourceChallenge(dpop: usedDPoP)
             return response
         }
     }
