@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "PasskeyQR", targets: ["PasskeyQR"]),
         .library(name: "PasskeyMfB", targets: ["PasskeyMfB"]),
         .library(name: "PasskeyHTTPParsing", targets: ["PasskeyHTTPParsing"]),
+        // For the fuzz package's client-metadata target: the use cases, without the HTTP server.
+        .library(name: "PasskeyAccounts", targets: ["PasskeyAccounts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "PasskeyQR", package: root),
                 .product(name: "PasskeyMfB", package: root),
                 .product(name: "PasskeyHTTPParsing", package: root),
+                .product(name: "PasskeyAccounts", package: root),
             ],
             path: "Sources/PasskeyFuzz",
             swiftSettings: [

@@ -27,7 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "outbound-host", "user-code", "recovery-code", "page-cursor",
-    "name", "checkpoint-copies", "json-offsets", "export-lines",
+    "name", "checkpoint-copies", "json-offsets", "export-lines", "client-metadata",
 ]
 
 
@@ -423,6 +423,16 @@ def main():
                        ("v6", "[::1]\0http://[::1]:8080/k"), ("credentials", "keys.example\0https://u:p@keys.example/k"),
                        ("port", "keys.example:8443\0https://keys.example:8443/k"), ("none", "\0ftp://keys.example/k")]:
         seeds.add("outbound-host", name, text)
+    for name, document in [
+        ("confidential", {"client_name": "Notes", "redirect_uris": ["https://notes.example/cb"], "grant_types": ["authorization_code", "refresh_token"],
+                          "scope": "openid profile", "contacts": ["ops@notes.example"]}),
+        ("public", {"token_endpoint_auth_method": "none", "redirect_uris": ["com.notes.app:/cb", "http://127.0.0.1/cb"]}),
+        ("keys", {"token_endpoint_auth_method": "private_key_jwt", "redirect_uris": ["https://a.example/cb"],
+                  "jwks": {"keys": [{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                                     "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}}),
+        ("hostile", {"redirect_uris": ["javascript:alert(1)", "http://10.0.0.1/cb#x"], "grant_types": ["client_credentials"], "client_name": 7}),
+    ]:
+        seeds.add("client-metadata", name, json.dumps(document))
     for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
                        ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
         seeds.add("user-code", name, text)

@@ -223,9 +223,25 @@ function clientItem(client) {
   head.className = "admin-item-head";
   head.append(span(client.name ? `${client.name} (${client.client_id})` : client.client_id, "admin-item-name"));
   head.append(badge(client.public ? "Public" : "Confidential", "neutral"));
+  // Who made it: the operator, the client itself (dynamic registration), or its metadata document.
+  const kinds = { operator: "Operator", registered: "Self-registered", metadata_document: "Metadata document" };
+  head.append(badge(kinds[client.kind] ?? client.kind ?? "Operator", "neutral"));
+  if (client.status === "pending") head.append(badge("Waiting for approval", "pending"));
   li.append(head);
   const uris = (client.redirect_uris ?? []).join(", ");
   li.append(span(`Redirect URIs: ${uris || "none"}; scope: ${client.scope ?? "?"}`, "admin-item-facts"));
+  if (client.status === "pending") {
+    // An open registration: its users cannot sign in to it until an admin approves it here.
+    const approve = button("Approve", "approve-client", () => {
+      act(`Approving the client ${client.client_id}…`, async () => {
+        await api("POST", path("clients", client.client_id) + "/approve");
+        await loadClients();
+        setStatus("ok", `Client ${client.client_id} approved`);
+      });
+    });
+    approve.setAttribute("aria-label", `Approve the client ${client.client_id} (${uris || "no redirect URI"})`);
+    li.append(approve);
+  }
   const remove = button("Remove", "remove-client", () => {
     act(`Removing the client ${client.client_id}…`, async () => {
       await api("DELETE", path("clients", client.client_id));

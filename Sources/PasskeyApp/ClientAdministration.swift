@@ -4,7 +4,7 @@ public import PasskeyAccounts
 internal import PasskeyJSON
 internal import PasskeyStorage
 
-/// `passkey-server clients add|list|show|rotate-secret|remove`: the OpenID provider's clients
+/// `passkey-server clients add|list|show|rotate-secret|approve|registration-token|remove`: the OpenID provider's clients
 /// for operators. A client is printed as one JSON object per line; `client_secret` appears only
 /// in what `add` and `rotate-secret` print, never again.
 public enum ClientAdministration {
@@ -13,6 +13,8 @@ public enum ClientAdministration {
         case list
         case show(String)
         case rotateSecret(String)
+        case approve(String)
+        case registrationToken(lifetime: TimeInterval)
         case remove(String)
     }
 
@@ -24,14 +26,16 @@ public enum ClientAdministration {
         try await CommandDatabase.withExisting(configuration, logger: logger) { store in
             let registry = ClientRegistry(store: store)
             do {
-                try await perform(action, registry: registry, now: now, write: write)
+                try await perform(action, registry: registry, registrations: RegistrationAdministration(store: store), now: now, write: write)
             } catch let failure as ClientRegistry.Failure {
                 throw Failure(description: failure.description)
             }
         }
     }
 
-    static func perform(_ action: Action, registry: ClientRegistry, now: Date, write: (String) -> Void) async throws {
+    static func perform(
+        _ action: Action, registry: ClientRegistry, registrations: RegistrationAdministration, now: Date, write: (String) -> Void
+    ) async throws {
         switch action {
         case .add(let registration):
             let (client, secret) = try await registry.add(registration, now: now)
@@ -43,6 +47,12 @@ public enum ClientAdministration {
         case .rotateSecret(let id):
             let (client, secret) = try await registry.rotateSecret(id)
             write(line(client, secret: secret))
+        case .approve(let id):
+            write(line(try await registrations.approve(id, by: "command line", now: now), secret: nil))
+        case .registrationToken(let lifetime):
+            let made = try await registrations.makeInitialToken(by: "command line", lifetime: lifetime, now: now)
+            let answer = JSONValue.object(["token": .string(made.token), "expires_at": .string(ISO8601DateFormatter().string(from: made.expiresAt))])
+            write(String(decoding: answer.encoded(), as: UTF8.self))
         case .remove(let id):
             try await registry.remove(id)
             write(String(decoding: JSONValue.object(["client_id": .string(id), "removed": .bool(true)]).encoded(), as: UTF8.self))

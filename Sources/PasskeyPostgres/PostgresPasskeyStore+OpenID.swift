@@ -6,30 +6,36 @@ internal import PostgresNIO
 /// `OpenIDStore` on PostgreSQL.
 extension PostgresPasskeyStore {
     public func insertClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
-        let c = client
-        let secret = c.storedSecretHash.map { ByteBuffer(bytes: $0) }
-        let created = try c.createdAt.storeMilliseconds()
         let eventRow = try event.map(EventRow.init)
+        let created = try client.createdAt.storeMilliseconds()
         return try await transaction { db in
-            let inserted = try await Self.count(
-                db.query(
-                    """
-                    INSERT INTO oauth_clients (
-                        id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
-                        id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
-                        mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, created_at)
-                    VALUES (
-                        \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
-                        \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
-                        \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
-                        \(c.messagesForBusiness), \(c.fromClientsFile), \(c.clientCredentials), \(c.audiences), \(c.jwks),
-                        \(c.jwksURI), \(c.requireDPoP), \(created))
-                    ON CONFLICT (id) DO NOTHING
-                    RETURNING id
-                    """, logger: Self.quiet)) == 1
+            let inserted = try await Self.insertClientRow(db, client, createdAt: created)
             if inserted { try await Self.insert(db, eventRow) }
             return inserted
         }
+    }
+
+    /// Inserts a client's row unless its id is taken; whether it did.
+    static func insertClientRow(_ db: PostgresConnection, _ c: ClientRecord, createdAt created: Int64) async throws -> Bool {
+        let secret = c.storedSecretHash.map { ByteBuffer(bytes: $0) }
+        let registrationToken = c.registrationTokenHash.map { ByteBuffer(bytes: $0) }
+        return try await count(
+            db.query(
+                """
+                INSERT INTO oauth_clients (
+                    id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
+                    id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
+                    mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending,
+                    registration_token_hash, created_at)
+                VALUES (
+                    \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
+                    \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
+                    \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
+                    \(c.messagesForBusiness), \(c.fromClientsFile), \(c.clientCredentials), \(c.audiences), \(c.jwks),
+                    \(c.jwksURI), \(c.requireDPoP), \(c.kind.rawValue), \(c.pending), \(registrationToken), \(created))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id
+                """, logger: quiet)) == 1
     }
 
     public func client(id: String) async throws -> ClientRecord? {
@@ -60,6 +66,7 @@ extension PostgresPasskeyStore {
     public func replaceClient(_ client: ClientRecord, event: AuditEvent?) async throws -> Bool {
         let c = client
         let secret = c.storedSecretHash.map { ByteBuffer(bytes: $0) }
+        let registrationToken = c.registrationTokenHash.map { ByteBuffer(bytes: $0) }
         let eventRow = try event.map(EventRow.init)
         return try await transaction { db in
             let replaced = try await Self.count(
@@ -73,7 +80,8 @@ extension PostgresPasskeyStore {
                         device_flow = \(c.deviceFlow), require_par = \(c.requirePAR), refresh = \(c.refresh),
                         mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile),
                         client_credentials = \(c.clientCredentials), audiences = \(c.audiences), jwks = \(c.jwks), jwks_uri = \(c.jwksURI),
-                        require_dpop = \(c.requireDPoP)
+                        require_dpop = \(c.requireDPoP), kind = \(c.kind.rawValue), pending = \(c.pending),
+                        registration_token_hash = \(registrationToken)
                     WHERE id = \(c.id)
                     RETURNING id
                     """, logger: Self.quiet)) == 1

@@ -1,7 +1,26 @@
 
 
-/// The migrations 15 to 30, newest first: never edited once released.
+/// The migrations 15 to 31, newest first: never edited once released.
 extension PostgresSchema {
+    /// Version 31: self-registered clients and initial access tokens (SQLite's migration 31).
+    static let migration31 = Migration(additive: true, statements: [
+        """
+        ALTER TABLE oauth_clients ADD COLUMN kind text NOT NULL DEFAULT 'operator'
+            CHECK (kind IN ('operator', 'registered', 'metadata_document'))
+        """,
+        "ALTER TABLE oauth_clients ADD COLUMN pending boolean NOT NULL DEFAULT false",
+        "ALTER TABLE oauth_clients ADD COLUMN registration_token_hash bytea CHECK (length(registration_token_hash) = 32)",
+        """
+        CREATE TABLE registration_tokens (
+            token_hash bytea  NOT NULL PRIMARY KEY,
+            created_by text   NOT NULL,
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL
+        )
+        """,
+        "CREATE INDEX registration_tokens_by_expiry ON registration_tokens (expires_at)",
+    ])
+
     /// Version 30: DPoP's clients and bound refresh tokens (SQLite's migration 30).
     static let migration30 = Migration(additive: true, statements: [
         "ALTER TABLE oauth_clients ADD COLUMN require_dpop boolean NOT NULL DEFAULT false",

@@ -1,7 +1,28 @@
 internal import PasskeyStorage
 
-/// The migrations 15 to 30, newest first: never edited once released.
+/// The migrations 15 to 31, newest first: never edited once released.
 extension Schema {
+    /// Version 31: clients that register themselves (RFC 7591, 7592): who made each client,
+    /// whether it waits for an admin's approval, its registration access token, and the initial
+    /// access tokens admins hand out. Only adds.
+    static let migration31: [String] = [
+        """
+        ALTER TABLE oauth_clients ADD COLUMN kind TEXT NOT NULL DEFAULT 'operator'
+            CHECK (kind IN ('operator', 'registered', 'metadata_document'))
+        """,
+        "ALTER TABLE oauth_clients ADD COLUMN pending INTEGER NOT NULL DEFAULT 0 CHECK (pending IN (0, 1))",
+        "ALTER TABLE oauth_clients ADD COLUMN registration_token_hash BLOB CHECK (length(registration_token_hash) = 32)",
+        """
+        CREATE TABLE registration_tokens (
+            token_hash BLOB    NOT NULL PRIMARY KEY CHECK (length(token_hash) = 32),
+            created_by TEXT    NOT NULL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        ) STRICT
+        """,
+        "CREATE INDEX registration_tokens_by_expiry ON registration_tokens (expires_at)",
+    ]
+
     /// Version 30: sender-constrained tokens (RFC 9449): the clients that must send DPoP proofs,
     /// and the key a public client's refresh tokens are bound to. Only adds.
     static let migration30: [String] = [

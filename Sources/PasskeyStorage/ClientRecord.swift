@@ -1,7 +1,18 @@
 public import Foundation
 
-/// An application registered with the OpenID provider by the operator (docs/contracts/identity.md, "Issuer,
-/// keys, clients"). A confidential client's secret is kept only as its SHA-256.
+/// Who made a client, which decides whether its users are asked for their consent.
+public enum ClientKind: String, Sendable, Equatable, CaseIterable {
+    /// Registered by the operator (command line, clients file, admin API or page): first-party.
+    case byOperator = "operator"
+    /// Registered itself at the registration endpoint (RFC 7591): third-party.
+    case registered
+    /// Described by a client ID metadata document it publishes: third-party.
+    case metadataDocument = "metadata_document"
+}
+
+/// An application registered with the OpenID provider (docs/contracts/identity.md, "Issuer,
+/// keys, clients", "Machine and agent clients"). A confidential client's secret is kept only as
+/// its SHA-256.
 public struct ClientRecord: Sendable, Equatable {
     public var id: String
     public var name: String?
@@ -45,7 +56,15 @@ public struct ClientRecord: Sendable, Equatable {
     public var jwksURI: String?
     /// `--require-dpop`: every token request must carry a DPoP proof (RFC 9449).
     public var requireDPoP: Bool
+    public var kind: ClientKind
+    /// An open registration not yet approved by an admin: its authorizations are refused.
+    public var pending: Bool
+    /// SHA-256 of the registration access token (RFC 7592) of a self-registered client.
+    public var registrationTokenHash: [UInt8]?
     public var createdAt: Date
+
+    /// Not the operator's: its users are asked for their consent.
+    public var isThirdParty: Bool { kind != .byOperator }
 
     /// Authenticates with signed assertions (`private_key_jwt`, RFC 7523) instead of a secret.
     public var usesKeys: Bool { jwks != nil || jwksURI != nil }
@@ -71,7 +90,8 @@ public struct ClientRecord: Sendable, Equatable {
         backchannelLogoutURI: String?, scopes: [String], idTokenAlgorithm: String, introspection: Bool, tokenExchange: Bool,
         allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
         messagesForBusiness: Bool = false, fromClientsFile: Bool = false, clientCredentials: Bool = false, audiences: [String] = [],
-        jwks: String? = nil, jwksURI: String? = nil, requireDPoP: Bool = false, createdAt: Date
+        jwks: String? = nil, jwksURI: String? = nil, requireDPoP: Bool = false, kind: ClientKind = .byOperator, pending: Bool = false,
+        registrationTokenHash: [UInt8]? = nil, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -96,6 +116,9 @@ public struct ClientRecord: Sendable, Equatable {
         self.jwks = jwks
         self.jwksURI = jwksURI
         self.requireDPoP = requireDPoP
+        self.kind = kind
+        self.pending = pending
+        self.registrationTokenHash = registrationTokenHash
         self.createdAt = createdAt
     }
 }

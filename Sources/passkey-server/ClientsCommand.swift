@@ -5,18 +5,19 @@ import PasskeyAccounts
 import PasskeyApp
 
 /// `passkey-server clients`: the applications that sign their users in through the OpenID
-/// provider, registered by the operator.
+/// provider, registered by the operator or, with `--dynamic-registration`, by themselves.
 struct ClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clients",
-        abstract: "Register, list, show, rotate the secret of, or remove the OpenID provider's clients.",
+        abstract: "Register, list, show, rotate the secret of, approve or remove the OpenID provider's clients; make initial access tokens.",
         discussion: """
             Clients live in the database: a change reaches every instance at once, running or not. \
             Each client is printed as one JSON object per line; a confidential client's \
             client_secret (256 random bits) is printed only by add and rotate-secret and stored \
-            only as its SHA-256.
+            only as its SHA-256. Each line has the client's kind (operator, registered, \
+            metadata_document) and status (active, or pending until approved).
             """,
-        subcommands: [Add.self, List.self, Show.self, RotateSecret.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, RotateSecret.self, Approve.self, RegistrationToken.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -148,6 +149,32 @@ struct ClientsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
         @OptionGroup var options: KeysCommand.DatabaseOptions
         func run() async throws { try await ClientsCommand.run(options, .rotateSecret(id), verb: "rotate-secret") }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve a client that registered itself under --dynamic-registration open: its users may then sign in to it.")
+        @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+        func run() async throws { try await ClientsCommand.run(options, .approve(id), verb: "approve") }
+    }
+
+    struct RegistrationToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "registration-token",
+            abstract: "Make an initial access token: one client may register itself with it (Authorization: Bearer at /oauth/register).",
+            discussion: "Printed once as {\"token\", \"expires_at\"}; stored only as its SHA-256.")
+        @Option(name: .customLong("expires-in"), help: ArgumentHelp("Seconds it stays good, 60 to 2592000.", valueName: "SECONDS"))
+        var expiresIn = Int(RegistrationAdministration.defaultLifetime)
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+
+        func validate() throws {
+            guard RegistrationAdministration.lifetimes.contains(expiresIn) else { throw ValidationError("--expires-in must be 60 to 2592000 seconds") }
+        }
+
+        func run() async throws {
+            try await ClientsCommand.run(options, .registrationToken(lifetime: TimeInterval(expiresIn)), verb: "registration-token")
+        }
     }
 
     struct Remove: AsyncParsableCommand {

@@ -149,6 +149,12 @@ struct ConfigurationResolver {
         } catch {
             throw ValidationError(error.description)
         }
+        if let mode = try string(flags.dynamicRegistration, "DYNAMIC_REGISTRATION") {
+            guard let parsed = DynamicRegistrationMode(rawValue: mode) else {
+                throw ValidationError("--dynamic-registration must be off, token or open, not \(mode)")
+            }
+            c.dynamicRegistration = parsed
+        }
         c.maxBody = try int(flags.maxBody, "MAX_BODY", range: 1024...16_777_216) ?? c.maxBody
         c.headerTimeout = TimeInterval(try int(flags.headerTimeout, "HEADER_TIMEOUT", range: 1...3600) ?? Int(c.headerTimeout))
         c.idleTimeout = TimeInterval(try int(flags.idleTimeout, "IDLE_TIMEOUT", range: 1...86400) ?? Int(c.idleTimeout))

@@ -165,6 +165,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("client-metadata-hosts"), help: ArgumentHelp("A host a client's --jwks-uri key set may be fetched from: a name or *.example.com, with an optional :port; repeatable. Once any is given, only those hosts; a private, loopback or link-local address needs a pattern naming its host, and plain http is fetched only from a loopback host named here. (env: PASSKEY_CLIENT_METADATA_HOSTS, comma-separated; default: any public https host)", valueName: "PATTERN"))
     var clientMetadataHosts: [String] = []
 
+    @Option(name: .customLong("dynamic-registration"), help: ArgumentHelp("Whether OpenID clients may register themselves at /oauth/register (RFC 7591, managed per RFC 7592): off; token, with an initial access token from `clients registration-token`; or open, anyone, each registration waiting for an admin's approval unless it brought a token. (env: PASSKEY_DYNAMIC_REGISTRATION, default off)", valueName: "off|token|open"))
+    var dynamicRegistration: String?
+
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger is 413. (env: PASSKEY_MAX_BODY, default 65536)")
     var maxBody: Int?
 

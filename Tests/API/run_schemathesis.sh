@@ -119,6 +119,8 @@ if grep -q -- '--android-app' <<<"$help"; then
     serve_args+=(--android-app "com.example.passkeys:$(printf 'AB:%.0s' $(seq 31))AB")
 fi
 if grep -q -- '--related-origin' <<<"$help"; then serve_args+=(--related-origin https://passkeys.example.org); fi
+# Clients may register themselves, so /oauth/register and its management answer.
+if grep -q -- '--dynamic-registration' <<<"$help"; then serve_args+=(--dynamic-registration open); fi
 # The FIDO conformance API on (a throw-away server: its test mode harms nothing here).
 if grep -q -- '--fido-conformance' <<<"$help"; then serve_args+=(--fido-conformance); fi
 # Sign in with Apple on, with an empty key set: every token is refused, every path answers.

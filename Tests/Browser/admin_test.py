@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+import urllib.request
 
 sys.dont_write_bytecode = True  # importing browser_test.py leaves no __pycache__ behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -81,6 +82,8 @@ return {
   invite: q('#invite-result').hidden ? null : {url: q('#invite-url').value, userName: q('#invite-result').dataset.userName},
   groups: all('#groups li.admin-group').map((li) => ({name: li.dataset.group, text: li.textContent})),
   clients: all('#clients li.admin-client').map((li) => li.dataset.clientId),
+  pending: all('#clients li.admin-client').filter((li) => li.querySelector('.approve-client')).map((li) => li.dataset.clientId),
+  clientText: Object.fromEntries(all('#clients li.admin-client').map((li) => [li.dataset.clientId, li.textContent])),
   secret: q('#client-secret-box').hidden ? null : q('#client-secret').value,
 };
 """
@@ -454,6 +457,7 @@ def admin_page_checks(check, driver, admin, base, state):
         expect(snap["clients"] == [], f"the clients listed are {snap['clients']!r}")
     check("add an OpenID client (public) and see it listed, remove it; a confidential one shows its secret once", clients)
 
+
     def delete_passkey():
         snap = admin.run("#detail-passkeys li.admin-passkey .delete-passkey")
         expect(snap["detail"]["passkeys"] == [], f"bob's passkeys listed: {snap['detail']['passkeys']!r}")
@@ -477,6 +481,30 @@ def admin_page_checks(check, driver, admin, base, state):
         snap = admin.run("#user-search-button")
         expect(names(snap) == ["alice"], f"the accounts listed are {names(snap)!r}")
     check("delete bob (typed confirmation; a wrong one is refused): bob is gone from the list", delete_bob)
+
+    def approve_registration():
+        # An open registration (RFC 7591), made as a client makes it, without a session.
+        request = urllib.request.Request(
+            base + "/oauth/register", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"client_name": "Self-made", "redirect_uris": ["https://self.example/cb"]}).encode())
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            made = json.loads(answer.read())
+        client_id = made["client_id"]
+        expect(made["status"] == "pending", f"the registration answered {made!r}")
+        snap = admin.open()
+        expect(client_id in snap["pending"], f"the pending clients listed are {snap['pending']!r}")
+        text = snap["clientText"].get(client_id, "")
+        expect("Self-registered" in text and "Waiting for approval" in text and "https://self.example/cb" in text,
+               f"the client reads {text!r}")
+        snap = admin.run(f'#clients li[data-client-id="{client_id}"] .approve-client')
+        expect(client_id in snap["clients"] and client_id not in snap["pending"], f"pending after approval: {snap['pending']!r}")
+        expect("Waiting for approval" not in snap["clientText"].get(client_id, ""), "the badge stays")
+        listed = admin_json("GET", "/admin/api/clients")["body"]["clients"]
+        expect([(c["status"], c["kind"]) for c in listed if c["client_id"] == client_id] == [("active", "registered")],
+               f"the admin API lists {listed!r}")
+        snap = admin.run(f'#clients li[data-client-id="{client_id}"] .remove-client')
+        expect(snap["clients"] == [], f"the clients listed are {snap['clients']!r}")
+    check("an open registration shows as self-registered and waiting; Approve makes it active", approve_registration)
 
     def screenshot():
         driver.command("POST", "/window/rect", {"width": 1100, "height": 1400})
@@ -607,7 +635,7 @@ def run(results, args, workdir, live):
         return
     database = os.path.join(workdir, "db.sqlite")
     server = Server(binary, database, os.path.join(REPO, "Public"), args.server_port,
-                    extra=["--reauth-window", str(REAUTH_WINDOW)])
+                    extra=["--reauth-window", str(REAUTH_WINDOW), "--dynamic-registration", "open"])
     live["server"] = server
     _, port = results.check("server starts and prints 'listening on http://HOST:PORT'",
                             lambda: server.wait_listening(30)) or (None, None)

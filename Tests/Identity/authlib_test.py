@@ -70,7 +70,8 @@ def start_server(binary, workdir):
     """`serve --port 0`; returns (process, port) once it prints its `listening on` line."""
     process = subprocess.Popen(
         [binary, "serve", "--port", "0", "--database", os.path.join(workdir, "db.sqlite"),
-         "--public-dir", os.path.join(REPO, "Public"), "--client-metadata-hosts", "127.0.0.1"],
+         "--public-dir", os.path.join(REPO, "Public"), "--client-metadata-hosts", "127.0.0.1",
+         "--dynamic-registration", "token"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     found = {}
 
@@ -187,6 +188,7 @@ def main():
 
         dpop(base, session_token, state, check)
         machine_clients(binary, base, database, check)
+        self_registration(binary, base, database, session_token, check)
     except Exception as error:
         print(f"not ok - set-up\n#   {type(error).__name__}: {error}", flush=True)
         failures += 1
@@ -200,6 +202,56 @@ def main():
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"{passed} passed, {failures} failed", flush=True)
     sys.exit(1 if failures else 0)
+
+
+def self_registration(binary, base, database, session_token, check):
+    """RFC 7591 registration with an initial access token, then the docs' Authlib example signing
+    a user in as that client, then RFC 7592's read and delete."""
+    state = {}
+
+    def register():
+        made = json.loads(command(binary, "clients", "registration-token", "--database", database, "--expires-in", "600").strip())
+        expect(made["token"].startswith("pki_"), f"registration-token printed {made}")
+        metadata = {"client_name": "Registered notes", "redirect_uris": [REDIRECT_URI], "scope": "openid profile",
+                    "grant_types": ["authorization_code", "refresh_token"], "logo_uri": "https://10.0.0.1/logo.png"}
+        discovered = requests.get(base + "/.well-known/oauth-authorization-server", timeout=10).json()
+        endpoint = discovered["registration_endpoint"]
+        refused = requests.post(endpoint, json={**metadata, "redirect_uris": ["http://notes.example/cb"]},
+                                headers={"Authorization": f"Bearer {made['token']}"}, timeout=10)
+        expect(refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri", f"http off loopback: {refused.text}")
+        answer = requests.post(endpoint, json=metadata, headers={"Authorization": f"Bearer {made['token']}"}, timeout=10)
+        expect(answer.status_code == 201, f"register answered {answer.status_code}: {answer.text}")
+        state["client"] = answer.json()
+        again = requests.post(endpoint, json=metadata, headers={"Authorization": f"Bearer {made['token']}"}, timeout=10)
+        expect(again.status_code == 401 and again.json()["error"] == "invalid_token", f"the spent token: {again.status_code} {again.text}")
+    check("an initial access token from the command line registers one client at the discovered registration_endpoint; "
+          "an http redirect URI off loopback is invalid_redirect_uri and spends nothing", register)
+
+    def sign_in():
+        registered = state["client"]
+        client = PasskeyServerClient(base, registered["client_id"], registered["client_secret"], REDIRECT_URI, scope="openid profile")
+        url, pending = client.begin()
+        answer = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+        expect(answer.status_code == 302, f"authorize answered {answer.status_code}: {answer.text[:200]}")
+        signed_in = client.finish(answer.headers["Location"], pending)
+        expect(signed_in.claims["preferred_username"] == "alice" and signed_in.claims["aud"] == registered["client_id"],
+               f"claims {signed_in.claims}")
+        expect(signed_in.token.get("refresh_token"), f"token {signed_in.token}")
+    check("Authlib signs alice in as the registered client: code, PKCE, client_secret_basic, the ID token validated", sign_in)
+
+    def manage():
+        registered = state["client"]
+        uri, token = registered["registration_client_uri"], registered["registration_access_token"]
+        read = requests.get(uri, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        expect(read.status_code == 200 and read.json()["client_name"] == "Registered notes" and "client_secret" not in read.json(),
+               f"read: {read.status_code} {read.text}")
+        expect(requests.get(uri, headers={"Authorization": "Bearer pkr_not-this-one"}, timeout=10).status_code == 401, "a made-up token reads")
+        deleted = requests.delete(uri, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        expect(deleted.status_code == 204, f"delete: {deleted.status_code} {deleted.text}")
+        gone = requests.post(base + "/oauth/token", data={"grant_type": "refresh_token", "refresh_token": "x"},
+                             auth=(registered["client_id"], registered["client_secret"]), timeout=10)
+        expect(gone.status_code == 401 and gone.json()["error"] == "invalid_client", f"the deleted client: {gone.status_code} {gone.text}")
+    check("RFC 7592: the registration access token reads the registration (no secret) and deletes it; the client is gone", manage)
 
 
 def dpop_proof(key, method, url, nonce=None, access_token=None, **changes):

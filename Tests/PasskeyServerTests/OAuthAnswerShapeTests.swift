@@ -160,7 +160,7 @@ import Testing
             dpopSigningAlgValuesSupported: [], codeChallengeMethodsSupported: [], scopesSupported: [], claimsSupported: [],
             acrValuesSupported: [], promptValuesSupported: [], claimsParameterSupported: false, requestParameterSupported: false,
             requestURIParameterSupported: false, authorizationResponseIssParameterSupported: true, backchannelLogoutSupported: true,
-            backchannelLogoutSessionSupported: true)
+            backchannelLogoutSessionSupported: true, registrationEndpoint: nil)
         #expect(try members(discovery) == [
             "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint", "end_session_endpoint",
             "introspection_endpoint", "pushed_authorization_request_endpoint", "device_authorization_endpoint", "response_types_supported",

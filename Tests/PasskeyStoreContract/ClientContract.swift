@@ -21,7 +21,9 @@ struct ClientContract {
             allowedGroups: isPublic ? [] : ["staff", "ops \"quoted\""], requiredACR: isPublic ? nil : "phrh", deviceFlow: isPublic,
             requirePAR: !isPublic, refresh: isPublic, messagesForBusiness: !isPublic, clientCredentials: !isPublic,
             audiences: isPublic ? [] : ["https://api.example/", "urn:example:reports"], jwks: isPublic ? nil : #"{"keys":[]}"#,
-            jwksURI: isPublic ? "https://app.example/jwks.json" : nil, requireDPoP: isPublic, createdAt: Fixture.date())
+            jwksURI: isPublic ? "https://app.example/jwks.json" : nil, requireDPoP: isPublic,
+            kind: isPublic ? .registered : .byOperator, pending: isPublic, registrationTokenHash: isPublic ? Fixture.bytes(32) : nil,
+            createdAt: Fixture.date())
     }
 
     func roundTrip(_ engine: any StoreEngine) async throws {

@@ -46,6 +46,7 @@ enum FuzzTargets {
         FuzzTarget(name: "checkpoint-copies", run: CheckpointCopiesTarget.run),
         FuzzTarget(name: "json-offsets", run: JSONOffsetsTarget.run),
         FuzzTarget(name: "export-lines", run: ExportLinesTarget.run),
+        FuzzTarget(name: "client-metadata", run: ClientMetadataTarget.run),
     ]
 }
 

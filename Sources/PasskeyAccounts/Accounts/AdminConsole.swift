@@ -13,14 +13,17 @@ internal import PasskeyCore
 public struct AdminConsole: Sendable {
     let context: UseCaseContext
     let sessions: Sessions
-    let store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & AppleStore & PushStore & RecoveryStore
+    let store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & ClientRegistrationStore & AppleStore & PushStore
+        & RecoveryStore
     let openID: OpenIDProvider
     let apple: AppleSignIn?
     let push: PushSignIn
 
 
     public init(
-        context: UseCaseContext, sessions: Sessions, store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & AppleStore & PushStore & RecoveryStore,
+        context: UseCaseContext, sessions: Sessions,
+        store: any AdminStore & AccountStore & SessionStore & GroupStore & AuditStore & OpenIDStore & ClientRegistrationStore & AppleStore & PushStore
+            & RecoveryStore,
         openID: OpenIDProvider, apple: AppleSignIn?, push: PushSignIn
     ) {
         self.context = context
@@ -282,6 +285,32 @@ public struct AdminConsole: Sendable {
         } catch let failure as ClientRegistry.Failure {
             throw APIError.invalidRequest(failure.description)
         }
+    }
+
+    /// `POST clients/{id}/approve`: an open registration stops waiting; the client as it now is.
+    public func approveClient(_ id: String, by admin: Admin) async throws -> JSONValue {
+        do {
+            return ClientRegistry.json(try await RegistrationAdministration(store: store).approve(id, by: admin.name, now: context.now()), secret: nil)
+        } catch is ClientRegistry.Failure {
+            throw APIError.notFound
+        }
+    }
+
+    /// `POST registration-tokens`: an initial access token for one registration (RFC 7591 §3),
+    /// shown once; `expires_in` seconds (default a day, at most 30 days).
+    public func makeRegistrationToken(_ body: [String: JSONValue], by admin: Admin) async throws -> JSONValue {
+        if let unknown = JSONFields.firstUnknownMember(of: body, known: ["expires_in"]) {
+            throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a registration token request.")
+        }
+        var lifetime = RegistrationAdministration.defaultLifetime
+        if let value = body["expires_in"] {
+            guard case .integer(let seconds) = value, RegistrationAdministration.lifetimes.contains(Int(clamping: seconds)) else {
+                throw APIError.invalidRequest("expires_in must be a whole number of seconds from \(RegistrationAdministration.lifetimes.lowerBound) to \(RegistrationAdministration.lifetimes.upperBound).")
+            }
+            lifetime = TimeInterval(seconds)
+        }
+        let made = try await RegistrationAdministration(store: store).makeInitialToken(by: admin.name, lifetime: lifetime, now: context.now())
+        return .object(["token": .string(made.token), "expires_at": .string(ISO8601DateFormatter().string(from: made.expiresAt))])
     }
 
     /// `DELETE clients/{id}`.

@@ -95,6 +95,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
         if values["request_uri"] != nil { throw refuse("invalid_request_uri", "request_uri is not one this server issued") }
         if values[OpenIDProvider.pushedMarker] != nil { throw refuse("invalid_request", "\(OpenIDProvider.pushedMarker) is not an authorization parameter") }
         if client.requirePAR, !pushed { throw refuse("invalid_request", "this client must push its authorization requests first") }
+        try checkClientActive(client, refuse: refuse)
         guard values["response_type"] == "code" else {
             throw refuse("unsupported_response_type", "response_type must be code")
         }
@@ -129,6 +130,11 @@ public struct AuthorizationRequest: Sendable, Equatable {
             messagesForBusiness: device
                 ? MfBParameters(responseEncryptionKey: values["responseEncryptionKey"], userHandle: values["userHandle"]) : nil,
             dpopJKT: dpopJKT)
+    }
+
+    /// An open registration an admin has not approved: `access_denied`, back at its redirect URI.
+    static func checkClientActive(_ client: ClientRecord, refuse: (String, String) -> Refusal) throws(Refusal) {
+        if client.pending { throw refuse("access_denied", "this application is waiting for an administrator's approval") }
     }
 
     /// RFC 9449 §10: `dpop_jkt`, when given, is a JWK SHA-256 thumbprint (RFC 7638): 43

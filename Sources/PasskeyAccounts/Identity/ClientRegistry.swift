@@ -338,7 +338,7 @@ public struct ClientRegistry: Sendable {
             "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
             "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
             "client_credentials": .bool(client.clientCredentials), "audiences": .array(client.audiences.map(JSONValue.string)),
-            "require_dpop": .bool(client.requireDPoP),
+            "require_dpop": .bool(client.requireDPoP), "kind": .string(client.kind.rawValue), "status": .string(client.pending ? "pending" : "active"),
             "token_endpoint_auth_method": .string(client.isPublic ? "none" : client.usesKeys ? "private_key_jwt" : "client_secret_basic"),
             "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
         ]
@@ -359,7 +359,7 @@ public struct ClientRegistry: Sendable {
         let known: Set<String> = [
             "client_id", "name", "public", "redirect_uris", "post_logout_redirect_uris", "backchannel_logout_uri", "scope", "id_token_alg",
             "introspection", "token_exchange", "allowed_groups", "require_acr", "device_flow", "require_par", "refresh",
-            "client_credentials", "audiences", "jwks", "jwks_uri", "require_dpop",
+            "client_credentials", "audiences", "jwks", "jwks_uri", "require_dpop", "kind", "status",
         ]
         if let unknown = JSONFields.firstUnknownMember(of: body, known: known) {
             throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a client.")
@@ -384,6 +384,11 @@ public struct ClientRegistry: Sendable {
             }
             return texts
         }
+        // What `clients list` prints of an operator's client, so that its lines can be given back.
+        if let kind = try string("kind"), kind != ClientKind.byOperator.rawValue {
+            throw APIError.invalidRequest("kind must be operator: clients of other kinds register themselves.")
+        }
+        if let status = try string("status"), status != "active" { throw APIError.invalidRequest("status must be active.") }
         guard let id = try string("client_id") else { throw APIError.invalidRequest("client_id is required.") }
         var registration = Registration(id: id)
         registration.name = try string("name")

@@ -151,6 +151,7 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case requestParameterSupported = "request_parameter_supported", requestURIParameterSupported = "request_uri_parameter_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported", backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
+        case registrationEndpoint = "registration_endpoint"
     }
 
     public let issuer: String
@@ -189,6 +190,8 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let authorizationResponseIssParameterSupported: Bool
     public let backchannelLogoutSupported: Bool
     public let backchannelLogoutSessionSupported: Bool
+    /// RFC 7591's endpoint, only when `--dynamic-registration` is on.
+    public let registrationEndpoint: String?
 }
 
 /// The userinfo endpoint's answer (OpenID Connect Core §5.3.2): `sub` and the claims of the

@@ -43,6 +43,7 @@ extension OpenIDProvider {
         let at = now()
         let expiry = try await checkAssertion(jws, claims: claims, client: client, at: at)
         try await checkAssertionUnseen(claims, clientID: clientID, expiry: expiry, at: at)
+        try Self.checkNotPending(client)
         return client
     }
 

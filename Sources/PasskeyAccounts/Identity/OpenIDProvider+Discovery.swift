@@ -44,6 +44,7 @@ extension OpenIDProvider {
             requestURIParameterSupported: false,
             authorizationResponseIssParameterSupported: true,
             backchannelLogoutSupported: true,
-            backchannelLogoutSessionSupported: true)
+            backchannelLogoutSessionSupported: true,
+            registrationEndpoint: configuration.dynamicRegistration == .off ? nil : base + "/oauth/register")
     }
 }

@@ -100,7 +100,13 @@ extension OpenIDProvider {
         } else {
             guard let secret, ClientRegistry.secretMatches(secret, client: client) else { throw refusal }
         }
+        try Self.checkNotPending(client)
         return client
+    }
+
+    /// An open registration an admin has not approved yet gets nothing from any endpoint.
+    static func checkNotPending(_ client: ClientRecord) throws(OAuthError) {
+        guard !client.pending else { throw OAuthError.invalidClient("this client is waiting for an administrator's approval") }
     }
 
     /// Refresh tokens go to confidential clients, and to public ones registered with `--refresh`;

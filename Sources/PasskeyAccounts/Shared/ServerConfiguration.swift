@@ -98,6 +98,8 @@ public struct ServerConfiguration: Sendable {
     public var refreshTokenTTL: TimeInterval = 30 * 86400
     /// `--client-metadata-hosts`: where a client's `--jwks-uri` may be fetched from.
     public var clientMetadataHosts = OutboundHostPolicy()
+    /// `--dynamic-registration`: whether clients may register themselves (RFC 7591).
+    public var dynamicRegistration: DynamicRegistrationMode = .off
     /// The waits before each retry of an undelivered back-channel logout token.
     public var logoutRetryDelays: [TimeInterval] = [2, 10, 60, 300]
     /// How often expired ceremonies and sessions are swept.
@@ -229,4 +231,11 @@ public struct ServerConfiguration: Sendable {
 /// does; the two differ in what the page says).
 public enum RegistrationPolicy: String, Sendable, CaseIterable {
     case open, invite, closed
+}
+
+/// `--dynamic-registration` (docs/contracts/identity.md, "Machine and agent clients"): `off`;
+/// `token`, with an initial access token an admin made; `open`, anyone, each registration
+/// waiting for an admin's approval unless it brought a token.
+public enum DynamicRegistrationMode: String, Sendable, CaseIterable {
+    case off, token, open
 }

@@ -90,6 +90,16 @@ struct AdminController: Controller {
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.addClient(try Self.jsonObject(try await Self.body(request)), by: caller), status: .created)
         }
+        routes.post("/admin/api/clients/:id/approve", .json) { request, context in
+            let caller = try await adminCaller(request)
+            return jsonValue(try await admin.approveClient(context.parameters.get("id") ?? "", by: caller))
+        }
+        routes.post("/admin/api/registration-tokens", .json) { request, _ in
+            let caller = try await adminCaller(request)
+            let bytes = try await Self.body(request)
+            let body = Self.isBlank(bytes) ? [:] : try Self.jsonObject(bytes)
+            return jsonValue(try await admin.makeRegistrationToken(body, by: caller), status: .created)
+        }
         routes.delete("/admin/api/clients/:id", .json) { request, context in
             let caller = try await adminCaller(request)
             try await admin.removeClient(context.parameters.get("id") ?? "", by: caller)

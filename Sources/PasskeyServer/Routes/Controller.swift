@@ -34,6 +34,14 @@ extension Controller {
         request.headers[.authorization].flatMap(AuthorizationHeader.basic)
     }
 
+    /// A request without the access token it needs (RFC 6750 §3.1): 401 with the bare `Bearer`
+    /// challenge, and an empty object (JSON like every other answer, without an error code).
+    static func tokenMissing() -> Response {
+        var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
+    }
+
     static func redirect(_ location: String) -> Response {
         var headers = HTTPFields()
         headers[.location] = location

@@ -147,9 +147,7 @@ struct IdentityController: Controller {
         do {
             return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body())))
         } catch is AccessTokenMissing {
-            var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
-            response.headers[.wwwAuthenticate] = "Bearer"
-            return response
+            return tokenMissing()
         } catch let error as OAuthError {
             var response = errorJSON(error.error, error.errorDescription, status: error.resourceStatus)
             response.headers[.wwwAuthenticate] = error.resourceChallenge(dpop: usedDPoP)
@@ -226,10 +224,7 @@ struct IdentityController: Controller {
             }
             return jsonResponse(ByteBuffer(bytes: try answerJSON(try await body(parameters))))
         } catch is AccessTokenMissing {
-            // An empty object: JSON like every other answer, without an error code.
-            var response = jsonResponse(ByteBuffer(string: "{}"), status: .unauthorized)
-            response.headers[.wwwAuthenticate] = "Bearer"
-            return response
+            return tokenMissing()
         } catch let error as OAuthError {
             var response = errorJSON(error.error, error.errorDescription, status: error.httpStatus)
             if let challenge = error.challenge(basicCredentialsSent: Self.basicCredentials(request) != nil) {

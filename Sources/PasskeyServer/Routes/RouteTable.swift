@@ -40,6 +40,9 @@ struct RoutePolicy: Sendable, Equatable {
     /// An OAuth endpoint a client posts a form to: rate-limited, every refusal in RFC 6749
     /// §5.2's shape.
     static let oauth = RoutePolicy(body: .form, ceremony: true, oauthErrors: true)
+    /// Dynamic client registration: JSON from any origin without a session, rate-limited, every
+    /// refusal in RFC 6749 §5.2's shape.
+    static let registration = RoutePolicy(ceremony: true, oauthErrors: true)
     /// A reverse proxy's question about another request.
     static let proxy = RoutePolicy(body: .proxy)
 }

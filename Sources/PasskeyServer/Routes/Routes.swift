@@ -59,6 +59,7 @@ struct Routes: Sendable {
             PushController(service: service, push: u.push),
             WellKnownController(service: service, association: association, assetLinks: assetLinks, relatedOrigins: relatedOrigins),
             identity,
+            RegistrationController(service: service, openID: u.openID),
             ForwardAuthController(service: service, forwardAuth: u.forwardAuth),
             AdminController(service: service, admin: u.admin),
         ]
