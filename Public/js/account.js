@@ -206,25 +206,28 @@ export function showRecovery(account) {
   el.recoveryView.hidden = false;
 }
 
-// An application of the OpenID provider holding tokens of the account: its name, what it may
-// read, and a button that signs it out (its tokens are revoked; it is told by back-channel).
+// An application of the OpenID provider holding tokens of the account, or a third-party one the
+// user allowed: its name, what it may read, and a button that signs it out (its tokens are
+// revoked; it is told by back-channel) and, for a third-party one, withdraws what was allowed.
 function applicationItem(application) {
   const li = document.createElement("li");
   li.className = "application";
   li.dataset.clientId = application.client_id;
   const label = document.createElement("span");
   const scopes = (application.scopes ?? []).filter((scope) => scope !== "openid").join(", ") || "sign-in only";
+  const consent = application.consent ?? null;
   label.textContent = `${application.name} (${scopes}), since ${formatTime(application.since)}` +
-    (application.offline ? " — keeps access while you are signed out" : "");
+    (application.offline ? " — keeps access while you are signed out" : "") +
+    (consent ? " — a third-party application you allowed" : "");
   const signOut = document.createElement("button");
   signOut.type = "button";
   signOut.className = "sign-out-application";
-  signOut.textContent = "Sign out";
+  signOut.textContent = consent ? "Withdraw access" : "Sign out";
   signOut.addEventListener("click", () => {
     runCeremony(`Signing ${application.name} out…`, async () => {
       await api("DELETE", `/me/applications/${encodeURIComponent(application.client_id)}`);
       await refreshAccount();
-      setStatus("ok", `${application.name} signed out`);
+      setStatus("ok", consent ? `${application.name} no longer has access` : `${application.name} signed out`);
     });
   });
   li.append(label, signOut);

@@ -1,7 +1,21 @@
 
 
-/// The migrations 15 to 31, newest first: never edited once released.
+/// The migrations 15 to 32, newest first: never edited once released.
 extension PostgresSchema {
+    /// Version 32: users' consents to third-party clients (SQLite's migration 32).
+    static let migration32 = Migration(additive: true, statements: [
+        """
+        CREATE TABLE consents (
+            user_handle bytea  NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            client_id   text   NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            scopes      text[] NOT NULL,
+            granted_at  bigint NOT NULL,
+            PRIMARY KEY (user_handle, client_id)
+        )
+        """,
+        "CREATE INDEX consents_by_client ON consents (client_id)",
+    ])
+
     /// Version 31: self-registered clients and initial access tokens (SQLite's migration 31).
     static let migration31 = Migration(additive: true, statements: [
         """

@@ -1,7 +1,21 @@
 internal import PasskeyStorage
 
-/// The migrations 15 to 31, newest first: never edited once released.
+/// The migrations 15 to 32, newest first: never edited once released.
 extension Schema {
+    /// Version 32: what users allowed third-party clients, per client. Only adds.
+    static let migration32: [String] = [
+        """
+        CREATE TABLE consents (
+            user_handle BLOB    NOT NULL REFERENCES users (handle) ON DELETE CASCADE,
+            client_id   TEXT    NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            scopes      TEXT    NOT NULL,
+            granted_at  INTEGER NOT NULL,
+            PRIMARY KEY (user_handle, client_id)
+        ) STRICT
+        """,
+        "CREATE INDEX consents_by_client ON consents (client_id)",
+    ]
+
     /// Version 31: clients that register themselves (RFC 7591, 7592): who made each client,
     /// whether it waits for an admin's approval, its registration access token, and the initial
     /// access tokens admins hand out. Only adds.

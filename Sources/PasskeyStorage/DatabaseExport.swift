@@ -40,7 +40,7 @@ public enum DatabaseExport {
     /// rate-limit counters, cached documents, queued logouts, spent one-time tokens).
     public static let tables = [
         "users", "oauth_clients", "credentials", "apple_links", "push_devices", "group_members", "recovery_codes", "invitations",
-        "admin_tokens", "registration_tokens", "secrets", "signing_keys", "oauth_grants", "oauth_retired_refresh_tokens", "events",
+        "admin_tokens", "registration_tokens", "secrets", "signing_keys", "oauth_grants", "oauth_retired_refresh_tokens", "consents", "events",
         "audit_chain", "audit_checkpoints", "name_key_rules", "apple_notifications", "mfb_requests", "mfb_grants",
     ]
     /// With `--with-sessions`: the signed-in sessions too.

@@ -1329,6 +1329,58 @@ def run_checks(results, driver, page, server_port, context):
         expect(bool(name), "userinfo has no preferred_username")
     check("OpenID Connect: authorize without a session, signed in on the page by autofill, back with a code", oidc_autofill)
 
+    def oidc_consent():
+        # A client that registered itself (open registration, approved on the command line) is
+        # third-party: the signed-in browser is shown the consent page, which names it and its
+        # host as text; Allow continues to the redirect URI with a code; the account view lists
+        # it and withdraws it.
+        registration = {"client_name": "Agent <i>Smith</i>", "redirect_uris": [oidc_redirect], "token_endpoint_auth_method": "none"}
+        status, made, _ = http("POST", base + "/oauth/register", body=registration)
+        expect(status == 201 and made.get("status") == "pending", f"register answered {status}: {made}")
+        approved = subprocess.run([context["binary"], "clients", "approve", made["client_id"], "--database", context["database"]],
+                                  capture_output=True, text=True, timeout=60)
+        expect(approved.returncode == 0, f"clients approve exited {approved.returncode}: {approved.stderr.strip()}")
+        snap = page.open("?autofill=off")
+        expect(snap["signedIn"], "the page is not signed in")
+        verifier = b64url(os.urandom(32))
+        parameters = {
+            "response_type": "code", "client_id": made["client_id"], "redirect_uri": oidc_redirect, "scope": "openid profile",
+            "state": "consent-st", "nonce": "n-consent", "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()),
+            "code_challenge_method": "S256"}
+        driver.navigate(origin + "/oauth/authorize?" + urllib.parse.urlencode(parameters))
+        shown = driver.script(
+            "const c = document.querySelector('#consent'); return c && {client: document.querySelector('#consent-client').textContent,"
+            " host: document.querySelector('#consent-host').textContent, scopes: Array.from(document.querySelectorAll('#consent-scopes li'))"
+            ".map((li) => li.dataset.scope), italic: document.querySelectorAll('#consent i').length, path: location.pathname};")
+        expect(shown and shown["path"] == "/oauth/consent", f"the browser is at {driver.script('return location.href;')!r}")
+        expect(shown["client"] == "Agent <i>Smith</i>" and shown["italic"] == 0, f"the client is shown as {shown}")
+        host = urllib.parse.urlsplit(oidc_redirect).hostname
+        expect(shown["host"] == host and shown["scopes"] == ["openid", "profile"], f"the page shows {shown}")
+        before = len(context["apple"].oidc_callbacks)
+        driver.click("#consent-allow")
+        code = oidc_callback(before, "consent-st")
+        expect(bool(code), "no code")
+        snap = page.open("?autofill=off")
+        items = driver.script("return Array.from(document.querySelectorAll('#applications .application')).map((li) => "
+                              "({id: li.dataset.clientId, text: li.textContent}));")
+        mine = [item for item in items if item["id"] == made["client_id"]]
+        expect(mine and "third-party application you allowed" in mine[0]["text"] and "Withdraw access" in mine[0]["text"],
+               f"#applications lists {items}")
+        snap = page.run(f'#applications .application[data-client-id="{made["client_id"]}"] .sign-out-application', "ok")
+        expect("no longer has access" in snap["text"], f"status text is {snap['text']!r}")
+        # Asked again: back on the consent page, where Deny answers access_denied.
+        driver.navigate(origin + "/oauth/authorize?" + urllib.parse.urlencode({**parameters, "state": "consent-st-2"}))
+        expect(driver.script("return location.pathname;") == "/oauth/consent", "not asked again after the withdrawal")
+        before = len(context["apple"].oidc_callbacks)
+        driver.click("#consent-deny")
+        deadline = time.monotonic() + STATE_TIMEOUT
+        while len(context["apple"].oidc_callbacks) <= before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        answer = context["apple"].oidc_callbacks[-1] if len(context["apple"].oidc_callbacks) > before else {}
+        expect(answer.get("error") == "access_denied" and answer.get("state") == "consent-st-2", f"redirect_uri got {answer}")
+    check("OpenID Connect: a self-registered client gets the consent page (its name and host as text); Allow gives a code; "
+          "the account view withdraws it; Deny is access_denied", oidc_consent)
+
     # Sign in with Apple, web flow: the button, Apple's (stand-in) page posting the token back to
     # /siwa/callback, and the signed-in view of the new account.
     def apple_sign_in():
@@ -1889,7 +1941,7 @@ def run(results, args, workdir, live):
                         "--push-provider", "webhook", "--push-webhook-url", apple.base + "/push",
                         "--mfb-client-id", MFB["client"], "--mfb-client-secret", MFB["secret"],
                         "--mfb-redirect-uri", apple.base + "/mfb/callback", "--mfb-api-token", MFB["token"],
-                        "--reauth-window", str(REAUTH_WINDOW),
+                        "--reauth-window", str(REAUTH_WINDOW), "--dynamic-registration", "open",
                     ])
     live["server"] = server
     stream, port = results.check("server starts and prints 'listening on http://HOST:PORT'",

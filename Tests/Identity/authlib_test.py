@@ -232,12 +232,26 @@ def self_registration(binary, base, database, session_token, check):
         client = PasskeyServerClient(base, registered["client_id"], registered["client_secret"], REDIRECT_URI, scope="openid profile")
         url, pending = client.begin()
         answer = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
-        expect(answer.status_code == 302, f"authorize answered {answer.status_code}: {answer.text[:200]}")
-        signed_in = client.finish(answer.headers["Location"], pending)
+        # A third-party client: the consent page first, answered as the page's form posts it.
+        consent = answer.headers.get("Location", "")
+        expect(answer.status_code == 302 and "/oauth/consent?authorization=" in consent, f"authorize answered {answer.status_code} {consent}")
+        handle = urllib.parse.parse_qs(urllib.parse.urlsplit(consent).query)["authorization"][0]
+        page = requests.get(consent, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+        expect(page.status_code == 200 and "Registered notes" in page.text, f"the consent page: {page.status_code}")
+        allowed = requests.post(base + "/oauth/consent", data={"authorization": handle, "decision": "allow"},
+                                cookies={"session": session_token}, headers={"Origin": base}, allow_redirects=False, timeout=10)
+        expect(allowed.status_code == 302, f"consent answered {allowed.status_code}: {allowed.text[:200]}")
+        signed_in = client.finish(allowed.headers["Location"], pending)
         expect(signed_in.claims["preferred_username"] == "alice" and signed_in.claims["aud"] == registered["client_id"],
                f"claims {signed_in.claims}")
         expect(signed_in.token.get("refresh_token"), f"token {signed_in.token}")
-    check("Authlib signs alice in as the registered client: code, PKCE, client_secret_basic, the ID token validated", sign_in)
+        # Remembered: the next sign-in gets its code at once.
+        url, pending = client.begin()
+        again = requests.get(url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+        expect(again.headers.get("Location", "").startswith(REDIRECT_URI + "?code="), f"asked again: {again.headers.get('Location')}")
+        client.finish(again.headers["Location"], pending)
+    check("Authlib signs alice in as the registered client after the consent page (asked once): code, PKCE, "
+          "client_secret_basic, the ID token validated", sign_in)
 
     def manage():
         registered = state["client"]

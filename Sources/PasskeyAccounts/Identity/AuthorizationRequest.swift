@@ -31,6 +31,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public let messagesForBusiness: MfBParameters?
     /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the DPoP key the code may be redeemed with.
     public let dpopJKT: String?
+    /// `prompt=consent`: a third-party client's user is asked again, consent given or not.
+    public let asksConsent: Bool
 
     public struct MfBParameters: Sendable, Equatable {
         public let responseEncryptionKey: String?
@@ -129,7 +131,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
             requiredACR: acr,
             messagesForBusiness: device
                 ? MfBParameters(responseEncryptionKey: values["responseEncryptionKey"], userHandle: values["userHandle"]) : nil,
-            dpopJKT: dpopJKT)
+            dpopJKT: dpopJKT, asksConsent: values["prompt"]?.split(separator: " ").contains("consent") ?? false)
     }
 
     /// An open registration an admin has not approved: `access_denied`, back at its redirect URI.
@@ -174,8 +176,9 @@ public struct AuthorizationRequest: Sendable, Equatable {
         return challenge
     }
 
-    /// `prompt`: `none` alone, or any of `login`, `consent`, `select_account` (first-party
-    /// clients have no consent screen and one account per session, so those two change nothing).
+    /// `prompt`: `none` alone, or any of `login`, `consent`, `select_account` (`consent` asks a
+    /// third-party client's user again and changes nothing for the operator's clients; a
+    /// session has one account, so `select_account` changes nothing).
     static func checkPrompt(_ text: String?, refuse: (String, String) -> Refusal) throws(Refusal) -> Prompt? {
         guard let text else { return nil }
         let values = Set(text.split(separator: " ").map(String.init))

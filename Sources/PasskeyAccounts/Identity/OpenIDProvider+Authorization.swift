@@ -29,8 +29,11 @@ extension OpenIDProvider {
         case shown(error: String, description: String)
         /// The answer goes back to the client (302, or a self-posting form for `form_post`).
         case respond(AuthorizationResponse)
-        /// The user must sign in first: 302 to the page, which continues the held request.
+        /// The user must sign in first: 302 to the page, which continues the held request; or
+        /// a third-party client needs the user's consent: 302 to the consent page.
         case signIn(location: String)
+        /// The consent page of a held request (`GET /oauth/consent`).
+        case consent(ConsentPrompt)
     }
 
     /// An authorization response (RFC 6749 §4.1.2, RFC 9207): where it goes and what it says.
@@ -75,55 +78,83 @@ extension OpenIDProvider {
         }
         switch try await fit(request, session: session, heldSince: nil) {
         case .fits(let signedIn, let record):
-            return try await issueCode(request, signedIn: signedIn, session: record)
+            guard try await needsConsent(request, userHandle: signedIn.user.handle) else {
+                return try await issueCode(request, signedIn: signedIn, session: record)
+            }
+            if request.prompt == Prompt.none {
+                return .respond(errorResponse(request, "consent_required", "the user has not allowed this application what it asks"))
+            }
+            return .signIn(location: consentLocation(try await hold(parameters, pushed: pushed, clientID: request.client.id)))
         case .refused(let error, let description):
             return .respond(errorResponse(request, error, description))
         case .needsSignIn:
             if request.prompt == Prompt.none {
                 return .respond(errorResponse(request, "login_required", "the user is not signed in with a session that fits this request"))
             }
-            let handle = SecureRandom.bytes(32)
-            let at = now()
-            let kept = pushed ? parameters + [(Self.pushedMarker, "1")] : parameters
-            try await store.insertHeldAuthorization(
-                HeldAuthorizationRecord(
-                    handleHash: Digest.sha256.hash(handle), clientID: request.client.id, parameters: FormURLEncoded.encode(kept),
-                    createdAt: at, expiresAt: at.addingTimeInterval(Self.heldTTL)))
-            return .signIn(location: signInLocation(Base64URL.encode(handle)))
+            return .signIn(location: signInLocation(try await hold(parameters, pushed: pushed, clientID: request.client.id)))
         }
+    }
+
+    /// Keeps a request while its user signs in or consents; the handle that names it.
+    func hold(_ parameters: [(name: String, value: String)], pushed: Bool, clientID: String) async throws -> String {
+        let handle = SecureRandom.bytes(32)
+        let at = now()
+        let kept = pushed ? parameters + [(Self.pushedMarker, "1")] : parameters
+        try await store.insertHeldAuthorization(
+            HeldAuthorizationRecord(
+                handleHash: Digest.sha256.hash(handle), clientID: clientID, parameters: FormURLEncoded.encode(kept),
+                createdAt: at, expiresAt: at.addingTimeInterval(Self.heldTTL)))
+        return Base64URL.encode(handle)
     }
 
     /// `GET /oauth/authorize/resume?authorization=…`: the held request, answered as the
     /// authorization endpoint would now; with a session that still does not fit, the page again.
     public func resume(handle: String, session: SignedInUser?) async throws -> AuthorizationOutcome {
-        guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()) else {
-            return .shown(error: "invalid_request", description: "this sign-in request has expired or was already finished; start again from the application")
+        let held: (request: AuthorizationRequest, handleHash: [UInt8], createdAt: Date)
+        switch try await heldAuthorization(handle) {
+        case .live(let request, let handleHash, let createdAt): held = (request, handleHash, createdAt)
+        case .over(let outcome): return outcome
         }
-        let parameters: [(name: String, value: String)]
-        do { parameters = try FormURLEncoded.pairs(held.parameters) } catch {
-            return .shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application")
-        }
-        let pushed = parameters.contains { $0.name == Self.pushedMarker }
-        let request: AuthorizationRequest
-        do {
-            request = try await AuthorizationRequest.check(
-                parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.store.client(id: $0) })
-        } catch let refusal as AuthorizationRequest.Refusal {
-            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
-            return answer(refusal)
-        }
+        let request = held.request
         switch try await fit(request, session: session, heldSince: held.createdAt) {
         case .fits(let signedIn, let record):
+            if try await needsConsent(request, userHandle: signedIn.user.handle) { return .signIn(location: consentLocation(handle)) }
             // Single use: of two tabs (or two instances) resuming at once, one answers.
-            guard try await store.deleteHeldAuthorization(handleHash: handleHash) else {
+            guard try await store.deleteHeldAuthorization(handleHash: held.handleHash) else {
                 return .shown(error: "invalid_request", description: "this sign-in request was already finished")
             }
             return try await issueCode(request, signedIn: signedIn, session: record)
         case .refused(let error, let description):
-            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
+            _ = try await store.deleteHeldAuthorization(handleHash: held.handleHash)
             return .respond(errorResponse(request, error, description))
         case .needsSignIn:
             return .signIn(location: signInLocation(handle))
+        }
+    }
+
+    enum HeldLookup {
+        case live(AuthorizationRequest, handleHash: [UInt8], createdAt: Date)
+        /// Expired, spent, unreadable or refused now (a refused one is deleted): the answer.
+        case over(AuthorizationOutcome)
+    }
+
+    /// The held request a handle names, checked again as the authorization endpoint checks it.
+    func heldAuthorization(_ handle: String) async throws -> HeldLookup {
+        guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()) else {
+            return .over(.shown(error: "invalid_request", description: "this sign-in request has expired or was already finished; start again from the application"))
+        }
+        let parameters: [(name: String, value: String)]
+        do { parameters = try FormURLEncoded.pairs(held.parameters) } catch {
+            return .over(.shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application"))
+        }
+        let pushed = parameters.contains { $0.name == Self.pushedMarker }
+        do {
+            let request = try await AuthorizationRequest.check(
+                parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.store.client(id: $0) })
+            return .live(request, handleHash: handleHash, createdAt: held.createdAt)
+        } catch let refusal as AuthorizationRequest.Refusal {
+            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
+            return .over(answer(refusal))
         }
     }
 

@@ -20,7 +20,7 @@ public final class OpenIDProvider: Sendable {
 
     let context: UseCaseContext
     let sessions: Sessions
-    let store: any OpenIDStore & ClientRegistrationStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore
+    let store: any OpenIDStore & ClientRegistrationStore & ConsentStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore
     let keys: SigningKeys
     /// Where logout tokens are posted; nil sends none (a provider without the network).
     let backChannel: (any BackChannelLogoutDelivery)?
@@ -43,7 +43,7 @@ public final class OpenIDProvider: Sendable {
     /// Starts listening to the passkey service's ended sessions (for back-channel logout).
     public init(
         context: UseCaseContext, sessions: Sessions,
-        store: any OpenIDStore & ClientRegistrationStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore,
+        store: any OpenIDStore & ClientRegistrationStore & ConsentStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore,
         keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
         messagesForBusiness: MfBSignIn? = nil, documents: (any OutboundDocuments)? = nil
     ) {

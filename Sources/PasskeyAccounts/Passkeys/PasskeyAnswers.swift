@@ -188,7 +188,7 @@ public struct MeResponse: Codable, Sendable {
     /// An application of the OpenID provider that holds tokens of the account (docs/contracts/identity.md).
     public struct Application: Codable, Sendable {
         enum CodingKeys: String, CodingKey {
-            case clientId = "client_id", name, scopes, offline, since
+            case clientId = "client_id", name, scopes, offline, since, consent
         }
 
         public let clientId: String
@@ -196,15 +196,19 @@ public struct MeResponse: Codable, Sendable {
         public let scopes: [String]
         /// It holds tokens that outlive the session (`offline_access`).
         public let offline: Bool
-        /// When it first got tokens that still stand.
+        /// When it first got tokens that still stand (or, without tokens, when it was allowed).
         public let since: String
+        /// For a third-party client: the scopes the user allowed it (withdrawn with the rest);
+        /// nil for the operator's clients, which ask no consent.
+        public let consent: [String]?
 
-        public init(clientId: String, name: String, scopes: [String], offline: Bool, since: String) {
+        public init(clientId: String, name: String, scopes: [String], offline: Bool, since: String, consent: [String]? = nil) {
             self.clientId = clientId
             self.name = name
             self.scopes = scopes
             self.offline = offline
             self.since = since
+            self.consent = consent
         }
     }
     public var applications: [Application] = []

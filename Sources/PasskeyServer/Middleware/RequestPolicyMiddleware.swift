@@ -71,6 +71,9 @@ struct RequestPolicyMiddleware: RouterMiddleware {
             switch policy.body {
             case .form:
                 if request.method == .post { try Self.checkFormMediaType(request) }
+            case .sameOriginForm:
+                try checkCrossOrigin(request)
+                if request.method == .post { try Self.checkFormMediaType(request) }
             case .proxy:
                 guard let peer = context.remoteAddress.flatMap(Self.addressBytes), resolver.isTrusted(peer) else {
                     throw APIError.forbidden("Only a --trusted-proxy may ask about another request.")

@@ -46,6 +46,17 @@ struct IdentityController: Controller {
             let handle = (try? Self.query("authorization", request)) ?? nil
             return Self.authorization(try await openID.resume(handle: handle ?? "", session: try await session(request)), request: request)
         }
+        // The consent page for a third-party client (held request), and its answer.
+        routes.get("/oauth/consent", .json) { request, _ in
+            let handle = (try? Self.query("authorization", request)) ?? nil
+            return Self.authorization(try await openID.consentPage(handle: handle ?? "", session: try await session(request)), request: request)
+        }
+        routes.post("/oauth/consent", .pageForm) { request, _ in
+            guard let parameters = try await Self.parameters(request) else { return Self.unreadable(request) }
+            let handle = parameters.last { $0.name == "authorization" }?.value ?? ""
+            let decision = parameters.last { $0.name == "decision" }?.value ?? ""
+            return Self.authorization(try await openID.decideConsent(handle: handle, decision: decision, session: try await session(request)), request: request)
+        }
         routes.get("/oauth/authorize/request", .json) { request, _ in
             guard let handle = try Self.query("authorization", request), let held = try await openID.heldRequest(handle: handle) else {
                 throw APIError.notFound
@@ -245,7 +256,27 @@ struct IdentityController: Controller {
             return formPost(answer)
         case .respond(let answer):
             return found(answer.location)
+        case .consent(let prompt):
+            return consentPage(prompt)
         }
+    }
+
+    /// The consent page: the client's name and host and each scope, as text; two buttons that
+    /// post the decision back to this origin.
+    static func consentPage(_ prompt: OpenIDProvider.ConsentPrompt) -> Response {
+        let name = HTML.escape(prompt.clientName)
+        let scopes = prompt.scopes.map { "<li data-scope=\"\(HTML.escape($0.name))\">\(HTML.escape($0.meaning)) <code>\(HTML.escape($0.name))</code></li>" }.joined()
+        let fields = HTML.hiddenInputs([.init(name: "authorization", value: prompt.handle)])
+        return page(title: "Allow \(prompt.clientName)?", body: """
+            <main id="consent"><h1>Allow <span id="consent-client">\(name)</span>?</h1>\
+            <p>The application <strong>\(name)</strong> at <strong id="consent-host">\(HTML.escape(prompt.clientHost))</strong> asks to:</p>\
+            <ul id="consent-scopes">\(scopes)</ul>\
+            <p>It registered itself: this server's operator did not add it. Allow it only if you trust it; \
+            you can withdraw this later under your account's applications.</p>\
+            <form method="post" action="/oauth/consent">\(fields)\
+            <button id="consent-allow" type="submit" name="decision" value="allow">Allow</button> \
+            <button id="consent-deny" type="submit" name="decision" value="deny">Deny</button></form></main>
+            """)
     }
 
     /// RP-initiated logout's answers: a redirect to the client, our own pages otherwise; once
@@ -279,9 +310,12 @@ struct IdentityController: Controller {
         }
     }
 
-    /// A small page of this server's own (never cached).
+    /// A small page of this server's own (never cached), with the page's stylesheet when the
+    /// server serves the page's files.
     static func page(title: String, body: String, status: HTTPResponse.Status = .ok) -> Response {
-        let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(HTML.escape(title))</title></head><body>\(body)</body></html>"
+        let head = "<meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            + "<link rel=\"stylesheet\" href=\"/app.css\"><title>\(HTML.escape(title))</title>"
+        let html = "<!doctype html><html lang=\"en\"><head>\(head)</head><body>\(body)</body></html>"
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

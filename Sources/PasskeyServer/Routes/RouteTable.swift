@@ -12,6 +12,10 @@ struct RoutePolicy: Sendable, Equatable {
         /// A form post from another origin (Apple's `form_post`, a device's browser): only
         /// `application/x-www-form-urlencoded`, no origin check.
         case form
+        /// A form our own page posts (the consent page): `application/x-www-form-urlencoded`
+        /// only, and a state change with a session cookie from another site is refused, as for
+        /// JSON.
+        case sameOriginForm
         /// A reverse proxy asking about another request (forward authentication): any
         /// method, the body never read, no origin or media-type check; a peer that is not a
         /// `--trusted-proxy` gets 403 whatever it sends.
@@ -40,6 +44,9 @@ struct RoutePolicy: Sendable, Equatable {
     /// An OAuth endpoint a client posts a form to: rate-limited, every refusal in RFC 6749
     /// §5.2's shape.
     static let oauth = RoutePolicy(body: .form, ceremony: true, oauthErrors: true)
+    /// Our own page's form that changes something for the signed-in user (the consent page's
+    /// answer): rate-limited like a ceremony.
+    static let pageForm = RoutePolicy(body: .sameOriginForm, ceremony: true)
     /// Dynamic client registration: JSON from any origin without a session, rate-limited, every
     /// refusal in RFC 6749 §5.2's shape.
     static let registration = RoutePolicy(ceremony: true, oauthErrors: true)
