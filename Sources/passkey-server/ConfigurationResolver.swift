@@ -149,6 +149,10 @@ struct ConfigurationResolver {
         } catch {
             throw ValidationError(error.description)
         }
+        if let documents = try string(flags.clientMetadataDocuments, "CLIENT_METADATA_DOCUMENTS") {
+            guard documents == "on" || documents == "off" else { throw ValidationError("--client-metadata-documents must be on or off, not \(documents)") }
+            c.clientMetadataDocuments = documents == "on"
+        }
         if let mode = try string(flags.dynamicRegistration, "DYNAMIC_REGISTRATION") {
             guard let parsed = DynamicRegistrationMode(rawValue: mode) else {
                 throw ValidationError("--dynamic-registration must be off, token or open, not \(mode)")

@@ -165,6 +165,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("client-metadata-hosts"), help: ArgumentHelp("A host a client's --jwks-uri key set may be fetched from: a name or *.example.com, with an optional :port; repeatable. Once any is given, only those hosts; a private, loopback or link-local address needs a pattern naming its host, and plain http is fetched only from a loopback host named here. (env: PASSKEY_CLIENT_METADATA_HOSTS, comma-separated; default: any public https host)", valueName: "PATTERN"))
     var clientMetadataHosts: [String] = []
 
+    @Option(name: .customLong("client-metadata-documents"), help: ArgumentHelp("on: a client_id that is an https URL names the client's metadata document (draft-ietf-oauth-client-id-metadata-document), fetched from the hosts --client-metadata-hosts allows (5 kB, 3 s, no redirects, cached 5 minutes to a day); such clients are public or sign with a jwks_uri, and their users are asked for consent. (env: PASSKEY_CLIENT_METADATA_DOCUMENTS, default off)", valueName: "on|off"))
+    var clientMetadataDocuments: String?
+
     @Option(name: .customLong("dynamic-registration"), help: ArgumentHelp("Whether OpenID clients may register themselves at /oauth/register (RFC 7591, managed per RFC 7592): off; token, with an initial access token from `clients registration-token`; or open, anyone, each registration waiting for an admin's approval unless it brought a token. (env: PASSKEY_DYNAMIC_REGISTRATION, default off)", valueName: "off|token|open"))
     var dynamicRegistration: String?
 

@@ -71,7 +71,7 @@ def start_server(binary, workdir):
     process = subprocess.Popen(
         [binary, "serve", "--port", "0", "--database", os.path.join(workdir, "db.sqlite"),
          "--public-dir", os.path.join(REPO, "Public"), "--client-metadata-hosts", "127.0.0.1",
-         "--dynamic-registration", "token"],
+         "--dynamic-registration", "token", "--client-metadata-documents", "on"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     found = {}
 
@@ -189,6 +189,7 @@ def main():
         dpop(base, session_token, state, check)
         machine_clients(binary, base, database, check)
         self_registration(binary, base, database, session_token, check)
+        metadata_document(base, session_token, check)
     except Exception as error:
         print(f"not ok - set-up\n#   {type(error).__name__}: {error}", flush=True)
         failures += 1
@@ -266,6 +267,58 @@ def self_registration(binary, base, database, session_token, check):
                              auth=(registered["client_id"], registered["client_secret"]), timeout=10)
         expect(gone.status_code == 401 and gone.json()["error"] == "invalid_client", f"the deleted client: {gone.status_code} {gone.text}")
     check("RFC 7592: the registration access token reads the registration (no secret) and deletes it; the client is gone", manage)
+
+
+def metadata_document(base, session_token, check):
+    """A public client known only by its metadata document (an https URL in production, loopback
+    here, allowed by --client-metadata-hosts 127.0.0.1): Authlib's OAuth2Session uses the URL as
+    its client_id, PKCE and no secret; the user is asked for consent once."""
+    from authlib.integrations.requests_client import OAuth2Session
+    document = {}
+    served, url = serve_key_set(document)
+
+    def sign_in():
+        document.update(client_id=url, client_name="Document agent", redirect_uris=[REDIRECT_URI], scope="openid profile",
+                        token_endpoint_auth_method="none")
+        metadata = requests.get(base + "/.well-known/oauth-authorization-server", timeout=10).json()
+        expect(metadata.get("client_id_metadata_document_supported") is True, f"discovery says {metadata.get('client_id_metadata_document_supported')}")
+        session = OAuth2Session(url, None, scope="openid profile", redirect_uri=REDIRECT_URI, code_challenge_method="S256",
+                                token_endpoint_auth_method="none")
+        verifier = "v" * 64
+        authorize_url, state = session.create_authorization_url(metadata["authorization_endpoint"], nonce="n-doc", code_verifier=verifier)
+        answer = requests.get(authorize_url, cookies={"session": session_token}, allow_redirects=False, timeout=10)
+        consent = answer.headers.get("Location", "")
+        expect(answer.status_code == 302 and "/oauth/consent?authorization=" in consent, f"authorize answered {answer.status_code} {consent}")
+        page = requests.get(consent, cookies={"session": session_token}, timeout=10)
+        expect("Document agent" in page.text and "127.0.0.1" in page.text, "the consent page does not name the document's client and host")
+        handle = urllib.parse.parse_qs(urllib.parse.urlsplit(consent).query)["authorization"][0]
+        allowed = requests.post(base + "/oauth/consent", data={"authorization": handle, "decision": "allow"},
+                                cookies={"session": session_token}, headers={"Origin": base}, allow_redirects=False, timeout=10)
+        expect(allowed.status_code == 302, f"consent answered {allowed.status_code}: {allowed.text[:200]}")
+        token = session.fetch_token(metadata["token_endpoint"], authorization_response=allowed.headers["Location"], state=state,
+                                    code_verifier=verifier)
+        expect(token.get("id_token") and token.get("access_token"), f"token {token}")
+        info = requests.get(metadata["userinfo_endpoint"], headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=10)
+        expect(info.status_code == 200 and info.json().get("preferred_username") == "alice", f"userinfo {info.status_code} {info.text}")
+
+    def another_client_id():
+        document["client_id"] = "https://elsewhere.example/client"
+        # A fresh URL (the server remembers the first one's document as fresh).
+        other, other_url = serve_key_set({"client_id": "https://elsewhere.example/client", "redirect_uris": [REDIRECT_URI]})
+        try:
+            parameters = {"response_type": "code", "client_id": other_url, "redirect_uri": REDIRECT_URI, "scope": "openid",
+                          "state": "s", "nonce": "n", "code_challenge": "c" * 43, "code_challenge_method": "S256"}
+            answer = requests.get(base + "/oauth/authorize", params=parameters, cookies={"session": session_token},
+                                  headers={"Accept": "application/json"}, allow_redirects=False, timeout=10)
+            expect(answer.status_code == 400 and "Location" not in answer.headers and "client_id" in answer.text,
+                   f"another client_id: {answer.status_code} {answer.text[:200]}")
+        finally:
+            other.shutdown()
+    try:
+        check("Authlib's public client known by its metadata document URL: consent once, code with PKCE, userinfo", sign_in)
+        check("a metadata document that names another client_id is refused, shown, never redirected", another_client_id)
+    finally:
+        served.shutdown()
 
 
 def dpop_proof(key, method, url, nonce=None, access_token=None, **changes):

@@ -248,6 +248,9 @@ import Testing
             var cacheControl = "max-age=3600"
             var delay: Duration = .zero
             var fetches = 0
+            /// Another status (a redirect, with `location`) instead of the body.
+            var status: HTTPResponse.Status = .ok
+            var location: String?
         }
 
         let state = Mutex(State())
@@ -262,16 +265,17 @@ import Testing
             let box = Box()
             let router = Router()
             router.get("/jwks") { _, _ -> Response in
-                let empty: ([UInt8], String, Duration) = ([], "", .zero)
-                let (body, cacheControl, delay) = box.standIn?.state.withLock { s in
+                let empty: ([UInt8], String, Duration, HTTPResponse.Status, String?) = ([], "", .zero, .ok, nil)
+                let (body, cacheControl, delay, status, location) = box.standIn?.state.withLock { s in
                     s.fetches += 1
-                    return (s.body, s.cacheControl, s.delay)
+                    return (s.body, s.cacheControl, s.delay, s.status, s.location)
                 } ?? empty
                 if delay > .zero { try await Task.sleep(for: delay) }
                 var headers = HTTPFields()
                 headers[.contentType] = "application/json"
                 headers[.cacheControl] = cacheControl
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+                if let location { headers[.location] = location }
+                return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
             let standIn = KeySetStandIn(server: await LocalServer.start(router: router))
             box.standIn = standIn

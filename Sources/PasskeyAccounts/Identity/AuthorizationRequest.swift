@@ -71,7 +71,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
         guard let clientID = values["client_id"], !clientID.isEmpty else {
             throw Refusal.shown(error: "invalid_request", description: "client_id is missing")
         }
-        guard clientID.utf8.count <= 128, let client = try await lookup(clientID) else {
+        guard clientID.utf8.count <= ClientRegistry.maximumURILength, let client = try await lookup(clientID) else {
             // invalid_request: RFC 6749 §4.1.2.1 gives the authorization endpoint no invalid_client.
             throw Refusal.shown(error: "invalid_request", description: "no client is registered with this client_id")
         }

@@ -4,7 +4,7 @@ internal import PasskeyJOSE
 internal import PasskeyStorage
 internal import PasskeyAssociation
 internal import PasskeyApple
-public import PasskeyHTTPParsing
+internal import PasskeyHTTPParsing
 
 /// The key sets clients sign their `private_key_jwt` assertions with (docs/contracts/identity.md,
 /// "Machine and agent clients"): a `--jwks` set as stored, a `--jwks-uri` set fetched through the
@@ -80,19 +80,11 @@ public actor ClientKeySets {
     static func load(_ uri: String, documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, now: Date) async throws -> Kept {
         guard let documents else { throw Unavailable(description: "this server has no outbound client") }
         guard let url = URL(string: uri) else { throw Unavailable(description: "the jwks_uri is not a URL") }
-        let permit: OutboundHostPolicy.Permit
-        do { permit = try policy.check(url) } catch { throw Unavailable(description: error.description) }
-        let addresses: [[UInt8]]
-        do { addresses = try await documents.addresses(of: permit.host) } catch { throw Unavailable(description: "\(permit.host.prefix(64)) was not resolved") }
-        do { try policy.check(addresses: addresses, for: permit) } catch { throw Unavailable(description: error.description) }
         let document: FetchedDocument
-        do {
-            document = try await documents.get(url, maximumBytes: maximumBytes, timeout: timeout)
-        } catch {
-            throw Unavailable(description: "the key set was not fetched: \(error)")
+        switch await documents.fetchAllowed(url, policy: policy, maximumBytes: maximumBytes, timeout: timeout, what: "the key set") {
+        case .success(let fetched): document = fetched
+        case .failure(let refusal): throw Unavailable(description: refusal.description)
         }
-        guard document.status == 200 else { throw Unavailable(description: "the key set's URL answered \(document.status)") }
-        guard !document.truncated else { throw Unavailable(description: "the key set is over \(maximumBytes) bytes") }
         let set: JWKSet
         do throws(JOSEError) { set = try JWKSet(json: document.body, maximumSize: maximumBytes) } catch { throw Unavailable(description: "the key set: \(error.reason)") }
         return Kept(set: set, fetchedAt: now, expiresAt: now.addingTimeInterval(lifetime(cacheControl: document.headers["cache-control"])))

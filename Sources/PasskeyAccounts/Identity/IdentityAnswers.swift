@@ -152,6 +152,7 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported", backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case registrationEndpoint = "registration_endpoint"
+        case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
     }
 
     public let issuer: String
@@ -192,6 +193,8 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let backchannelLogoutSessionSupported: Bool
     /// RFC 7591's endpoint, only when `--dynamic-registration` is on.
     public let registrationEndpoint: String?
+    /// Whether a `client_id` may be a metadata document's URL.
+    public let clientIDMetadataDocumentSupported: Bool
 }
 
 /// The userinfo endpoint's answer (OpenID Connect Core §5.3.2): `sub` and the claims of the

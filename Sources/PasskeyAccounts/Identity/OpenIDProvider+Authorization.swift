@@ -72,7 +72,7 @@ extension OpenIDProvider {
     func authorize(checking parameters: [(name: String, value: String)], pushed: Bool, session: SignedInUser?) async throws -> AuthorizationOutcome {
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.check(parameters, pushed: pushed, lookup: { try await self.store.client(id: $0) })
+            request = try await AuthorizationRequest.check(parameters, pushed: pushed, lookup: { try await self.authorizationClient($0) })
         } catch let refusal as AuthorizationRequest.Refusal {
             return answer(refusal)
         }
@@ -150,7 +150,7 @@ extension OpenIDProvider {
         let pushed = parameters.contains { $0.name == Self.pushedMarker }
         do {
             let request = try await AuthorizationRequest.check(
-                parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.store.client(id: $0) })
+                parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.authorizationClient($0) })
             return .live(request, handleHash: handleHash, createdAt: held.createdAt)
         } catch let refusal as AuthorizationRequest.Refusal {
             _ = try await store.deleteHeldAuthorization(handleHash: handleHash)

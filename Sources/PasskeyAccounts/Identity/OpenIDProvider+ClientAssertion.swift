@@ -37,7 +37,7 @@ extension OpenIDProvider {
         if let retryAfter = clientLimiter.take("client:" + clientID.prefix(ClientRegistry.maximumIDLength), now: now()) {
             throw APIError.rateLimited(retryAfter: retryAfter)
         }
-        guard let client = try await store.client(id: clientID), client.usesKeys else {
+        guard let client = try await authenticatingClient(clientID), client.usesKeys else {
             throw OAuthError.invalidClient("client authentication failed")
         }
         let at = now()
@@ -74,8 +74,8 @@ extension OpenIDProvider {
     /// RFC 7523 §3 items 1 and 2: `iss` and `sub` are both the client's id (and the posted
     /// `client_id`, when there is one). Returns it.
     static func checkAssertionNames(_ claims: [String: JSONValue], posted: String?) throws(JOSEError) -> String {
-        guard let issuer = try JWTClaims.string(claims, "iss", required: true, maximumLength: ClientRegistry.maximumIDLength),
-              let subject = try JWTClaims.string(claims, "sub", required: true, maximumLength: ClientRegistry.maximumIDLength)
+        guard let issuer = try JWTClaims.string(claims, "iss", required: true, maximumLength: ClientRegistry.maximumURILength),
+              let subject = try JWTClaims.string(claims, "sub", required: true, maximumLength: ClientRegistry.maximumURILength)
         else { throw JOSEError(.invalidClaim, "iss and sub are missing") }
         guard issuer == subject else { throw JOSEError(.invalidClaim, "iss and sub differ: both must be the client id") }
         if let posted, posted != issuer { throw JOSEError(.invalidClaim, "client_id differs from the assertion's iss") }

@@ -45,6 +45,7 @@ extension OpenIDProvider {
             authorizationResponseIssParameterSupported: true,
             backchannelLogoutSupported: true,
             backchannelLogoutSessionSupported: true,
-            registrationEndpoint: configuration.dynamicRegistration == .off ? nil : base + "/oauth/register")
+            registrationEndpoint: configuration.dynamicRegistration == .off ? nil : base + "/oauth/register",
+            clientIDMetadataDocumentSupported: configuration.clientMetadataDocuments)
     }
 }

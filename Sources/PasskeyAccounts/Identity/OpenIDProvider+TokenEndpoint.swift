@@ -94,7 +94,7 @@ extension OpenIDProvider {
             throw APIError.rateLimited(retryAfter: retryAfter)
         }
         let refusal = OAuthError.invalidClient("client authentication failed")
-        guard clientID.utf8.count <= ClientRegistry.maximumIDLength, let client = try await store.client(id: clientID) else { throw refusal }
+        guard clientID.utf8.count <= ClientRegistry.maximumURILength, let client = try await authenticatingClient(clientID) else { throw refusal }
         if client.isPublic {
             guard secret == nil else { throw refusal }
         } else {

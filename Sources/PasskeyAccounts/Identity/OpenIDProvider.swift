@@ -33,6 +33,8 @@ public final class OpenIDProvider: Sendable {
     let signedTokens = SignedTokens()
     /// The clients' `private_key_jwt` keys, fetched ones kept.
     let keySets: ClientKeySets
+    /// The clients known by their metadata documents, fetched ones remembered as fresh.
+    let metadataDocuments: ClientMetadataDocuments
     /// DPoP proofs' keys, read once per key.
     let proofKeys = JWKCache(capacity: 4096)
     /// Messages for Business (docs/contracts/mfb.md), when on: its client's requests pass its key audit before
@@ -56,6 +58,7 @@ public final class OpenIDProvider: Sendable {
         self.logoutRetryDelays = context.configuration.logoutRetryDelays
         self.clientLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerClient)
         self.keySets = ClientKeySets(documents: documents, policy: context.configuration.clientMetadataHosts, logger: context.logger)
+        self.metadataDocuments = ClientMetadataDocuments(documents: documents, policy: context.configuration.clientMetadataHosts, logger: context.logger)
         sessions.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }

@@ -98,6 +98,9 @@ public struct ServerConfiguration: Sendable {
     public var refreshTokenTTL: TimeInterval = 30 * 86400
     /// `--client-metadata-hosts`: where a client's `--jwks-uri` may be fetched from.
     public var clientMetadataHosts = OutboundHostPolicy()
+    /// `--client-metadata-documents on`: a `client_id` that is an https URL names the client's
+    /// metadata document.
+    public var clientMetadataDocuments = false
     /// `--dynamic-registration`: whether clients may register themselves (RFC 7591).
     public var dynamicRegistration: DynamicRegistrationMode = .off
     /// The waits before each retry of an undelivered back-channel logout token.
