@@ -4,7 +4,7 @@ public import PasskeyAccounts
 internal import PasskeyJSON
 internal import PasskeyStorage
 
-/// `passkey-server clients add|list|show|rotate-secret|approve|registration-token|remove`: the OpenID provider's clients
+/// `passkey-server clients add|list|show|rotate-secret|grant|approve|registration-token|remove`: the OpenID provider's clients
 /// for operators. A client is printed as one JSON object per line; `client_secret` appears only
 /// in what `add` and `rotate-secret` print, never again.
 public enum ClientAdministration {
@@ -13,6 +13,7 @@ public enum ClientAdministration {
         case list
         case show(String)
         case rotateSecret(String)
+        case grant(String, ClientRegistry.Grants)
         case approve(String)
         case registrationToken(lifetime: TimeInterval)
         case remove(String)
@@ -47,6 +48,8 @@ public enum ClientAdministration {
         case .rotateSecret(let id):
             let (client, secret) = try await registry.rotateSecret(id)
             write(line(client, secret: secret))
+        case .grant(let id, let grants):
+            write(line(try await registry.grant(id, grants, now: now, by: "command line"), secret: nil))
         case .approve(let id):
             write(line(try await registrations.approve(id, by: "command line", now: now), secret: nil))
         case .registrationToken(let lifetime):

@@ -17,7 +17,7 @@ struct ClientsCommand: AsyncParsableCommand {
             only as its SHA-256. Each line has the client's kind (operator, registered, \
             metadata_document) and status (active, or pending until approved).
             """,
-        subcommands: [Add.self, List.self, Show.self, RotateSecret.self, Approve.self, RegistrationToken.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, RotateSecret.self, Grant.self, Approve.self, RegistrationToken.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -149,6 +149,26 @@ struct ClientsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
         @OptionGroup var options: KeysCommand.DatabaseOptions
         func run() async throws { try await ClientsCommand.run(options, .rotateSecret(id), verb: "rotate-secret") }
+    }
+
+    struct Grant: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a client (or take from it) introspection, token exchange or client credentials, and its audiences.",
+            discussion: "The only way a client that registered itself gets these. Not for a client of --clients-file (change the file) or one known by its metadata document.")
+        @Argument(help: ArgumentHelp("The client id.", valueName: "ID")) var id: String
+        @Flag(inversion: .prefixedNo, help: "It may introspect tokens.") var introspection: Bool?
+        @Flag(name: .customLong("token-exchange"), inversion: .prefixedNo, help: "It may exchange a native app's session token.") var tokenExchange: Bool?
+        @Flag(name: .customLong("client-credentials"), inversion: .prefixedNo, help: "It may get tokens of its own (a confidential client only).")
+        var clientCredentials: Bool?
+        @Option(name: .customLong("audience"), help: ArgumentHelp("The resource servers its own tokens may name, replacing the list (repeatable).", valueName: "URI"))
+        var audiences: [String] = []
+        @OptionGroup var options: KeysCommand.DatabaseOptions
+
+        func run() async throws {
+            let grants = ClientRegistry.Grants(
+                introspection: introspection, tokenExchange: tokenExchange, clientCredentials: clientCredentials, audiences: audiences.isEmpty ? nil : audiences)
+            try await ClientsCommand.run(options, .grant(id, grants), verb: "grant")
+        }
     }
 
     struct Approve: AsyncParsableCommand {

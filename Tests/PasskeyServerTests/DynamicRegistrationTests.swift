@@ -170,6 +170,44 @@ import Testing
         }
     }
 
+    @Test func onlyAnAdminGivesARegisteredClientMoreGrants() async throws {
+        try await withServer({ $0.dynamicRegistration = .token }) { server, _, client in
+            let made = try await Self.register(client, token: try await Self.initialToken(server))
+            let id = try #require(made.json["client_id"] as? String)
+            let secret = try #require(made.json["client_secret"] as? String)
+            let notes = TestRelyingParty(server: server, clientID: id, secret: secret)
+            let basic = "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString()
+            func introspect() async throws -> HTTPResult {
+                try await notes.raw("POST", "/oauth/introspect", headers: ["Authorization": basic], body: TestRelyingParty.form([("token", "x")]))
+            }
+            #expect(try await introspect().status != 200)
+            #expect(try await notes.token([("grant_type", "client_credentials")]).error == "unauthorized_client")
+
+            let admin = try await AdminAPITests.token(server)
+            let path = "/admin/api/clients/" + id
+            let granted = try await AdminAPITests.send(
+                client, "PATCH", path, json: ["introspection": true, "client_credentials": true, "audiences": ["https://api.example/"]], token: admin)
+            #expect(granted.status == 200 && granted.json["introspection"] as? Bool == true && granted.json["kind"] as? String == "registered")
+            #expect(try await introspect().json["active"] as? Bool == false)
+            #expect(try await notes.token([("grant_type", "client_credentials"), ("resource", "https://api.example/")]).status == 200)
+            #expect(try await Self.events(server, "client_updated").count == 1)
+
+            // Refusals change nothing.
+            #expect(try await AdminAPITests.send(client, "PATCH", path, json: ["device_flow": true], token: admin).status == 400)
+            #expect(try await AdminAPITests.send(client, "PATCH", path, json: ["introspection": "yes"], token: admin).status == 400)
+            #expect(try await AdminAPITests.send(client, "PATCH", path, json: ["audiences": ["not a uri"]], token: admin).status == 400)
+            #expect(try await AdminAPITests.send(client, "PATCH", "/admin/api/clients/nobody", json: ["introspection": true], token: admin).status == 404)
+            #expect(try await client.send("PATCH", path, body: Data(#"{"introspection": false}"#.utf8)).status == 401)
+            var publicMetadata = Self.metadata
+            publicMetadata["token_endpoint_auth_method"] = "none"
+            let app = try await Self.register(client, publicMetadata, token: try await Self.initialToken(server))
+            let appPath = "/admin/api/clients/" + (try #require(app.json["client_id"] as? String))
+            #expect(try await AdminAPITests.send(client, "PATCH", appPath, json: ["client_credentials": true], token: admin).status == 400)
+            #expect(try await server.app.store.client(id: id)?.audiences == ["https://api.example/"])
+            #expect(try await Self.events(server, "client_updated").count == 1)
+        }
+    }
+
     @Test func theAdminAPIHandsOutInitialAccessTokens() async throws {
         try await withServer({ $0.dynamicRegistration = .token }) { server, _, client in
             let admin = try await AdminAPITests.token(server)

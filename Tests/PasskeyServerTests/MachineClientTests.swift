@@ -324,7 +324,9 @@ import Testing
             let filler = String(repeating: "x", count: 70_000)
             keys.serve(#"{"keys":[],"filler":"\#(filler)"}"#)
         }
-        if flaw == "never answers" { keys.state.withLock { $0.delay = .seconds(20) } }
+        // Far longer than the fetch's 3 s limit, so that a refusal before it is the limit's
+        // doing even on a machine slowed by other work.
+        if flaw == "never answers" { keys.state.withLock { $0.delay = .seconds(120) } }
         let patterns = flaw == "not named" ? [] : [try OutboundHostPolicy.Pattern("127.0.0.1")]
         try await withServer({ $0.clientMetadataHosts = OutboundHostPolicy(patterns: patterns) }) { server, _, client in
             let agent = try await Self.reportingClient(server, id: "agent") { $0.jwksURI = keys.url }
@@ -332,7 +334,7 @@ import Testing
             let refused = try await Self.withAssertion(agent, try Self.assertion(key, kid: "k1", clientID: "agent", server: server))
             #expect(refused.status == 401)
             #expect(refused.error == "invalid_client")
-            #expect(ContinuousClock.now - started < .seconds(10))
+            if flaw == "never answers" { #expect(ContinuousClock.now - started < .seconds(60)) }
             #expect(keys.fetches == (flaw == "not named" ? 0 : 1))
             // The server goes on answering everyone else.
             #expect(try await client.get("/.well-known/openid-configuration").status == 200)

@@ -51,6 +51,10 @@ import Testing
             #expect(tokens.json["refresh_token"] is String)
             let stored = try #require(try await server.app.store.client(id: served.url))
             #expect(stored.kind == .metadataDocument && stored.isPublic && stored.name == "Agent")
+            // Never introspection, exchange or client credentials, not even from an admin.
+            await #expect(throws: ClientRegistry.Failure.self) {
+                try await ClientRegistry(store: server.app.store).grant(served.url, .init(introspection: true), now: server.clock.now(), by: "test")
+            }
             let events = try await server.app.store.events(userHandle: nil, since: nil, after: nil, limit: 100)
             #expect(events.contains { $0.type == "client_added" && $0.details["by"] == "metadata document" })
             // Within the document's lifetime, no second fetch; after it, one more.
@@ -98,7 +102,7 @@ import Testing
             ("not JSON", { $0.serve("<html>") }),
             ("an answer that never comes", { s in
                 s.serve(Self.document(url))
-                s.state.withLock { $0.delay = .seconds(5) }
+                s.state.withLock { $0.delay = .seconds(120) }
             }),
         ]
         try await withServer(Self.on) { server, ceremonies, _ in

@@ -287,6 +287,19 @@ public struct AdminConsole: Sendable {
         }
     }
 
+    /// `PATCH clients/{id}`: introspection, token exchange, client credentials and audiences
+    /// given or taken; the client as it now is.
+    public func grantClient(_ id: String, _ body: [String: JSONValue], by admin: Admin) async throws -> JSONValue {
+        let grants = try ClientRegistry.grants(json: body)
+        let registry = ClientRegistry(store: store)
+        guard try await store.client(id: id) != nil else { throw APIError.notFound }
+        do {
+            return ClientRegistry.json(try await registry.grant(id, grants, now: context.now(), by: admin.name), secret: nil)
+        } catch let failure as ClientRegistry.Failure {
+            throw APIError.invalidRequest(failure.description)
+        }
+    }
+
     /// `POST clients/{id}/approve`: an open registration stops waiting; the client as it now is.
     public func approveClient(_ id: String, by admin: Admin) async throws -> JSONValue {
         do {

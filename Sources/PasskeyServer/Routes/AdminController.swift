@@ -90,6 +90,10 @@ struct AdminController: Controller {
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.addClient(try Self.jsonObject(try await Self.body(request)), by: caller), status: .created)
         }
+        routes.patch("/admin/api/clients/:id", .json) { request, context in
+            let caller = try await adminCaller(request)
+            return jsonValue(try await admin.grantClient(context.parameters.get("id") ?? "", try Self.jsonObject(try await Self.body(request)), by: caller))
+        }
         routes.post("/admin/api/clients/:id/approve", .json) { request, context in
             let caller = try await adminCaller(request)
             return jsonValue(try await admin.approveClient(context.parameters.get("id") ?? "", by: caller))
