@@ -191,6 +191,15 @@ import Testing
             #expect(try await introspect().json["active"] as? Bool == false)
             #expect(try await notes.token([("grant_type", "client_credentials"), ("resource", "https://api.example/")]).status == 200)
             #expect(try await Self.events(server, "client_updated").count == 1)
+            // The client's own update (RFC 7592) keeps what the admin gave.
+            var update = Self.metadata
+            update["client_id"] = id
+            update["client_name"] = "Notes, renamed"
+            let registrationToken = try #require(made.json["registration_access_token"] as? String)
+            let put = try await client.send("PUT", "/oauth/register/" + id, body: try JSONSerialization.data(withJSONObject: update), bearer: registrationToken)
+            #expect(put.status == 200)
+            let kept = try #require(try await server.app.store.client(id: id))
+            #expect(kept.name == "Notes, renamed" && kept.introspection && kept.clientCredentials && kept.audiences == ["https://api.example/"])
 
             // Refusals change nothing.
             #expect(try await AdminAPITests.send(client, "PATCH", path, json: ["device_flow": true], token: admin).status == 400)
@@ -204,7 +213,7 @@ import Testing
             let appPath = "/admin/api/clients/" + (try #require(app.json["client_id"] as? String))
             #expect(try await AdminAPITests.send(client, "PATCH", appPath, json: ["client_credentials": true], token: admin).status == 400)
             #expect(try await server.app.store.client(id: id)?.audiences == ["https://api.example/"])
-            #expect(try await Self.events(server, "client_updated").count == 1)
+            #expect(try await Self.events(server, "client_updated").count == 2)
         }
     }
 

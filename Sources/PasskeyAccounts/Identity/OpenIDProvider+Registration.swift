@@ -72,6 +72,7 @@ extension OpenIDProvider {
             throw OAuthError("invalid_client_metadata", "token_endpoint_auth_method cannot change from \(method.rawValue); register a new client")
         }
         var updated = ClientRegistry.record(metadata.registration, secretHash: client.secretHash, createdAt: client.createdAt)
+        Self.keepAdminSettings(of: client, in: &updated)
         updated.kind = client.kind
         updated.registrationTokenHash = client.registrationTokenHash
         updated.pending = client.pending
@@ -86,6 +87,19 @@ extension OpenIDProvider {
         _ = try await managedClient(id, token: token)
         let event = context.event([], "client_removed", at: now(), ["client_id": id, "by": "registration management"])
         guard try await store.deleteClient(id: id, event: event) else { throw Self.managementRefusal }
+    }
+
+    /// What only an admin sets on a self-registered client (its grants, audiences and policy)
+    /// survives the client's own update, which cannot name them.
+    static func keepAdminSettings(of client: ClientRecord, in updated: inout ClientRecord) {
+        updated.introspection = client.introspection
+        updated.tokenExchange = client.tokenExchange
+        updated.clientCredentials = client.clientCredentials
+        updated.audiences = client.audiences
+        updated.allowedGroups = client.allowedGroups
+        updated.requiredACR = client.requiredACR
+        updated.deviceFlow = client.deviceFlow
+        updated.requirePAR = client.requirePAR
     }
 
     // MARK: Checks
