@@ -271,7 +271,7 @@ struct IdentityController: Controller {
             <main id="consent"><h1>Allow <span id="consent-client">\(name)</span>?</h1>\
             <p>The application <strong>\(name)</strong> at <strong id="consent-host">\(HTML.escape(prompt.clientHost))</strong> asks to:</p>\
             <ul id="consent-scopes">\(scopes)</ul>\
-            <p>It registered itself: this server's operator did not add it. Allow it only if you trust it; \
+            <p>This server's operator did not add this application. Allow it only if you trust it; \
             you can withdraw this later under your account's applications.</p>\
             <form method="post" action="/oauth/consent">\(fields)\
             <button id="consent-allow" type="submit" name="decision" value="allow">Allow</button> \
