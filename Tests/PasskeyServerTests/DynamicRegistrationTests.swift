@@ -279,6 +279,8 @@ import Testing
 
     @Test func registrationsAreLimitedPerAddressAcrossInstances() async throws {
         try await withServer({ $0.dynamicRegistration = .open }) { server, _, client in
+            // The limit counts in hourly windows: a run that crosses the hour must not refill it.
+            server.clock.freeze()
             for _ in 0..<OpenIDProvider.registrationsPerHour {
                 #expect(try await Self.register(client).status == 201)
             }

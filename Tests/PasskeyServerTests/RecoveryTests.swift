@@ -113,6 +113,8 @@ import Testing
         try await withServer({ $0.rateLimitRecovery = 3 }) { server, ceremonies, client in
             let ada = try await TestRelyingParty.signedIn(ceremonies)
             let codes = try await Self.codes(client, ada.session)
+            // The limit counts in hourly windows: a run that crosses the hour must not refill it.
+            server.clock.freeze()
             for _ in 0..<3 { #expect(try await Self.recover(client, "ada", "AAAA-AAAA-AAAA-AAAA").status == 400) }
             let limited = try await Self.recover(client, "ada", codes[0])
             #expect(limited.status == 429 && limited.error == "rate_limited")
