@@ -34,6 +34,12 @@ public enum CacheControl {
         return result
     }
 
+    /// How long a cache of ours keeps an answer: its `max-age` clamped to `bounds`, `fallback`
+    /// without one (`no-store` and `no-cache` give the lower bound).
+    public static func lifetime(_ header: String?, fallback: TimeInterval, within bounds: ClosedRange<TimeInterval>) -> TimeInterval {
+        min(max(maxAge(header) ?? fallback, bounds.lowerBound), bounds.upperBound)
+    }
+
     /// A delta-seconds value (digits only, optionally in double quotes), capped at 2^31.
     static func deltaSeconds(_ text: Substring) -> TimeInterval? {
         var value = text.trimmingCharacters(in: .whitespaces)

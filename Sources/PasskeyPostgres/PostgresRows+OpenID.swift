@@ -22,12 +22,7 @@ struct ClientRow {
             allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
             refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), clientCredentials: try c.next(),
             audiences: try c.next(), jwks: try c.next(), jwksURI: try c.next(), requireDPoP: try c.next(),
-            kind: try kind(c.next()), pending: try c.next(), registrationTokenHash: try c.optionalBytes(), createdAt: try c.date()).fromStorage()
-    }
-
-    static func kind(_ text: String) throws -> ClientKind {
-        guard let kind = ClientKind(rawValue: text) else { throw StoreError.database("oauth_clients.kind holds \(text.prefix(32))") }
-        return kind
+            kind: try .stored(c.next()), pending: try c.next(), registrationTokenHash: try c.optionalBytes(), createdAt: try c.date()).fromStorage()
     }
 }
 

@@ -69,13 +69,8 @@ extension SQLitePasskeyStore {
             deviceFlow: row.bool(13), requirePAR: row.bool(14), refresh: row.bool(15),
             messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), clientCredentials: row.bool(18),
             audiences: try ListCoding.strings(row.text(19), column: "audiences"), jwks: row.optionalText(20), jwksURI: row.optionalText(21),
-            requireDPoP: row.bool(22), kind: try clientKind(row.text(23)), pending: row.bool(24), registrationTokenHash: row.optionalBlob(25),
+            requireDPoP: row.bool(22), kind: try .stored(row.text(23)), pending: row.bool(24), registrationTokenHash: row.optionalBlob(25),
             createdAt: Date(storeMilliseconds: row.int64(26))).fromStorage()
-    }
-
-    static func clientKind(_ text: String) throws -> ClientKind {
-        guard let kind = ClientKind(rawValue: text) else { throw StoreError.database("oauth_clients.kind holds \(text.prefix(32))") }
-        return kind
     }
 
     public func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool {

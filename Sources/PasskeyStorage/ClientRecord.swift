@@ -8,6 +8,12 @@ public enum ClientKind: String, Sendable, Equatable, CaseIterable {
     case registered
     /// Described by a client ID metadata document it publishes: third-party.
     case metadataDocument = "metadata_document"
+
+    /// The kind a row holds; `.database` for anything the schema's `CHECK` would not let in.
+    package static func stored(_ text: String) throws -> ClientKind {
+        guard let kind = ClientKind(rawValue: text) else { throw StoreError.database("oauth_clients.kind holds \(text.prefix(32))") }
+        return kind
+    }
 }
 
 /// An application registered with the OpenID provider (docs/contracts/identity.md, "Issuer,

@@ -94,6 +94,6 @@ public actor ClientKeySets {
     /// day (a minute for `no-store` or `no-cache`: the set is still needed for the next
     /// assertion); five minutes when the answer gives none.
     static func lifetime(cacheControl: String?) -> TimeInterval {
-        min(max(CacheControl.maxAge(cacheControl) ?? defaultLifetime, lifetimes.lowerBound), lifetimes.upperBound)
+        CacheControl.lifetime(cacheControl, fallback: defaultLifetime, within: lifetimes)
     }
 }

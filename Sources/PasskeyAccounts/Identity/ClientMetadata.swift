@@ -47,7 +47,7 @@ public struct ClientMetadata: Sendable {
         var registration = ClientRegistry.Registration(id: id)
         registration.isPublic = method == .none
         registration.name = try string(fields, "client_name")
-        if let name = registration.name, !isDisplayText(name, maximum: 200) {
+        if let name = registration.name, !ClientRegistry.isDisplayText(name, maximum: 200) {
             throw invalid("client_name must be 1 to 200 characters without control characters")
         }
         registration.redirectURIs = try redirectURIs(fields, "redirect_uris", isPublic: registration.isPublic)
@@ -135,10 +135,6 @@ public struct ClientMetadata: Sendable {
 
     static func bool(_ fields: JSONFields, _ name: String) throws(OAuthError) -> Bool? {
         do { return try fields.optionalBool(name) } catch { throw invalid("\(name) must be true or false") }
-    }
-
-    static func isDisplayText(_ text: String, maximum: Int) -> Bool {
-        !text.isEmpty && text.count <= maximum && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func invalid(_ description: String) -> OAuthError { OAuthError("invalid_client_metadata", description) }

@@ -112,6 +112,6 @@ public actor ClientMetadataDocuments {
 
     /// Its `Cache-Control` lifetime clamped to 5 minutes … a day; 5 minutes without one.
     static func lifetime(cacheControl: String?) -> TimeInterval {
-        min(max(CacheControl.maxAge(cacheControl) ?? defaultLifetime, lifetimes.lowerBound), lifetimes.upperBound)
+        CacheControl.lifetime(cacheControl, fallback: defaultLifetime, within: lifetimes)
     }
 }

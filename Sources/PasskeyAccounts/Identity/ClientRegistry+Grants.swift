@@ -39,9 +39,7 @@ extension ClientRegistry {
             client.clientCredentials = value
         }
         if let audiences = grants.audiences { client.audiences = try Self.checkAudiences(audiences) }
-        let event = AuditEvent(
-            userHandle: [], type: "client_updated", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent,
-            details: ["client_id": id, "by": actor])
+        let event = Self.event("client_updated", at: now, ["client_id": id, "by": actor])
         guard try await store.replaceClient(client, event: event) else { throw Failure(description: "no client has the id \(id)") }
         return client
     }

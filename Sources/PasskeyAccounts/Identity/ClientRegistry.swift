@@ -73,7 +73,7 @@ public struct ClientRegistry: Sendable {
         let checked = try Self.check(registration)
         let secret = checked.isPublic || checked.usesKeys ? nil : Base64URL.encode(SecureRandom.bytes(Self.secretBytes))
         let client = Self.record(checked, secretHash: secret.map(Self.secretHash), createdAt: now)
-        let event = AuditEvent(userHandle: [], type: "client_added", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: ["client_id": checked.id, "by": actor])
+        let event = Self.event("client_added", at: now, ["client_id": checked.id, "by": actor])
         guard try await store.insertClient(client, event: event) else {
             throw Failure(description: "a client with the id \(checked.id) exists already")
         }
@@ -150,6 +150,12 @@ public struct ClientRegistry: Sendable {
         guard try await store.deleteClient(id: id, event: event) else { throw Failure(description: "no client has the id \(id)") }
     }
 
+    /// An event of the server's clients (no account), with the client of the request that
+    /// caused it, if any.
+    static func event(_ type: String, at: Date, _ details: [String: String]) -> AuditEvent {
+        AuditEvent(userHandle: [], type: type, at: at, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent, details: details)
+    }
+
     /// Whether `secret` is the client's: its SHA-256 compared in constant time.
     public static func secretMatches(_ secret: String, client: ClientRecord) -> Bool {
         guard let stored = client.secretHash else { return false }
@@ -164,10 +170,8 @@ public struct ClientRegistry: Sendable {
     static func check(_ registration: Registration) throws(Failure) -> Registration {
         var checked = registration
         try checkID(registration.id)
-        if let name = registration.name {
-            guard !name.isEmpty, name.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw Failure(description: "--name must be 1 to 200 characters without control characters")
-            }
+        if let name = registration.name, !isDisplayText(name, maximum: 200) {
+            throw Failure(description: "--name must be 1 to 200 characters without control characters")
         }
         checked.redirectURIs = try registration.redirectURIs.map { uri throws(Failure) in
             try checkRedirectURI(uri, isPublic: registration.isPublic, option: "--redirect-uri")
@@ -197,13 +201,16 @@ public struct ClientRegistry: Sendable {
         if let acr = registration.requiredACR, !authenticationClasses.contains(acr) {
             throw Failure(description: "--require-acr must be phr or phrh, not \(acr)")
         }
-        for group in registration.allowedGroups {
-            guard !group.isEmpty, group.count <= 64, !group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw Failure(description: "--allowed-group must be 1 to 64 characters without control characters")
-            }
+        for group in registration.allowedGroups where !isDisplayText(group, maximum: 64) {
+            throw Failure(description: "--allowed-group must be 1 to 64 characters without control characters")
         }
         checked.allowedGroups = Array(Set(registration.allowedGroups)).sorted()
         return checked
+    }
+
+    /// 1 to `maximum` characters, none of them a control character: a name or a group.
+    static func isDisplayText(_ text: String, maximum: Int) -> Bool {
+        !text.isEmpty && text.count <= maximum && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// 1 to 128 characters of RFC 3986's unreserved set, so the id needs no escaping anywhere.
@@ -338,8 +345,8 @@ public struct ClientRegistry: Sendable {
             "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
             "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
             "client_credentials": .bool(client.clientCredentials), "audiences": .array(client.audiences.map(JSONValue.string)),
-            "require_dpop": .bool(client.requireDPoP), "kind": .string(client.kind.rawValue), "status": .string(client.pending ? "pending" : "active"),
-            "token_endpoint_auth_method": .string(client.isPublic ? "none" : client.usesKeys ? "private_key_jwt" : "client_secret_basic"),
+            "require_dpop": .bool(client.requireDPoP), "kind": .string(client.kind.rawValue), "status": .string(Self.status(client)),
+            "token_endpoint_auth_method": .string(OpenIDProvider.authMethod(client).rawValue),
             "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
         ]
         if let name = client.name { object["name"] = .string(name) }
@@ -352,6 +359,9 @@ public struct ClientRegistry: Sendable {
         if let uri = client.jwksURI { object["jwks_uri"] = .string(uri) }
         return .object(object)
     }
+
+    /// `active`, or `pending` for an open registration not yet approved.
+    static func status(_ client: ClientRecord) -> String { client.pending ? "pending" : "active" }
 
     /// A registration from the admin API's JSON, with the members `json` writes; an unknown
     /// member or a value of the wrong type is `invalid_request`. `add` then checks the values.

@@ -110,53 +110,69 @@ extension OpenIDProvider {
     /// `GET /oauth/authorize/resume?authorization=…`: the held request, answered as the
     /// authorization endpoint would now; with a session that still does not fit, the page again.
     public func resume(handle: String, session: SignedInUser?) async throws -> AuthorizationOutcome {
-        let held: (request: AuthorizationRequest, handleHash: [UInt8], createdAt: Date)
-        switch try await heldAuthorization(handle) {
-        case .live(let request, let handleHash, let createdAt): held = (request, handleHash, createdAt)
-        case .over(let outcome): return outcome
+        let held: FittingHeld
+        switch try await fittingHeld(handle, session: session) {
+        case .fits(let fitting): held = fitting
+        case .answered(let outcome): return outcome
         }
-        let request = held.request
-        switch try await fit(request, session: session, heldSince: held.createdAt) {
-        case .fits(let signedIn, let record):
-            if try await needsConsent(request, userHandle: signedIn.user.handle) { return .signIn(location: consentLocation(handle)) }
-            // Single use: of two tabs (or two instances) resuming at once, one answers.
-            guard try await store.deleteHeldAuthorization(handleHash: held.handleHash) else {
-                return .shown(error: "invalid_request", description: "this sign-in request was already finished")
-            }
-            return try await issueCode(request, signedIn: signedIn, session: record)
-        case .refused(let error, let description):
-            _ = try await store.deleteHeldAuthorization(handleHash: held.handleHash)
-            return .respond(errorResponse(request, error, description))
-        case .needsSignIn:
-            return .signIn(location: signInLocation(handle))
-        }
+        if try await needsConsent(held.request, userHandle: held.signedIn.user.handle) { return .signIn(location: consentLocation(handle)) }
+        guard try await spend(held) else { return Self.alreadyFinished }
+        return try await issueCode(held.request, signedIn: held.signedIn, session: held.session)
     }
 
-    enum HeldLookup {
-        case live(AuthorizationRequest, handleHash: [UInt8], createdAt: Date)
-        /// Expired, spent, unreadable or refused now (a refused one is deleted): the answer.
-        case over(AuthorizationOutcome)
+    /// A held request, checked again, with the session that fits it.
+    struct FittingHeld {
+        let request: AuthorizationRequest
+        let handleHash: [UInt8]
+        let signedIn: SignedInUser
+        let session: SessionRecord
     }
 
-    /// The held request a handle names, checked again as the authorization endpoint checks it.
-    func heldAuthorization(_ handle: String) async throws -> HeldLookup {
+    enum HeldStep {
+        case fits(FittingHeld)
+        /// Expired, spent, unreadable or refused (a refused one is spent), or the session does
+        /// not fit: the answer.
+        case answered(AuthorizationOutcome)
+    }
+
+    /// The held request a handle names, checked again as the authorization endpoint checks it,
+    /// and whether the session fits it: without one that fits, the sign-in page again; one the
+    /// session can never satisfy is spent and refused at the redirect URI.
+    func fittingHeld(_ handle: String, session: SignedInUser?) async throws -> HeldStep {
         guard let handleHash = Self.handleHash(handle), let held = try await store.heldAuthorization(handleHash: handleHash, now: now()) else {
-            return .over(.shown(error: "invalid_request", description: "this sign-in request has expired or was already finished; start again from the application"))
+            return .answered(.shown(error: "invalid_request", description: "this sign-in request has expired or was already finished; start again from the application"))
         }
         let parameters: [(name: String, value: String)]
         do { parameters = try FormURLEncoded.pairs(held.parameters) } catch {
-            return .over(.shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application"))
+            return .answered(.shown(error: "invalid_request", description: "this sign-in request cannot be read; start again from the application"))
         }
         let pushed = parameters.contains { $0.name == Self.pushedMarker }
+        let request: AuthorizationRequest
         do {
-            let request = try await AuthorizationRequest.check(
+            request = try await AuthorizationRequest.check(
                 parameters.filter { $0.name != Self.pushedMarker }, pushed: pushed, lookup: { try await self.authorizationClient($0) })
-            return .live(request, handleHash: handleHash, createdAt: held.createdAt)
         } catch let refusal as AuthorizationRequest.Refusal {
             _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
-            return .over(answer(refusal))
+            return .answered(answer(refusal))
+        }
+        switch try await fit(request, session: session, heldSince: held.createdAt) {
+        case .fits(let signedIn, let record):
+            return .fits(FittingHeld(request: request, handleHash: handleHash, signedIn: signedIn, session: record))
+        case .refused(let error, let description):
+            _ = try await store.deleteHeldAuthorization(handleHash: handleHash)
+            return .answered(.respond(errorResponse(request, error, description)))
+        case .needsSignIn:
+            return .answered(.signIn(location: signInLocation(handle)))
         }
     }
+
+    /// Spends a held request before it is answered: of two tabs (or two instances) answering
+    /// at once, one does; false for the other.
+    func spend(_ held: FittingHeld) async throws -> Bool {
+        try await store.deleteHeldAuthorization(handleHash: held.handleHash)
+    }
+
+    static let alreadyFinished = AuthorizationOutcome.shown(error: "invalid_request", description: "this sign-in request was already finished")
 
     /// What the page shows while it continues a held request: the client's name and the
     /// `login_hint`; nil for a handle that is not live.

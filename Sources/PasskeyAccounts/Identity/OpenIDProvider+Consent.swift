@@ -56,16 +56,9 @@ extension OpenIDProvider {
     /// without a fitting session, the sign-in page first.
     public func consentPage(handle: String, session: SignedInUser?) async throws -> AuthorizationOutcome {
         let request: AuthorizationRequest
-        switch try await heldAuthorization(handle) {
-        case .live(let held, _, let createdAt):
-            request = held
-            switch try await fit(request, session: session, heldSince: createdAt) {
-            case .fits: break
-            case .needsSignIn: return .signIn(location: signInLocation(handle))
-            case .refused(let error, let description): return .respond(errorResponse(request, error, description))
-            }
-        case .over(let outcome):
-            return outcome
+        switch try await fittingHeld(handle, session: session) {
+        case .fits(let held): request = held.request
+        case .answered(let outcome): return outcome
         }
         let scopes = request.scopes.map { ConsentPrompt.Scope(name: $0, meaning: Self.scopeMeanings[$0] ?? $0) }
         return .consent(ConsentPrompt(handle: handle, clientName: request.client.name ?? request.client.id, clientHost: Self.host(of: request), scopes: scopes))
@@ -78,39 +71,27 @@ extension OpenIDProvider {
         guard decision == "allow" || decision == "deny" else {
             return .shown(error: "invalid_request", description: "decision must be allow or deny")
         }
-        let held: (request: AuthorizationRequest, handleHash: [UInt8], createdAt: Date)
-        switch try await heldAuthorization(handle) {
-        case .live(let request, let handleHash, let createdAt): held = (request, handleHash, createdAt)
-        case .over(let outcome): return outcome
+        let held: FittingHeld
+        switch try await fittingHeld(handle, session: session) {
+        case .fits(let fitting): held = fitting
+        case .answered(let outcome): return outcome
         }
+        guard try await spend(held) else { return Self.alreadyFinished }
         let request = held.request
-        let signedIn: SignedInUser
-        let record: SessionRecord
-        switch try await fit(request, session: session, heldSince: held.createdAt) {
-        case .fits(let user, let session): (signedIn, record) = (user, session)
-        case .needsSignIn: return .signIn(location: signInLocation(handle))
-        case .refused(let error, let description):
-            _ = try await store.deleteHeldAuthorization(handleHash: held.handleHash)
-            return .respond(errorResponse(request, error, description))
-        }
-        guard try await store.deleteHeldAuthorization(handleHash: held.handleHash) else {
-            return .shown(error: "invalid_request", description: "this sign-in request was already finished")
-        }
         let at = now()
-        let user = signedIn.user.handle
+        let user = held.signedIn.user.handle
         guard decision == "allow" else {
             try await store.insertEvent(context.event(user, "consent_denied", at: at, ["client": request.client.id]))
             return .respond(errorResponse(request, "access_denied", "the user did not allow this application"))
         }
-        let earlier = try await store.consent(userHandle: user, clientID: request.client.id)?.scopes ?? []
-        var scopes = earlier
+        var scopes = try await store.consent(userHandle: user, clientID: request.client.id)?.scopes ?? []
         for scope in request.scopes where !scopes.contains(scope) { scopes.append(scope) }
         let consent = ConsentRecord(userHandle: user, clientID: request.client.id, scopes: scopes, grantedAt: at)
         let event = context.event(user, "consent_given", at: at, ["client": request.client.id, "scope": request.scopes.joined(separator: " ")])
         guard try await store.saveConsent(consent, event: event) else {
             return .shown(error: "invalid_request", description: "this application or this account is gone")
         }
-        return try await issueCode(request, signedIn: signedIn, session: record)
+        return try await issueCode(request, signedIn: held.signedIn, session: held.session)
     }
 
     /// Where the client's codes go, as the page names it: the host of its metadata document's

@@ -34,9 +34,9 @@ extension OpenIDProvider {
         var client = ClientRegistry.record(metadata.registration, secretHash: secret.map(ClientRegistry.secretHash), createdAt: at)
         client.kind = .registered
         client.pending = spending == nil
-        client.registrationTokenHash = Self.registrationTokenHash(accessToken)
+        client.registrationTokenHash = ClientRegistry.secretHash(accessToken)
         let event = context.event([], "client_registered", at: at, [
-            "client_id": id, "status": client.pending ? "pending" : "active", "by": spending == nil ? "open registration" : "initial access token",
+            "client_id": id, "status": ClientRegistry.status(client), "by": spending == nil ? "open registration" : "initial access token",
         ])
         guard try await store.registerClient(client, spending: spending, now: at, event: event) else {
             throw OAuthError.invalidToken("the initial access token is unknown, spent or expired")
@@ -120,7 +120,7 @@ extension OpenIDProvider {
         guard token.hasPrefix(Self.initialTokenPrefix), token.utf8.count <= 128 else {
             throw OAuthError.invalidToken("the initial access token is unknown, spent or expired")
         }
-        return Self.registrationTokenHash(token)
+        return ClientRegistry.secretHash(token)
     }
 
     static let managementRefusal = OAuthError.invalidToken("the registration access token is not this client's")
@@ -131,12 +131,10 @@ extension OpenIDProvider {
     func managedClient(_ id: String, token: String?) async throws -> ClientRecord {
         guard let token else { throw AccessTokenMissing() }
         guard id.utf8.count <= ClientRegistry.maximumIDLength, token.utf8.count <= 128, let client = try await store.client(id: id),
-              let stored = client.registrationTokenHash, constantTimeEquals(Self.registrationTokenHash(token), stored)
+              let stored = client.registrationTokenHash, constantTimeEquals(ClientRegistry.secretHash(token), stored)
         else { throw Self.managementRefusal }
         return client
     }
-
-    static func registrationTokenHash(_ token: String) -> [UInt8] { Digest.sha256.hash(Array(token.utf8)) }
 
     static func authMethod(_ client: ClientRecord) -> ClientMetadata.AuthMethod {
         client.isPublic ? .none : client.usesKeys ? .privateKeyJWT : .clientSecretBasic
@@ -152,7 +150,7 @@ extension OpenIDProvider {
             "grant_types": .array((Self.getsRefreshTokens(client) ? ["authorization_code", "refresh_token"] : ["authorization_code"]).map(JSONValue.string)),
             "response_types": .array([.string("code")]), "scope": .string(client.scopes.joined(separator: " ")),
             "id_token_signed_response_alg": .string(client.idTokenAlgorithm), "dpop_bound_access_tokens": .bool(client.requireDPoP),
-            "status": .string(client.pending ? "pending" : "active"),
+            "status": .string(ClientRegistry.status(client)),
         ]
         if let name = client.name { object["client_name"] = .string(name) }
         if !client.postLogoutRedirectURIs.isEmpty { object["post_logout_redirect_uris"] = .array(client.postLogoutRedirectURIs.map(JSONValue.string)) }
@@ -184,20 +182,16 @@ public struct RegistrationAdministration: Sendable {
     public func makeInitialToken(by actor: String, lifetime: TimeInterval = defaultLifetime, now: Date) async throws -> (token: String, expiresAt: Date) {
         let token = OpenIDProvider.initialTokenPrefix + Base64URL.encode(SecureRandom.bytes(32))
         let expiresAt = now.addingTimeInterval(lifetime)
-        let event = AuditEvent(
-            userHandle: [], type: "registration_token_created", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent,
-            details: ["by": actor, "expires_at": ISO8601DateFormatter().string(from: expiresAt)])
+        let event = ClientRegistry.event("registration_token_created", at: now, ["by": actor, "expires_at": ISO8601DateFormatter().string(from: expiresAt)])
         try await store.insertRegistrationToken(
-            RegistrationTokenRecord(tokenHash: OpenIDProvider.registrationTokenHash(token), createdBy: actor, createdAt: now, expiresAt: expiresAt), event: event)
+            RegistrationTokenRecord(tokenHash: ClientRegistry.secretHash(token), createdBy: actor, createdAt: now, expiresAt: expiresAt), event: event)
         return (token, expiresAt)
     }
 
     /// Ends an open registration's wait; the client as it now is. An active client is left as
     /// it is; an unknown one is `Failure`.
     public func approve(_ id: String, by actor: String, now: Date) async throws -> ClientRecord {
-        let event = AuditEvent(
-            userHandle: [], type: "client_approved", at: now, ip: RequestClient.current?.address, userAgent: RequestClient.current?.userAgent,
-            details: ["client_id": id, "by": actor])
+        let event = ClientRegistry.event("client_approved", at: now, ["client_id": id, "by": actor])
         _ = try await store.approveClient(id: id, event: event)
         guard let client = try await store.client(id: id) else { throw ClientRegistry.Failure(description: "no client has the id \(id)") }
         return client

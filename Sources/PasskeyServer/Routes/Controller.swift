@@ -42,6 +42,14 @@ extension Controller {
         return response
     }
 
+    /// An OAuth refusal (RFC 6749 §5.2, RFC 6750 §3.1): its JSON, its status, and its challenge
+    /// (`Basic` for an `invalid_client` whose request carried Basic credentials).
+    static func refusal(_ error: OAuthError, basicCredentialsSent: Bool) -> Response {
+        var response = HTTPAnswer.oauthError(error.error, error.errorDescription, status: error.httpStatus)
+        if let challenge = error.challenge(basicCredentialsSent: basicCredentialsSent) { response.headers[.wwwAuthenticate] = challenge }
+        return response
+    }
+
     static func redirect(_ location: String) -> Response {
         var headers = HTTPFields()
         headers[.location] = location

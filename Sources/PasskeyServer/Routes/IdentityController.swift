@@ -237,11 +237,7 @@ struct IdentityController: Controller {
         } catch is AccessTokenMissing {
             return tokenMissing()
         } catch let error as OAuthError {
-            var response = errorJSON(error.error, error.errorDescription, status: error.httpStatus)
-            if let challenge = error.challenge(basicCredentialsSent: Self.basicCredentials(request) != nil) {
-                response.headers[.wwwAuthenticate] = challenge
-            }
-            return response
+            return refusal(error, basicCredentialsSent: Self.basicCredentials(request) != nil)
         }
     }
 

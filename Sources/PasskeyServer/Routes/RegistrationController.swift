@@ -57,8 +57,7 @@ struct RegistrationController: Controller {
         } catch is AccessTokenMissing {
             response = tokenMissing()
         } catch let error as OAuthError {
-            response = HTTPAnswer.oauthError(error.error, error.errorDescription, status: error.httpStatus)
-            if let challenge = error.challenge(basicCredentialsSent: false) { response.headers[.wwwAuthenticate] = challenge }
+            response = refusal(error, basicCredentialsSent: false)
         }
         response.headers[.cacheControl] = "no-store"
         response.headers[HTTPField.Name("Pragma")!] = "no-cache"
