@@ -24,7 +24,10 @@ import { startConditional } from "./js/ceremonies.js";
 import { continueDevice } from "./js/device.js";
 import { takeMark, upgradeToPasskey } from "./js/upgrade.js";
 import "./js/prf-note.js";
-import { ServerError, api, authorization, describeError, deviceCode, el, invitation, pageOptions, returnTo, setStatus, state } from "./js/shared.js";
+import {
+  ServerError, api, authorization, describeError, deviceCode, el, followReturn, forwardRequirements, forwardTarget, invitation,
+  pageOptions, returnTo, setStatus, state,
+} from "./js/shared.js";
 import "./js/webauthn-json.js";
 import "./js/push.js";
 import { resumeRecoveryWait } from "./js/recovery.js";
@@ -83,11 +86,42 @@ async function start() {
     await continueAuthorization();
   } else if (returnTo && !state.account) {
     setStatus("idle", "Sign in to continue to the application.");
+  } else if (forwardTarget && state.account) {
+    await offerForwardStepUp();
   }
   showFragment();
   if (!state.account) startConditional();
   // Back from a sign-in by another way (Apple): offer the passkey upgrade.
   if (takeMark() && state.account) await upgradeToPasskey();
+}
+
+// Signed in, and sent here by forward authentication: the address asks for more than this
+// session has (a recent passkey ceremony, or a hardware-bound passkey). One button confirms
+// with the passkey the rule needs and goes back.
+async function offerForwardStepUp() {
+  let needs;
+  try {
+    needs = await forwardRequirements();
+  } catch (error) {
+    setStatus("error", describeError(error), error);
+    return;
+  }
+  el.forwardConfirmText.textContent = needs.satisfied
+    ? "You are signed in. Continue to the application."
+    : needs.acr === "phrh"
+      ? "The application asks you to confirm it is you with your security key (a passkey bound to its device)."
+      : "The application asks you to confirm it is you with your passkey.";
+  el.forwardConfirmButton.textContent = needs.satisfied ? "Continue" : "Confirm and continue";
+  el.forwardConfirm.hidden = false;
+  el.forwardConfirmButton.addEventListener("click", async () => {
+    el.forwardConfirmButton.disabled = true;
+    try {
+      await followReturn();
+    } catch (error) {
+      setStatus("error", describeError(error), error);
+      el.forwardConfirmButton.disabled = false;
+    }
+  });
 }
 
 // A held OpenID request: the server sent the browser here because it needs a (new) passkey

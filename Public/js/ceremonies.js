@@ -89,7 +89,7 @@ async function finishSignIn(credential, publicKey) {
     throw error;
   }
   state.lastCredentialId = result?.credential_id ?? credential.id;
-  if (followReturn()) return;
+  if (await followReturn()) return;
   await refreshAccount();
   // The passkeys the account has now: the password manager hides any it no longer has.
   signalAccepted(state.account);
@@ -125,7 +125,7 @@ export async function register(userName) {
     el.username.readOnly = false;
     el.continueTo.hidden = true;
   }
-  if (followReturn()) return;
+  if (await followReturn()) return;
   await refreshAccount();
   setStatus("ok", `Passkey created for ${result?.user_name ?? userName}`);
 }

@@ -25,7 +25,7 @@ async function pushSignIn(userName) {
     while (!watch.cancelled) {
       const answer = await api("GET", `/push/authentication_status?watch=${encodeURIComponent(started.watch)}`);
       if (answer.status === "approved") {
-        if (followReturn()) return;
+        if (await followReturn()) return;
         await refreshAccount();
         setStatus("ok", `Signed in as ${answer.user_name ?? state.account?.user_name ?? userName} with your phone`);
         upgradeToPasskey();

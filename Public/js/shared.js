@@ -36,9 +36,24 @@ export const returnTo = (() => {
   return rd ? new URL("/auth/return?rd=" + encodeURIComponent(rd), location.origin).href : null;
 })();
 
-// After a sign-in: back to where the sign-in was asked for, when there is such a place.
-export function followReturn() {
+// Forward authentication's ?rd=URL, when that is where the page returns to.
+export const forwardTarget = !deviceCode && !authorization ? pageOptions.get("rd") : null;
+
+// What the rule for forward authentication's ?rd= asks of this session (GET
+// /auth/requirements): {acr, max_age, satisfied}.
+export function forwardRequirements() {
+  return api("GET", "/auth/requirements?rd=" + encodeURIComponent(forwardTarget));
+}
+
+// After a sign-in: back to where the sign-in was asked for, when there is such a place. For
+// forward authentication, first the step-up its rule needs (a fresh passkey ceremony, or one
+// with a passkey of the rule's class), which the server checks again at /auth/return's target.
+export async function followReturn() {
   if (!returnTo) return false;
+  if (forwardTarget) {
+    const needs = await forwardRequirements();
+    if (!needs.satisfied && (needs.acr || needs.max_age)) await stepUp.run(needs.acr);
+  }
   setStatus("busy", deviceCode ? "Signed in; back to the device…"
     : "Signed in; continuing to the application…");
   location.assign(returnTo);
@@ -47,6 +62,9 @@ export function followReturn() {
 
 export const el = {
   continueTo: document.querySelector("#continue-to"),
+  forwardConfirm: document.querySelector("#forward-confirm"),
+  forwardConfirmText: document.querySelector("#forward-confirm-text"),
+  forwardConfirmButton: document.querySelector("#forward-confirm-button"),
   device: document.querySelector("#device"),
   deviceForm: document.querySelector("#device-form"),
   deviceCode: document.querySelector("#device-code"),
@@ -142,7 +160,7 @@ export class ServerError extends Error {
 }
 
 // The step-up (docs/contracts/accounts.md): set by step-up.js to a function that runs the
-// {"reauthenticate": true} ceremony. A request refused with 401 reauthentication_required runs
+// {"reauthenticate": true} ceremony (with an acr, only with a passkey of that class). A request refused with 401 reauthentication_required runs
 // it, then is sent once more.
 export const stepUp = { run: null };
 

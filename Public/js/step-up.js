@@ -1,5 +1,5 @@
 // The step-up (docs/contracts/accounts.md): a request refused with 401 reauthentication_required is sent once
-// more after this ceremony. It confirms with one of the account's own passkeys, user
+// more after this ceremony; forward authentication's return runs it with the class its rule asks. It confirms with one of the account's own passkeys, user
 // verification required; the server renews the session (no new one, no new cookie). Shared by
 // the account page and the admin page (/admin): importing this module sets `stepUp.run`.
 //
@@ -11,15 +11,18 @@ import { assertionToJSON, requestOptionsFromJSON } from "./webauthn-json.js";
 
 let pending = null;
 
-async function reauthenticate() {
-  setStatus("busy", "Confirm it is you with your passkey…");
-  const { publicKey } = await api("POST", "/authentication_initialize", { reauthenticate: true }, true);
+async function reauthenticate(acr) {
+  setStatus("busy", acr === "phrh"
+    ? "Confirm it is you with your security key (a passkey bound to its device)…"
+    : "Confirm it is you with your passkey…");
+  const body = acr ? { reauthenticate: true, acr } : { reauthenticate: true };
+  const { publicKey } = await api("POST", "/authentication_initialize", body, true);
   const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(publicKey) });
   await api("POST", "/authentication_finalize", assertionToJSON(credential), true);
 }
 
-stepUp.run = () => {
-  pending ??= reauthenticate().finally(() => {
+stepUp.run = (acr) => {
+  pending ??= reauthenticate(acr).finally(() => {
     pending = null;
   });
   return pending;

@@ -30,7 +30,8 @@ extension PostgresPasskeyStore {
 
     /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
     /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
-    /// (a step-up whose session is gone records no sign-in, and the third column says so);
+    /// (a step-up whose session is gone records no sign-in, and the third column says so; a
+    /// step-up's $11 is the passkey that now stands for the session, or null to keep its own);
     /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
     /// $26–$32 the regression event, alike.
     enum CompleteAuthenticationSQL: PreparedSQL {
@@ -55,7 +56,7 @@ extension PostgresPasskeyStore {
                 SELECT $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17
                 WHERE NOT $18 AND EXISTS (SELECT 1 FROM applied)
             ), renewed AS (
-                UPDATE sessions SET auth_time = $17, user_verified = $13
+                UPDATE sessions SET auth_time = $17, user_verified = $13, credential_id = COALESCE($11, credential_id)
                 WHERE $18 AND token_hash = $7 AND user_handle = $8 AND expires_at > $2
                   AND EXISTS (SELECT 1 FROM applied)
                 RETURNING 1

@@ -113,7 +113,8 @@ extension SQLitePasskeyStore {
             credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
         let sessionArguments = try session.arguments()
         let renewArguments: [SQLiteValue] = [
-            try .optionalTime(session.verifiedAt), session.userVerified.map(SQLiteValue.bool) ?? .null, .blob(session.tokenHash),
+            try .optionalTime(session.verifiedAt), session.userVerified.map(SQLiteValue.bool) ?? .null,
+            session.credentialID.map(SQLiteValue.blob) ?? .null, .blob(session.tokenHash),
             .blob(session.userHandle), try .time(now),
         ]
         return try await database.write { db in
@@ -128,7 +129,7 @@ extension SQLitePasskeyStore {
             }
             if renewing {
                 try db.execute(
-                    "UPDATE sessions SET auth_time = ?, user_verified = ? WHERE token_hash = ? AND user_handle = ? AND expires_at > ?",
+                    "UPDATE sessions SET auth_time = ?, user_verified = ?, credential_id = COALESCE(?, credential_id) WHERE token_hash = ? AND user_handle = ? AND expires_at > ?",
                     renewArguments)
                 guard try db.changes() == 1 else { return .sessionGone }
             } else {

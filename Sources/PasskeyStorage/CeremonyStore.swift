@@ -45,8 +45,9 @@ public protocol CeremonyStore: Sendable {
     /// uvInitialized (which only rises), and creates the session.
     /// `signedIn` is stored with a sign-in, `regression` with a counter regression.
     /// With `renewing` (a step-up), no session is opened: the open session of the same account
-    /// with `session.tokenHash` gets `session.verifiedAt` and `userVerified` instead (an ended one
-    /// stays ended).
+    /// with `session.tokenHash` gets `session.verifiedAt` and `userVerified` instead, and
+    /// `session.credentialID` when that is not nil (the passkey that now stands for the
+    /// session's class; an ended one stays ended).
     func completeAuthentication(
         challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
         session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?

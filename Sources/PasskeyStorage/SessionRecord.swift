@@ -10,7 +10,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var createdAt: Date
     /// Stored with millisecond precision; the session is expired at `expiresAt` and later.
     public var expiresAt: Date
-    /// The passkey whose ceremony opened the session; deleting that passkey ends the session.
+    /// The passkey whose ceremony opened the session, or the one a step-up used when that gives
+    /// the session a stronger class (`phrh` over `phr`, any passkey over none); deleting that
+    /// passkey ends the session.
     public var credentialID: [UInt8]?
     /// The other way the session was opened: `apple` (Sign in with Apple; unlinking the Apple ID
     /// ends the session). Nil for a passkey.

@@ -2,18 +2,22 @@
 """nginx (auth_request) and Caddy (forward_auth) put an application behind passkey-server.
 
 Starts `passkey-server serve --port 0 --trusted-proxy 127.0.0.1/32` with forward-auth rules
-for the host `localhost` (the whole host for the group staff, /admin for the group admins), a
+for the host `localhost` (the whole host for the group staff, /admin for the group admins,
+/fresh for staff with a passkey ceremony in the last 10 s, /vault for a hardware-bound passkey), a
 small application on a free port of 127.0.0.1 (it answers with the request headers it was
 given, as JSON, or as a page naming Remote-User), and in front of it nginx and Caddy, each on a
 free port of 127.0.0.1 with a small main configuration that includes the very file the nginx and
 Caddy guides include: docs/examples/nginx-forward-auth.conf and docs/examples/Caddyfile-forward-auth. Then,
 through each proxy: no session is sent to the sign-in page; a session reaches the application
 with Remote-User, Remote-Name, Remote-Groups and Remote-Sub, and a POST keeps its body;
-Remote-* headers a client sends never reach it, and neither the client's own X-Original-URL or
+Remote-Acr, Remote-Amr and Remote-Auth-Time of the sign-in; /vault is 403 to an account
+without a hardware-bound passkey, and /fresh sends a session older than 10 s to the sign-in
+page while the rest of the host lets it through; Remote-* headers a client sends never reach it, and neither the client's own X-Original-URL or
 X-Forwarded-* nor another Host changes which request is judged; the rules give 403 until
 `passkey-server users add-to-group` (beside the running server) lets the user in. Last, headless Chromium with a WebAuthn virtual
 authenticator opens the application through Caddy, is sent to the server's sign-in page, signs
 in with its passkey and sees the application (through Caddy and nginx) under its user name;
+11 s later /fresh sends it to the sign-in page, which confirms with the passkey and lets it on;
 after signing out, nginx sends it to the sign-in page again. Accounts for the requests without
 a browser are registered with Tests/API/sign_up.py. Starts, waits for and stops its processes
 with Tests/Identity/harness.py (which builds on Tests/Browser/browser_test.py). Standard library
@@ -33,6 +37,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -48,8 +53,13 @@ NGINX = "/usr/sbin/nginx"
 CADDY = "/usr/bin/caddy"
 # open.example lets staff in everywhere: a request for it that the proxy should not take (another
 # Host than the application's) must not be judged by that rule.
-RULES = ["localhost=staff", "localhost/admin=admins", "open.example=staff"]
-REMOTE = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub"]
+# /fresh asks for a passkey ceremony in the last 10 s, /vault for a hardware-bound passkey
+# (which no account here has, so it is 403, never a round trip to the sign-in page).
+FRESH_SECONDS = 10
+RULES = ["localhost=staff", "localhost/admin=admins", "open.example=staff",
+         f"localhost/fresh=staff max_age={FRESH_SECONDS}", "localhost/vault= acr=phrh"]
+REMOTE = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub", "Remote-Acr", "Remote-Amr",
+          "Remote-Auth-Time"]
 
 # What a client might send to pass for someone else: each value names "forged", so any of them
 # reaching the application shows. Other spellings too: lower case, and underscores (which some
@@ -63,6 +73,8 @@ FORGED = [
     ("remote-user", "admin-forged-lower"),
     ("Remote_User", "admin-forged-underscore"),
     ("Remote_Groups", "admins,forged-underscore"),
+    ("Remote-Acr", "phrh-forged"),
+    ("Remote-Auth-Time", "9999999999-forged"),
 ]
 
 
@@ -318,8 +330,15 @@ def proxy_checks(check, proxy, app, issuer, users):
         expect(not wrong, f"the application got {wrong}, wanted {wanted}")
         email = header_values(pairs, "Remote-Email")
         expect(email in ([], [""]), f"Remote-Email is {email!r} for an account without one")
+        # How the session was opened: a passkey on no trusted attestation (phr), device-bound and
+        # user-verified, at sign-up.
+        assurance = {name: header_values(pairs, name) for name in ("Remote-Acr", "Remote-Amr", "Remote-Auth-Time")}
+        expect(assurance["Remote-Acr"] == ["phr"] and assurance["Remote-Amr"] == ["hwk user mfa"],
+               f"the application got {assurance}")
+        expect(len(assurance["Remote-Auth-Time"]) == 1 and abs(int(assurance["Remote-Auth-Time"][0]) - alice["signed_up"]) <= 5,
+               f"Remote-Auth-Time is {assurance['Remote-Auth-Time']}, signed up at {alice['signed_up']}")
     check(f"{n}: with a session the application gets Remote-User, Remote-Name, Remote-Groups "
-          "and Remote-Sub of the account", signed_in)
+          "and Remote-Sub of the account, and Remote-Acr, Remote-Amr and Remote-Auth-Time of its sign-in", signed_in)
 
     def posted():
         content = os.urandom(3000)
@@ -384,19 +403,18 @@ def proxy_checks(check, proxy, app, issuer, users):
     check(f"{n}: a request for another host (Host: open.example, which a rule opens to staff) "
           "never reaches the application", other_host)
 
-    def rule_forbids():
-        path = probe_path("/admin/")
-        status, _, body = request(proxy.port, path, cookie=alice["token"])
-        expect(status == 403, f"{n} answered {status}: {body[:200]!r}")
-        expect(not app.reached(path), "the request reached the application")
+    def forbidden(prefix, user):
+        def refused():
+            path = probe_path(prefix)
+            status, _, body = request(proxy.port, path, cookie=user["token"])
+            expect(status == 403, f"{n} answered {status}: {body[:200]!r}")
+            expect(not app.reached(path), "the request reached the application")
+        return refused
     check(f"{n}: the rule localhost/admin=admins answers 403 to a user outside admins, "
-          "and the application never sees the request", rule_forbids)
-
-    def no_group():
-        path = probe_path("/")
-        status, _, body = request(proxy.port, path, cookie=carol["token"])
-        expect(status == 403, f"{n} answered {status}: {body[:200]!r}")
-        expect(not app.reached(path), "the request reached the application")
+          "and the application never sees the request", forbidden("/admin/", alice))
+    check(f"{n}: the rule localhost/vault= acr=phrh answers 403 to an account with no hardware-bound passkey "
+          "(no step-up could meet it)", forbidden("/vault/", alice))
+    no_group = forbidden("/", carol)
     check(f"{n}: a signed-in user in none of the rules' groups gets 403 anywhere on the host", no_group)
 
 
@@ -408,6 +426,23 @@ def admin_checks(check, proxy, alice):
         expect(groups == ["admins,staff"], f"Remote-Groups is {groups!r}")
     check(f"{proxy.name}: after users add-to-group admins, the same request reaches the application "
           "with Remote-Groups admins,staff", admitted)
+
+
+def fresh_checks(check, proxies, app, issuer, alice):
+    """Once alice's sign-up is older than the /fresh rule's max_age: both proxies send her to the
+    sign-in page (to step up) there, while the rest of the host still takes her session."""
+    time.sleep(max(0.0, alice["signed_up"] + FRESH_SECONDS + 1.5 - time.time()))
+    for proxy in proxies:
+        def stale():
+            path = probe_path("/fresh/")
+            status, head, body = request(proxy.port, path, cookie=alice["token"])
+            location = head.get("location", "")
+            expect(status == 302 and location.startswith(issuer + "/?rd="), f"{proxy.name} answered {status} to {location!r}: {body[:200]!r}")
+            expect(not app.reached(path), "the request reached the application")
+            status, _, body = request(proxy.port, probe_path("/docs/"), cookie=alice["token"])
+            expect(status == 200, f"the rest of the host answered {status}: {body[:200]!r}")
+        check(f"{proxy.name}: {FRESH_SECONDS + 1} s after the sign-in, localhost/fresh (max_age={FRESH_SECONDS}) sends "
+              "the signed-in user to the sign-in page to step up; the rest of the host lets her through", stale)
 
 
 def run(results, args, workdir, live):
@@ -441,9 +476,10 @@ def run(results, args, workdir, live):
             token = sign_up(base, name)
             for group in groups:
                 add_to_group(binary, database, name, group)
+            signed_up = int(time.time())
             me = account(base, token)
             expect(me.get("user_id") and me.get("groups") == groups, f"/me is {me}")
-            users[name] = {"token": token, "sub": me["user_id"], "groups": me["groups"]}
+            users[name] = {"token": token, "sub": me["user_id"], "groups": me["groups"], "signed_up": signed_up}
     if not check("accounts proxy-alice (group staff) and proxy-carol (no group) are registered", accounts):
         return
 
@@ -464,6 +500,8 @@ def run(results, args, workdir, live):
              lambda: add_to_group(binary, database, "proxy-alice", "admins")):
         for proxy in proxies:
             admin_checks(check, proxy, alice)
+
+    fresh_checks(check, proxies, app, issuer, alice)
 
     caddy = next((p for p in proxies if isinstance(p, Caddy)), None)
     nginx = next((p for p in proxies if isinstance(p, Nginx)), None)
@@ -528,6 +566,27 @@ def browser_checks(check, args, live, binary, database, issuer, caddy, nginx):
     if nginx is None:
         return
     check(f"the same session opens the application through nginx as '{user}'", through(nginx))
+
+    def stepped_up():
+        # The sign-in above is older than the /fresh rule's max_age once this wait is over.
+        time.sleep(FRESH_SECONDS + 1.5)
+        url = caddy.origin + "/fresh/welcome?from=browser"
+        driver.navigate(url)
+        wait_until(driver, lambda w: w["href"].startswith(issuer + "/?rd=") and "Confirm and continue" in w["text"],
+                   "the server's page asking to confirm with a passkey")
+        driver.click("#forward-confirm-button")
+        # The step-up (a user-verified ceremony with the virtual authenticator), then
+        # /auth/return, which sends a browser to another origin's address only under
+        # --cookie-domain: here to the server's own page.
+        wait_until(driver, lambda w: w["href"].startswith(issuer + "/") and "?rd=" not in w["href"],
+                   "the server's page after the step-up")
+        driver.navigate(url)
+        at = wait_until(driver, lambda w: "Signed in as" in w["text"] or w["href"] != url, "the application through Caddy")
+        expect(at["href"] == url, f"the browser is at {at['href']!r}")
+        who = driver.script("return document.querySelector('#who').textContent;")
+        expect(who == f"Signed in as {user}", f"the page reads {who!r}")
+    check(f"after {FRESH_SECONDS + 1} s, localhost/fresh (max_age={FRESH_SECONDS}) sends the browser to the sign-in page, "
+          "which confirms with the passkey and lets it through", stepped_up)
 
     def signed_out_again():
         page.open("?autofill=off&upgrade=off")

@@ -12,7 +12,7 @@ struct SessionContract {
         StoreCheck("a signed-in lookup answers the session with its account in one read; nothing for an expired or unknown token") { try await SessionContract().signedIn($0) },
         StoreCheck("disabling an account ends its sessions and grants with its event; enabling changes only the flag; each once") { try await SessionContract().disabling($0) },
         StoreCheck("deleting an account removes all of it in one write, keeps its events without names, and answers what is left to do") { try await SessionContract().deletion($0) },
-        StoreCheck("a step-up's ceremony keeps its session; its finish renews that session's auth time and opens none, nor reopens an ended one") { try await SessionContract().renewal($0) },
+        StoreCheck("a step-up's ceremony keeps its session; its finish renews that session's auth time (and its passkey, when it names one) and opens none, nor reopens an ended one") { try await SessionContract().renewal($0) },
     ]
 
     func deletion(_ engine: any StoreEngine) async throws {
@@ -81,6 +81,20 @@ struct SessionContract {
             #expect(outcome == .signedIn(userName: user.name))
             #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == renewed)
             #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date()).count == 1)
+
+            // A step-up naming its passkey makes it the session's; one naming none keeps it.
+            let stronger = Fixture.credential(for: user, name: "Key")
+            try await store.registerCredential(stronger, newUser: nil)
+            for (signCount, named) in [(UInt32(1), stronger.id as [UInt8]?), (2, nil)] {
+                let step = Fixture.ceremony(.authentication)
+                try await store.insertCeremony(step)
+                var raised = renewed
+                raised.credentialID = named
+                #expect(try await store.completeAuthentication(
+                    challenge: step.challenge, now: Fixture.date(60_500), credentialID: stronger.id, signCount: signCount, backupState: false,
+                    userVerified: true, session: raised, renewing: true, signedIn: nil, regression: nil) == .signedIn(userName: user.name))
+                #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date())?.credentialID == stronger.id)
+            }
 
             // Ended meanwhile: the step-up renews nothing and opens nothing.
             try await store.deleteSession(tokenHash: session.tokenHash, event: nil)

@@ -10,13 +10,19 @@ extension PasskeySignIn {
 
     /// `authentication_initialize` with `{"reauthenticate": true}`: a ceremony for the signed-in
     /// user's own passkeys, with user verification required, whose finalize renews this
-    /// session's authentication time instead of opening another.
-    public func beginReauthentication(session: SignedInUser?) async throws -> RequestOptionsResponse {
+    /// session's authentication time instead of opening another. With `acr` (what a
+    /// forward-auth rule asks, `phr` or `phrh`), only the passkeys of that class are offered.
+    public func beginReauthentication(session: SignedInUser?, acr: String? = nil) async throws -> RequestOptionsResponse {
         guard let session else { throw APIError.unauthorized }
+        if let acr, !ClientRegistry.authenticationClasses.contains(acr) { throw APIError.invalidRequest("acr must be phr or phrh.") }
         try limitUser(handle: session.user.handle, nameKey: nil)
-        let credentials = try await store.credentials(userHandle: session.user.handle)
+        let credentials = try await store.credentials(userHandle: session.user.handle).filter { credential in
+            acr.map { OpenIDProvider.satisfies(OpenIDProvider.acr(credential), required: $0) } ?? true
+        }
         guard !credentials.isEmpty else {
-            throw APIError.invalidRequest("This account has no passkey to confirm with.")
+            throw APIError.invalidRequest(acr == "phrh"
+                ? "This account has no device-bound passkey with a trusted attestation to confirm with."
+                : "This account has no passkey to confirm with.")
         }
         let allow = credentials.map { CreationOptionsResponse.Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
         let challenge = SecureRandom.bytes(32)

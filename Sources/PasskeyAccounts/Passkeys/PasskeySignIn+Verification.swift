@@ -87,8 +87,9 @@ extension PasskeySignIn {
         if let sessionHash = ceremony.sessionHash {
             token = ""
             session = SessionRecord(
-                tokenHash: sessionHash, userHandle: stored.userHandle, createdAt: at, expiresAt: at, userVerified: verified.userVerified,
-                verifiedAt: at)
+                tokenHash: sessionHash, userHandle: stored.userHandle, createdAt: at, expiresAt: at,
+                credentialID: try await raisesClass(sessionHash: sessionHash, with: stored) ? stored.id : nil,
+                userVerified: verified.userVerified, verifiedAt: at)
         }
         switch try await store.completeAuthentication(
             challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
@@ -108,6 +109,17 @@ extension PasskeySignIn {
             // elsewhere, the account taken back): nothing is renewed, and the caller signs in anew.
             throw APIError.unauthorized
         }
+    }
+
+    /// Whether a step-up with `passkey` gives the session a stronger class than the passkey that
+    /// stands for it now (`phrh` over `phr`, any passkey over none): then it stands for the
+    /// session from here on, and a forward-auth rule or an OpenID request asking that class is met.
+    func raisesClass(sessionHash: [UInt8], with passkey: CredentialRecord) async throws -> Bool {
+        guard let session = try await store.session(tokenHash: sessionHash, now: now()) else { return false }
+        guard let current = session.credentialID else { return true }
+        if current == passkey.id { return false }
+        let currentClass = OpenIDProvider.acr(try await store.credential(id: current))
+        return OpenIDProvider.acr(passkey) == "phrh" && currentClass != "phrh"
     }
 
     /// The pending ceremony named by the challenge inside clientDataJSON (a read; the finishing

@@ -1,3 +1,4 @@
+internal import Foundation
 internal import PasskeyAccounts
 internal import PasskeyHTTPParsing
 internal import Hummingbird
@@ -21,7 +22,9 @@ struct ForwardAuthController: Controller {
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
-    static let remoteHeaders = ["Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub"].map { HTTPField.Name($0)! }
+    static let remoteHeaders = [
+        "Remote-User", "Remote-Name", "Remote-Email", "Remote-Groups", "Remote-Sub", "Remote-Acr", "Remote-Amr", "Remote-Auth-Time",
+    ].map { HTTPField.Name($0)! }
 
     func declare(_ routes: inout RouteDeclarations) {
         for method in Self.anyMethod {
@@ -34,6 +37,14 @@ struct ForwardAuthController: Controller {
         }
         routes.get("/auth/return", .json) { request, _ in
             Self.found(returnTarget(try Self.query("rd", request)))
+        }
+        // What the rule for a return address asks of this session: the page runs that step-up
+        // before `/auth/return`.
+        routes.get("/auth/requirements", .json) { request, _ in
+            let rd = try Self.query("rd", request)
+            let requirements = try await forwardAuth.requirements(
+                rd.flatMap { ForwardedRequest.parse(originalURL: $0, method: nil) }, session: try await session(request, allowingRecovery: true))
+            return try Self.json(RequirementsAnswer(acr: requirements.acr, maxAge: requirements.maxAge, satisfied: requirements.satisfied))
         }
     }
 
@@ -75,13 +86,17 @@ struct ForwardAuthController: Controller {
         if session?.isRecovery == true { session = nil }
         switch try await forwardAuth.decide(original, session: session) {
         case .allowed(let user):
-            let values = [user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub]
+            let values = [
+                user.user, user.name, user.email, user.groups.joined(separator: ","), user.sub, user.assurance.acr ?? "",
+                user.assurance.amr.joined(separator: " "), user.assurance.authTime.map { String(Int64($0.timeIntervalSince1970)) } ?? "",
+            ]
             for (name, value) in zip(Self.remoteHeaders, values) { headers[name] = Self.headerValue(value) }
             return Response(status: .ok, headers: headers)
-        case .unauthenticated where redirect:
+        case .unauthenticated where redirect, .stepUp where redirect:
+            // The sign-in page signs in, or runs the step-up the rule needs, then returns.
             headers[.location] = service.rp.pageOrigin + "/?rd=" + FormURLEncoded.encode(original.url)
             return Response(status: .found, headers: headers)
-        case .unauthenticated:
+        case .unauthenticated, .stepUp:
             return Response(status: .unauthorized, headers: headers)
         case .forbidden:
             return Response(status: .forbidden, headers: headers)
@@ -107,5 +122,21 @@ struct ForwardAuthController: Controller {
             return target.url
         }
         return "/"
+    }
+}
+
+/// `GET /auth/requirements`' answer: `acr` and `max_age` are null when the rule asks neither.
+struct RequirementsAnswer: Encodable {
+    let acr: String?
+    let maxAge: Int?
+    let satisfied: Bool
+
+    enum CodingKeys: String, CodingKey { case acr, maxAge = "max_age", satisfied }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(acr, forKey: .acr)
+        try container.encode(maxAge, forKey: .maxAge)
+        try container.encode(satisfied, forKey: .satisfied)
     }
 }

@@ -38,7 +38,7 @@ struct PasskeyController: Controller {
         routes.post("/authentication_initialize", .ceremony) { request, _ in
             let body = try await Self.initializeBody(request)
             if body.reauthenticate == true {
-                return Self.json(writing: try await service.beginReauthentication(session: try await session(request)))
+                return Self.json(writing: try await service.beginReauthentication(session: try await session(request), acr: body.acr))
             }
             return Self.json(writing: try await service.beginAuthentication(body.options))
         }
@@ -75,6 +75,8 @@ struct InitializeRequest: Decodable {
     var prf: Bool?
     /// A step-up of the signed-in session (docs/contracts/accounts.md).
     var reauthenticate: Bool?
+    /// The class of passkey a step-up must use (`phr`, `phrh`): a forward-auth rule's `acr`.
+    var acr: String?
     /// An invitation or reset link's token (registration).
     var invite: String?
 
@@ -86,6 +88,7 @@ struct InitializeRequest: Decodable {
         case hints
         case prf
         case reauthenticate
+        case acr
         case invite
     }
 
