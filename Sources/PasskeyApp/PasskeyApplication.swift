@@ -132,7 +132,8 @@ public struct PasskeyApplication: Sendable {
             signingKeys: signingKeys,
             admin: AdminConsole(context: context, sessions: sessions, store: store, openID: openID, apple: apple, push: push),
             deletion: AccountDeletion(context: context, sessions: sessions, store: store, openID: openID, apple: apple),
-            forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, store: store, now: context.now))
+            forwardAuth: ForwardAuth(rules: configuration.forwardAuthRules, store: store, now: context.now),
+            authorizationChallenge: AuthorizationChallenge(context: context, openID: openID, passkeys: service, sessions: sessions, store: store))
         let (router, metricsRouter, routeTable) = PasskeyHTTP.routers(
             configuration: configuration, useCases: useCases, association: association,
             assetLinks: wellKnown.assetLinks, relatedOrigins: wellKnown.relatedOrigins, metrics: registry, logger: logger)

@@ -26,13 +26,14 @@ extension PostgresPasskeyStore {
                     id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes,
                     id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh,
                     mfb, clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending,
-                    registration_token_hash, created_at)
+                    registration_token_hash, authorization_challenge, ciba_mode, notification_endpoint, created_at)
                 VALUES (
                     \(c.id), \(c.name), \(c.isPublic), \(secret), \(c.redirectURIs), \(c.postLogoutRedirectURIs),
                     \(c.backchannelLogoutURI), \(c.scopes), \(c.idTokenAlgorithm), \(c.introspection), \(c.tokenExchange),
                     \(c.allowedGroups), \(c.requiredACR), \(c.deviceFlow), \(c.requirePAR), \(c.refresh),
                     \(c.messagesForBusiness), \(c.fromClientsFile), \(c.clientCredentials), \(c.audiences), \(c.jwks),
-                    \(c.jwksURI), \(c.requireDPoP), \(c.kind.rawValue), \(c.pending), \(registrationToken), \(created))
+                    \(c.jwksURI), \(c.requireDPoP), \(c.kind.rawValue), \(c.pending), \(registrationToken),
+                    \(c.authorizationChallenge), \(c.cibaMode), \(c.notificationEndpoint), \(created))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id
                 """, logger: quiet)) == 1
@@ -81,7 +82,8 @@ extension PostgresPasskeyStore {
                         mfb = \(c.messagesForBusiness), clients_file = \(c.fromClientsFile),
                         client_credentials = \(c.clientCredentials), audiences = \(c.audiences), jwks = \(c.jwks), jwks_uri = \(c.jwksURI),
                         require_dpop = \(c.requireDPoP), kind = \(c.kind.rawValue), pending = \(c.pending),
-                        registration_token_hash = \(registrationToken)
+                        registration_token_hash = \(registrationToken), authorization_challenge = \(c.authorizationChallenge),
+                        ciba_mode = \(c.cibaMode), notification_endpoint = \(c.notificationEndpoint)
                     WHERE id = \(c.id)
                     RETURNING id
                     """, logger: Self.quiet)) == 1

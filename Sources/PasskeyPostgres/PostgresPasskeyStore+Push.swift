@@ -112,13 +112,14 @@ extension PostgresPasskeyStore {
         try await transaction { db in
             if let handle = r.userHandle {
                 try await db.query(
-                    "UPDATE push_requests SET status = 'replaced' WHERE user_handle = \(handle) AND status = 'pending'", logger: Self.quiet)
+                    "UPDATE push_requests SET status = 'replaced' WHERE user_handle = \(handle) AND status = 'pending' AND purpose = \(r.purpose)",
+                    logger: Self.quiet)
             }
             try await db.query(
                 """
                 INSERT INTO push_requests (\(unescaped: PushRequestRow.columns)) VALUES (
                 \(r.id), \(r.userHandle), \(r.watchHash), \(r.challenge), \(r.number), \(r.status), \(r.deviceID), \(r.createdAt),
-                \(r.expiresAt), \(r.sessionIssued))
+                \(r.expiresAt), \(r.sessionIssued), \(r.purpose))
                 """, logger: Self.quiet)
         }
     }

@@ -10,7 +10,8 @@ struct ClientRow {
     static let columns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, \
-        clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending, registration_token_hash, created_at
+        clients_file, client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending, registration_token_hash, \
+        authorization_challenge, ciba_mode, notification_endpoint, created_at
         """
 
     static func record(_ row: PostgresRandomAccessRow) throws -> ClientRecord {
@@ -22,7 +23,8 @@ struct ClientRow {
             allowedGroups: try c.next(), requiredACR: try c.next(), deviceFlow: try c.next(), requirePAR: try c.next(),
             refresh: try c.next(), messagesForBusiness: try c.next(), fromClientsFile: try c.next(), clientCredentials: try c.next(),
             audiences: try c.next(), jwks: try c.next(), jwksURI: try c.next(), requireDPoP: try c.next(),
-            kind: try .stored(c.next()), pending: try c.next(), registrationTokenHash: try c.optionalBytes(), createdAt: try c.date()).fromStorage()
+            kind: try .stored(c.next()), pending: try c.next(), registrationTokenHash: try c.optionalBytes(),
+            authorizationChallenge: try c.next(), cibaMode: try c.next(), notificationEndpoint: try c.next(), createdAt: try c.date()).fromStorage()
     }
 }
 

@@ -90,7 +90,7 @@ struct PushDeviceRow {
 }
 
 struct PushRequestRow {
-    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued"
+    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued, purpose"
 
     let id: String
     let userHandle: ByteBuffer?
@@ -102,8 +102,10 @@ struct PushRequestRow {
     let createdAt: Int64
     let expiresAt: Int64
     let sessionIssued: Bool
+    let purpose: String
 
     init(_ r: PushRequestRecord) throws {
+        purpose = r.purpose
         id = r.id
         userHandle = r.userHandle.map { ByteBuffer(bytes: $0) }
         watchHash = ByteBuffer(bytes: r.watchHash)
@@ -127,7 +129,7 @@ struct PushRequestRow {
         return PushRequestRecord(
             id: id, userHandle: userHandle, watchHash: watchHash, challenge: challenge, number: number.flatMap { Int(exactly: $0) },
             status: try c.next(), deviceID: try c.next(String?.self), createdAt: try c.date(), expiresAt: try c.date(),
-            sessionIssued: try c.next())
+            sessionIssued: try c.next(), purpose: try c.next())
     }
 }
 

@@ -70,7 +70,8 @@ extension SQLitePasskeyStore {
             messagesForBusiness: row.bool(16), fromClientsFile: row.bool(17), clientCredentials: row.bool(18),
             audiences: try ListCoding.strings(row.text(19), column: "audiences"), jwks: row.optionalText(20), jwksURI: row.optionalText(21),
             requireDPoP: row.bool(22), kind: try .stored(row.text(23)), pending: row.bool(24), registrationTokenHash: row.optionalBlob(25),
-            createdAt: Date(storeMilliseconds: row.int64(26))).fromStorage()
+            authorizationChallenge: row.bool(26), cibaMode: row.optionalText(27), notificationEndpoint: row.optionalText(28),
+            createdAt: Date(storeMilliseconds: row.int64(29))).fromStorage()
     }
 
     public func insertDeviceAuthorization(_ authorization: DeviceAuthorizationRecord) async throws -> Bool {
@@ -338,7 +339,8 @@ extension SQLitePasskeyStore {
     static let clientColumns = """
         id, name, is_public, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, scopes, \
         id_token_alg, introspection, token_exchange, allowed_groups, required_acr, device_flow, require_par, refresh, mfb, clients_file, \
-        client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending, registration_token_hash, created_at
+        client_credentials, audiences, jwks, jwks_uri, require_dpop, kind, pending, registration_token_hash, authorization_challenge, \
+        ciba_mode, notification_endpoint, created_at
         """
 
     /// The client's values in the order of `clientColumns`.
@@ -351,14 +353,15 @@ extension SQLitePasskeyStore {
             .optionalText(client.requiredACR), .bool(client.deviceFlow), .bool(client.requirePAR), .bool(client.refresh),
             .bool(client.messagesForBusiness), .bool(client.fromClientsFile), .bool(client.clientCredentials),
             try ListCoding.encode(strings: client.audiences), .optionalText(client.jwks), .optionalText(client.jwksURI), .bool(client.requireDPoP),
-            .text(client.kind.rawValue), .bool(client.pending), .optionalBlob(client.registrationTokenHash), try .time(client.createdAt),
+            .text(client.kind.rawValue), .bool(client.pending), .optionalBlob(client.registrationTokenHash), .bool(client.authorizationChallenge),
+            .optionalText(client.cibaMode), .optionalText(client.notificationEndpoint), try .time(client.createdAt),
         ]
     }
 
     /// `column = ?` for every column but the id and created_at, in order.
     static let clientAssignments = clientColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         .dropFirst().dropLast().map { "\($0) = ?" }.joined(separator: ", ")
-    static let clientPlaceholders = Array(repeating: "?", count: 27).joined(separator: ", ")
+    static let clientPlaceholders = Array(repeating: "?", count: 30).joined(separator: ", ")
 }
 
 /// The OpenID provider's device authorizations (RFC 8628).

@@ -22,19 +22,20 @@ extension PushDeviceRecord {
 }
 
 extension PushRequestRecord {
-    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued"
+    static let columns = "id, user_handle, watch_hash, challenge, number, status, device_id, created_at, expires_at, session_issued, purpose"
 
     init(row: SQLiteRow) {
         self.init(
             id: row.text(0), userHandle: row.optionalBlob(1), watchHash: row.blob(2), challenge: row.text(3),
             number: row.optionalInt64(4).flatMap { Int(exactly: $0) }, status: row.text(5), deviceID: row.optionalText(6),
-            createdAt: Date(storeMilliseconds: row.int64(7)), expiresAt: Date(storeMilliseconds: row.int64(8)), sessionIssued: row.bool(9))
+            createdAt: Date(storeMilliseconds: row.int64(7)), expiresAt: Date(storeMilliseconds: row.int64(8)), sessionIssued: row.bool(9),
+            purpose: row.text(10))
     }
 
     func arguments() throws -> [SQLiteValue] {
         [
             .text(id), .optionalBlob(userHandle), .blob(watchHash), .text(challenge), number.map { .int($0) } ?? .null, .text(status),
-            .optionalText(deviceID), try .time(createdAt), try .time(expiresAt), .bool(sessionIssued),
+            .optionalText(deviceID), try .time(createdAt), try .time(expiresAt), .bool(sessionIssued), .text(purpose),
         ]
     }
 }
@@ -112,9 +113,11 @@ extension SQLitePasskeyStore {
         let arguments = try r.arguments()
         try await database.write { db in
             if let handle = r.userHandle {
-                try db.execute("UPDATE push_requests SET status = 'replaced' WHERE user_handle = ? AND status = 'pending'", [.blob(handle)])
+                try db.execute(
+                    "UPDATE push_requests SET status = 'replaced' WHERE user_handle = ? AND status = 'pending' AND purpose = ?",
+                    [.blob(handle), .text(r.purpose)])
             }
-            try db.execute("INSERT INTO push_requests (\(PushRequestRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+            try db.execute("INSERT INTO push_requests (\(PushRequestRecord.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
         }
     }
 

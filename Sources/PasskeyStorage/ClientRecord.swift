@@ -67,6 +67,13 @@ public struct ClientRecord: Sendable, Equatable {
     public var pending: Bool
     /// SHA-256 of the registration access token (RFC 7592) of a self-registered client.
     public var registrationTokenHash: [UInt8]?
+    /// `--authorization-challenge`: a first-party native app that may sign its users in at
+    /// `/oauth/authorize-challenge` with a passkey, without a browser.
+    public var authorizationChallenge: Bool
+    /// `--ciba poll|ping`: may ask for a user's approval on their phone (`/oauth/bc-authorize`).
+    public var cibaMode: String?
+    /// `--notification-endpoint`: where a ping client is told that its request was answered.
+    public var notificationEndpoint: String?
     public var createdAt: Date
 
     /// Not the operator's: its users are asked for their consent.
@@ -97,8 +104,12 @@ public struct ClientRecord: Sendable, Equatable {
         allowedGroups: [String], requiredACR: String?, deviceFlow: Bool, requirePAR: Bool, refresh: Bool,
         messagesForBusiness: Bool = false, fromClientsFile: Bool = false, clientCredentials: Bool = false, audiences: [String] = [],
         jwks: String? = nil, jwksURI: String? = nil, requireDPoP: Bool = false, kind: ClientKind = .byOperator, pending: Bool = false,
-        registrationTokenHash: [UInt8]? = nil, createdAt: Date
+        registrationTokenHash: [UInt8]? = nil, authorizationChallenge: Bool = false, cibaMode: String? = nil,
+        notificationEndpoint: String? = nil, createdAt: Date
     ) {
+        self.authorizationChallenge = authorizationChallenge
+        self.cibaMode = cibaMode
+        self.notificationEndpoint = notificationEndpoint
         self.id = id
         self.name = name
         self.isPublic = isPublic

@@ -37,7 +37,8 @@ public enum DatabaseExport {
 
     /// Every table an export carries, parents first. Not here: what a restart loses without
     /// harm (pending ceremonies and authorization codes, push and recovery requests in flight,
-    /// rate-limit counters, cached documents, queued logouts, spent one-time tokens).
+    /// rate-limit counters, cached documents, queued logouts, spent one-time tokens, CIBA
+    /// requests, which live ten minutes at most).
     public static let tables = [
         "users", "oauth_clients", "credentials", "apple_links", "push_devices", "group_members", "recovery_codes", "invitations",
         "admin_tokens", "registration_tokens", "secrets", "signing_keys", "oauth_grants", "oauth_retired_refresh_tokens", "consents", "events",
@@ -49,7 +50,7 @@ public enum DatabaseExport {
     /// table of a schema is in one of the lists.
     public static let transientTables = [
         "ceremonies", "oauth_authorizations", "oauth_device_authorizations", "push_requests", "push_discoveries", "recovery_requests",
-        "attempt_counters", "cached_documents", "logout_outbox", "apple_nonces", "apple_spent_tokens", "spent_ids",
+        "attempt_counters", "cached_documents", "logout_outbox", "apple_nonces", "apple_spent_tokens", "spent_ids", "backchannel_requests",
     ]
     /// Columns only PostgreSQL has: the order of passkeys and of the audit chain, which SQLite
     /// keeps as its rows' order. An SQLite import leaves them out (after checking that the

@@ -72,11 +72,16 @@ public struct PushRequestRecord: Sendable, Equatable {
     public var expiresAt: Date
     /// Set once the first status call after approval has opened the session.
     public var sessionIssued: Bool
+    /// `sign_in` (a browser waits to be signed in) or `ciba` (a client asked for the user's
+    /// approval, `BackchannelRequestRecord`): a new request replaces only a pending one of its
+    /// own kind.
+    public var purpose: String
 
     public init(
         id: String, userHandle: [UInt8]?, watchHash: [UInt8], challenge: String, number: Int?, status: String = "pending",
-        deviceID: String? = nil, createdAt: Date, expiresAt: Date, sessionIssued: Bool = false
+        deviceID: String? = nil, createdAt: Date, expiresAt: Date, sessionIssued: Bool = false, purpose: String = "sign_in"
     ) {
+        self.purpose = purpose
         self.id = id
         self.userHandle = userHandle
         self.watchHash = watchHash

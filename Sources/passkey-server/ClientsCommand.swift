@@ -88,6 +88,15 @@ struct ClientsCommand: AsyncParsableCommand {
         @Flag(name: .customLong("require-dpop"), help: "Every token request it makes carries a DPoP proof (RFC 9449); its access tokens are all bound to its key.")
         var requireDPoP = false
 
+        @Flag(name: .customLong("authorization-challenge"), help: "A first-party native app (with --public): it may sign its users in with a passkey at /oauth/authorize-challenge, without a browser.")
+        var authorizationChallenge = false
+
+        @Option(name: .customLong("ciba"), help: ArgumentHelp("It may ask for a user's approval on their phone (/oauth/bc-authorize, OpenID CIBA), and learns the answer by polling the token endpoint (poll) or from a call to its --notification-endpoint (ping).", valueName: "poll|ping"))
+        var ciba: String?
+
+        @Option(name: .customLong("notification-endpoint"), help: ArgumentHelp("Where a --ciba ping client is told that its request was answered (https, or http on a loopback host).", valueName: "URI"))
+        var notificationEndpoint: String?
+
         @OptionGroup var options: KeysCommand.DatabaseOptions
 
         func run() async throws {
@@ -111,6 +120,9 @@ struct ClientsCommand: AsyncParsableCommand {
             if let jwksFile { registration.jwks = try Self.readKeySet(jwksFile) }
             registration.jwksURI = jwksURI
             registration.requireDPoP = requireDPoP
+            registration.authorizationChallenge = authorizationChallenge
+            registration.cibaMode = ciba
+            registration.notificationEndpoint = notificationEndpoint
             try await ClientsCommand.run(options, .add(registration), verb: "add")
         }
 

@@ -83,6 +83,14 @@ import Testing
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--id-token-alg", "HS256"], "--id-token-alg"),
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--require-acr", "mfa"], "--require-acr"),
                 (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--backchannel-logout-uri", "com.example.app:/logout"], "--backchannel-logout-uri"),
+                (["--id", "app", "--redirect-uri", "https://app.example/cb", "--authorization-challenge"], "--public"),
+                (["--id", "app", "--public", "--authorization-challenge", "--device-flow"], "needs a --redirect-uri"),
+                (["--id", "agent", "--ciba", "push"], "poll or ping"),
+                (["--id", "agent", "--public", "--ciba", "poll"], "confidential"),
+                (["--id", "agent", "--ciba", "ping"], "needs a --notification-endpoint"),
+                (["--id", "agent", "--ciba", "poll", "--notification-endpoint", "https://agent.example/cb"], "for --ciba ping"),
+                (["--id", "agent", "--ciba", "ping", "--notification-endpoint", "http://agent.example/cb"], "--notification-endpoint"),
+                (["--id", "wiki", "--redirect-uri", "https://wiki.example/cb", "--notification-endpoint", "https://wiki.example/n"], "for --ciba ping"),
             ]
             for (arguments, reason) in refusals {
                 let run = try await CommandRun.run(["clients", "add"] + arguments + ["--database", database])
@@ -96,6 +104,20 @@ import Testing
             let taken = try await CommandRun.run(["clients", "add", "--id", "tv", "--public", "--device-flow", "--database", database])
             #expect(taken.status == 1 && taken.errors.contains("exists already"))
             #expect(try await server.app.store.clients().count == 1)
+            // A native app for the authorization challenge, and a CIBA client without a redirect URI.
+            let native = try await CommandRun.run([
+                "clients", "add", "--id", "notes", "--public", "--authorization-challenge", "--redirect-uri", "com.example.notes:/cb",
+                "--database", database,
+            ])
+            #expect(native.status == 0, "\(native.errors)")
+            let agent = try await CommandRun.run([
+                "clients", "add", "--id", "agent", "--ciba", "ping", "--notification-endpoint", "http://127.0.0.1:9/ciba", "--database", database,
+            ])
+            #expect(agent.status == 0, "\(agent.errors)")
+            let listed = try Self.objects(try await CommandRun.run(["clients", "list", "--database", database]))
+            let byID = Dictionary(uniqueKeysWithValues: listed.compactMap { object in (object["client_id"] as? String).map { ($0, object) } })
+            #expect(byID["notes"]?["authorization_challenge"] as? Bool == true)
+            #expect(byID["agent"]?["ciba"] as? String == "ping" && byID["agent"]?["notification_endpoint"] as? String == "http://127.0.0.1:9/ciba")
         }
     }
 }

@@ -23,6 +23,7 @@ struct ClientContract {
             audiences: isPublic ? [] : ["https://api.example/", "urn:example:reports"], jwks: isPublic ? nil : #"{"keys":[]}"#,
             jwksURI: isPublic ? "https://app.example/jwks.json" : nil, requireDPoP: isPublic,
             kind: isPublic ? .registered : .byOperator, pending: isPublic, registrationTokenHash: isPublic ? Fixture.bytes(32) : nil,
+            authorizationChallenge: isPublic, cibaMode: isPublic ? nil : "ping", notificationEndpoint: isPublic ? nil : "https://app.example/ciba",
             createdAt: Fixture.date())
     }
 

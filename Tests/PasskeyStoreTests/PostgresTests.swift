@@ -11,7 +11,7 @@ import Testing
 /// advisory-locked sweep, and a database that cannot be reached. The behaviour every store
 /// shares is tested against both in the other suites.
 /// The migrations the PostgreSQL schema has now (users … sessions, then the audit trail).
-let postgresSchemaVersion = 32
+let postgresSchemaVersion = 33
 
 @Suite("PostgreSQL")
 struct PostgresTests {

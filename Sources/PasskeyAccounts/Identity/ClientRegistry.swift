@@ -37,6 +37,13 @@ public struct ClientRegistry: Sendable {
         public var jwksURI: String?
         /// `--require-dpop`: every token request carries a DPoP proof (RFC 9449).
         public var requireDPoP = false
+        /// `--authorization-challenge`: a first-party native app (public) that signs its users in
+        /// at `/oauth/authorize-challenge` without a browser.
+        public var authorizationChallenge = false
+        /// `--ciba poll|ping`: may ask for a user's approval on their phone.
+        public var cibaMode: String?
+        /// `--notification-endpoint`: a ping client's, told when its request was answered.
+        public var notificationEndpoint: String?
 
         /// Authenticates with its keys (`--jwks` or `--jwks-uri`), so it gets no secret.
         public var usesKeys: Bool { jwks != nil || jwksURI != nil }
@@ -141,7 +148,9 @@ public struct ClientRegistry: Sendable {
             introspection: checked.introspection, tokenExchange: checked.tokenExchange, allowedGroups: checked.allowedGroups,
             requiredACR: checked.requiredACR, deviceFlow: checked.deviceFlow, requirePAR: checked.requirePAR,
             refresh: checked.refresh, messagesForBusiness: messagesForBusiness, clientCredentials: checked.clientCredentials,
-            audiences: checked.audiences, jwks: checked.jwks, jwksURI: checked.jwksURI, requireDPoP: checked.requireDPoP, createdAt: createdAt)
+            audiences: checked.audiences, jwks: checked.jwks, jwksURI: checked.jwksURI, requireDPoP: checked.requireDPoP,
+            authorizationChallenge: checked.authorizationChallenge, cibaMode: checked.cibaMode, notificationEndpoint: checked.notificationEndpoint,
+            createdAt: createdAt)
     }
 
     /// Removes a client. (Its tokens go with it once the provider issues tokens.)
@@ -184,11 +193,13 @@ public struct ClientRegistry: Sendable {
             checked.backchannelLogoutURI = try checkRedirectURI(uri, isPublic: false, option: "--backchannel-logout-uri")
         }
         guard !checked.redirectURIs.isEmpty || registration.introspection || registration.tokenExchange || registration.deviceFlow
-            || registration.clientCredentials
+            || registration.clientCredentials || registration.cibaMode != nil
         else {
             throw Failure(
-                description: "--redirect-uri is required unless the client only introspects, exchanges tokens, uses the device flow or gets client credentials")
+                description: "--redirect-uri is required unless the client only introspects, exchanges tokens, uses the device flow or CIBA, or gets client credentials")
         }
+        try checkFirstParty(registration)
+        checked.notificationEndpoint = try checkBackchannel(registration)
         try checkKeys(registration, into: &checked)
         if registration.clientCredentials, registration.isPublic {
             throw Failure(description: "--client-credentials needs a confidential client (a secret or keys), not --public")
@@ -206,6 +217,34 @@ public struct ClientRegistry: Sendable {
         }
         checked.allowedGroups = Array(Set(registration.allowedGroups)).sorted()
         return checked
+    }
+
+    /// `--authorization-challenge` is for a native app: a public client (PKCE), with a redirect
+    /// URI for the browser flow it is sent to when a passkey cannot do.
+    static func checkFirstParty(_ registration: Registration) throws(Failure) {
+        guard registration.authorizationChallenge else { return }
+        guard registration.isPublic else { throw Failure(description: "--authorization-challenge is for a --public client (a native app)") }
+        guard !registration.redirectURIs.isEmpty else {
+            throw Failure(description: "--authorization-challenge needs a --redirect-uri, for the browser flow it falls back to")
+        }
+    }
+
+    /// `--ciba poll|ping`: a client that authenticates (a secret or keys); a ping client with a
+    /// `--notification-endpoint` under the back-channel logout URI's rule (https, or http on
+    /// loopback), and only a ping client with one. The endpoint as it will be stored.
+    static func checkBackchannel(_ registration: Registration) throws(Failure) -> String? {
+        guard let mode = registration.cibaMode else {
+            if registration.notificationEndpoint != nil { throw Failure(description: "--notification-endpoint is for --ciba ping") }
+            return nil
+        }
+        guard mode == "poll" || mode == "ping" else { throw Failure(description: "--ciba must be poll or ping, not \(mode.prefix(16))") }
+        guard !registration.isPublic else { throw Failure(description: "--ciba needs a confidential client (a secret or keys), not --public") }
+        switch (mode, registration.notificationEndpoint) {
+        case ("ping", nil): throw Failure(description: "--ciba ping needs a --notification-endpoint")
+        case ("poll", .some): throw Failure(description: "--notification-endpoint is for --ciba ping")
+        case (_, let uri?): return try checkRedirectURI(uri, isPublic: false, option: "--notification-endpoint")
+        default: return nil
+        }
     }
 
     /// 1 to `maximum` characters, none of them a control character: a name or a group.
@@ -332,98 +371,4 @@ public struct ClientRegistry: Sendable {
     }
 
     // MARK: JSON (the command line's lines, the admin API)
-
-    /// A client as `clients list` prints it and the admin API answers it; `client_secret` only
-    /// when given (at creation and rotation).
-    public static func json(_ client: ClientRecord, secret: String?) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "client_id": .string(client.id), "public": .bool(client.isPublic),
-            "redirect_uris": .array(client.redirectURIs.map(JSONValue.string)),
-            "post_logout_redirect_uris": .array(client.postLogoutRedirectURIs.map(JSONValue.string)),
-            "scope": .string(client.scopes.joined(separator: " ")), "id_token_alg": .string(client.idTokenAlgorithm),
-            "introspection": .bool(client.introspection), "token_exchange": .bool(client.tokenExchange),
-            "allowed_groups": .array(client.allowedGroups.map(JSONValue.string)), "device_flow": .bool(client.deviceFlow),
-            "require_par": .bool(client.requirePAR), "refresh": .bool(OpenIDProvider.getsRefreshTokens(client)),
-            "client_credentials": .bool(client.clientCredentials), "audiences": .array(client.audiences.map(JSONValue.string)),
-            "require_dpop": .bool(client.requireDPoP), "kind": .string(client.kind.rawValue), "status": .string(Self.status(client)),
-            "token_endpoint_auth_method": .string(OpenIDProvider.authMethod(client).rawValue),
-            "created_at": .string(ISO8601DateFormatter().string(from: client.createdAt)),
-        ]
-        if let name = client.name { object["name"] = .string(name) }
-        if let uri = client.backchannelLogoutURI { object["backchannel_logout_uri"] = .string(uri) }
-        if let acr = client.requiredACR { object["require_acr"] = .string(acr) }
-        if let secret { object["client_secret"] = .string(secret) }
-        if client.messagesForBusiness { object["messages_for_business"] = .bool(true) }
-        if client.fromClientsFile { object["clients_file"] = .bool(true) }
-        if let jwks = client.jwks, let set = JSONValue.strictObject(Array(jwks.utf8)) { object["jwks"] = .object(set) }
-        if let uri = client.jwksURI { object["jwks_uri"] = .string(uri) }
-        return .object(object)
-    }
-
-    /// `active`, or `pending` for an open registration not yet approved.
-    static func status(_ client: ClientRecord) -> String { client.pending ? "pending" : "active" }
-
-    /// A registration from the admin API's JSON, with the members `json` writes; an unknown
-    /// member or a value of the wrong type is `invalid_request`. `add` then checks the values.
-    public static func registration(json body: [String: JSONValue]) throws(APIError) -> Registration {
-        let known: Set<String> = [
-            "client_id", "name", "public", "redirect_uris", "post_logout_redirect_uris", "backchannel_logout_uri", "scope", "id_token_alg",
-            "introspection", "token_exchange", "allowed_groups", "require_acr", "device_flow", "require_par", "refresh",
-            "client_credentials", "audiences", "jwks", "jwks_uri", "require_dpop", "kind", "status",
-        ]
-        if let unknown = JSONFields.firstUnknownMember(of: body, known: known) {
-            throw APIError.invalidRequest("\(unknown.prefix(32)) is not a member of a client.")
-        }
-        func string(_ key: String) throws(APIError) -> String? {
-            guard let value = body[key] else { return nil }
-            guard case .string(let text) = value else { throw APIError.invalidRequest("\(key) must be a string.") }
-            return text
-        }
-        func flag(_ key: String) throws(APIError) -> Bool {
-            guard let value = body[key] else { return false }
-            guard case .bool(let flag) = value else { throw APIError.invalidRequest("\(key) must be true or false.") }
-            return flag
-        }
-        func strings(_ key: String) throws(APIError) -> [String] {
-            guard let value = body[key] else { return [] }
-            guard case .array(let items) = value, items.count <= 100 else { throw APIError.invalidRequest("\(key) must be an array of strings.") }
-            var texts: [String] = []
-            for item in items {
-                guard case .string(let text) = item else { throw APIError.invalidRequest("\(key) must be an array of strings.") }
-                texts.append(text)
-            }
-            return texts
-        }
-        // What `clients list` prints of an operator's client, so that its lines can be given back.
-        if let kind = try string("kind"), kind != ClientKind.byOperator.rawValue {
-            throw APIError.invalidRequest("kind must be operator: clients of other kinds register themselves.")
-        }
-        if let status = try string("status"), status != "active" { throw APIError.invalidRequest("status must be active.") }
-        guard let id = try string("client_id") else { throw APIError.invalidRequest("client_id is required.") }
-        var registration = Registration(id: id)
-        registration.name = try string("name")
-        registration.isPublic = try flag("public")
-        registration.redirectURIs = try strings("redirect_uris")
-        registration.postLogoutRedirectURIs = try strings("post_logout_redirect_uris")
-        registration.backchannelLogoutURI = try string("backchannel_logout_uri")
-        if let scope = try string("scope") { registration.scopes = scope.split(separator: " ").map(String.init) }
-        if let algorithm = try string("id_token_alg") { registration.idTokenAlgorithm = algorithm }
-        registration.introspection = try flag("introspection")
-        registration.tokenExchange = try flag("token_exchange")
-        registration.allowedGroups = try strings("allowed_groups")
-        registration.requiredACR = try string("require_acr")
-        registration.deviceFlow = try flag("device_flow")
-        registration.requirePAR = try flag("require_par")
-        registration.refresh = try flag("refresh")
-        registration.clientCredentials = try flag("client_credentials")
-        registration.audiences = try strings("audiences")
-        if let value = body["jwks"] {
-            guard case .object = value else { throw APIError.invalidRequest("jwks must be a key set object.") }
-            registration.jwks = String(decoding: value.encoded(), as: UTF8.self)
-        }
-        registration.jwksURI = try string("jwks_uri")
-        registration.requireDPoP = try flag("require_dpop")
-        return registration
-    }
-
 }

@@ -153,6 +153,7 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case backchannelLogoutSupported = "backchannel_logout_supported", backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
         case registrationEndpoint = "registration_endpoint"
         case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
+        case authorizationChallengeEndpoint = "authorization_challenge_endpoint"
     }
 
     public let issuer: String
@@ -195,6 +196,8 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let registrationEndpoint: String?
     /// Whether a `client_id` may be a metadata document's URL.
     public let clientIDMetadataDocumentSupported: Bool
+    /// First-party native apps' passkey sign-in (draft-ietf-oauth-first-party-apps).
+    public let authorizationChallengeEndpoint: String
 }
 
 /// The userinfo endpoint's answer (OpenID Connect Core §5.3.2): `sub` and the claims of the
@@ -275,5 +278,46 @@ public struct DeviceRequestAnswer: Sendable, Equatable, Encodable {
             try container.encode("refused", forKey: .approval)
             try container.encode(Refusal(error: error, errorDescription: description), forKey: .refusal)
         }
+    }
+}
+
+/// `/oauth/authorize-challenge`'s answers: 200 with `authorization_code`, or 400 with `error`
+/// `insufficient_authorization` (an `auth_session` and the passkey request options) or
+/// `redirect_to_web` (a `request_uri` for the browser flow, and the `state` and `nonce` it was
+/// pushed with). Its other refusals are `OAuthError`s.
+public struct AuthorizationChallengeAnswer: Sendable, Encodable {
+    enum CodingKeys: String, CodingKey {
+        case authorizationCode = "authorization_code", error, errorDescription = "error_description", authSession = "auth_session",
+             passkey, requestURI = "request_uri", expiresIn = "expires_in", state, nonce
+    }
+
+    public let authorizationCode: String?
+    public let error: String?
+    public let errorDescription: String?
+    public let authSession: String?
+    /// PublicKeyCredentialRequestOptionsJSON, for the app to pass to the platform.
+    public let passkey: RequestOptionsResponse.Options?
+    public let requestURI: String?
+    public let expiresIn: Int?
+    public let state: String?
+    public let nonce: String?
+
+    /// 200: the code; everything else is 400.
+    public var succeeded: Bool { authorizationCode != nil }
+
+    static func code(_ code: String) -> Self {
+        Self(authorizationCode: code, error: nil, errorDescription: nil, authSession: nil, passkey: nil, requestURI: nil, expiresIn: nil,
+             state: nil, nonce: nil)
+    }
+
+    static func insufficient(authSession: String, passkey: RequestOptionsResponse.Options) -> Self {
+        Self(authorizationCode: nil, error: "insufficient_authorization",
+             errorDescription: "sign in with a passkey: pass these options to the platform, then call again with auth_session and passkey_response",
+             authSession: authSession, passkey: passkey, requestURI: nil, expiresIn: nil, state: nil, nonce: nil)
+    }
+
+    static func redirectToWeb(requestURI: String, expiresIn: Int, state: String, nonce: String, description: String) -> Self {
+        Self(authorizationCode: nil, error: "redirect_to_web", errorDescription: description, authSession: nil, passkey: nil,
+             requestURI: requestURI, expiresIn: expiresIn, state: state, nonce: nonce)
     }
 }

@@ -328,19 +328,31 @@ extension OpenIDProvider {
                 return .shown(error: refusal.code, description: refusal.message)
             }
         }
-        let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
-        let grant = GrantRecord(
-            id: Base64URL.encode(SecureRandom.bytes(16)), clientID: request.client.id, userHandle: signedIn.user.handle,
-            sessionHash: signedIn.tokenHash, offline: request.scopes.contains("offline_access"), scopes: request.scopes,
-            nonce: request.nonce, authTime: session.createdAt, amr: Self.amr(session, credential: credential), acr: Self.acr(credential),
-            credentialID: credential?.id, codeHash: Digest.sha256.hash(code), codeChallenge: request.codeChallenge,
-            redirectURI: request.redirectURI, codeExpiresAt: at.addingTimeInterval(Self.codeTTL), createdAt: at,
-            expiresAt: at.addingTimeInterval(Self.codeTTL), dpopJKT: request.dpopJKT)
-        try await store.insertGrant(grant, event: context.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": request.client.id]))
+        try await insertCodeGrant(
+            code, clientID: request.client.id, signedIn: signedIn, session: session, scopes: request.scopes, nonce: request.nonce,
+            codeChallenge: request.codeChallenge, redirectURI: request.redirectURI, dpopJKT: request.dpopJKT, at: at)
         return .respond(
             AuthorizationResponse(
                 redirectURI: request.redirectURI, formPost: request.responseMode == .formPost,
                 parameters: [.init(name: "code", value: Base64URL.encode(code)), .init(name: "state", value: request.state),
                              .init(name: "iss", value: issuer)]))
+    }
+
+    /// A new grant for `signedIn`'s session whose code is `code` (only its hash stored), bound
+    /// to the client, the redirect URI ("" for a code from the authorization challenge, which
+    /// had none), the PKCE challenge, the nonce and the scopes, with the session's `amr` and `acr`.
+    func insertCodeGrant(
+        _ code: [UInt8], clientID: String, signedIn: SignedInUser, session: SessionRecord, scopes: [String], nonce: String?,
+        codeChallenge: String, redirectURI: String, dpopJKT: String?, at: Date
+    ) async throws {
+        let credential = try await session.credentialID.asyncMap { try await store.credential(id: $0) } ?? nil
+        let grant = GrantRecord(
+            id: Base64URL.encode(SecureRandom.bytes(16)), clientID: clientID, userHandle: signedIn.user.handle,
+            sessionHash: signedIn.tokenHash, offline: scopes.contains("offline_access"), scopes: scopes,
+            nonce: nonce, authTime: session.createdAt, amr: Self.amr(session, credential: credential), acr: Self.acr(credential),
+            credentialID: credential?.id, codeHash: Digest.sha256.hash(code), codeChallenge: codeChallenge,
+            redirectURI: redirectURI, codeExpiresAt: at.addingTimeInterval(Self.codeTTL), createdAt: at,
+            expiresAt: at.addingTimeInterval(Self.codeTTL), dpopJKT: dpopJKT)
+        try await store.insertGrant(grant, event: context.event(signedIn.user.handle, "oauth_code_issued", at: at, ["client": clientID]))
     }
 }

@@ -46,6 +46,7 @@ extension OpenIDProvider {
             backchannelLogoutSupported: true,
             backchannelLogoutSessionSupported: true,
             registrationEndpoint: configuration.dynamicRegistration == .off ? nil : base + "/oauth/register",
-            clientIDMetadataDocumentSupported: configuration.clientMetadataDocuments)
+            clientIDMetadataDocumentSupported: configuration.clientMetadataDocuments,
+            authorizationChallengeEndpoint: base + "/oauth/authorize-challenge")
     }
 }

@@ -120,9 +120,6 @@ extension OpenIDProvider {
 
     func redeemCode(_ values: [String: String], client: ClientRecord, jkt: String?) async throws -> TokenAnswer {
         guard let code = values["code"] else { throw OAuthError.invalidRequest("code is missing") }
-        guard let redirectURI = values["redirect_uri"] ?? AuthorizationRequest.impliedRedirectURI(client) else {
-            throw OAuthError.invalidRequest("redirect_uri is missing")
-        }
         let verifier = values["code_verifier"]
         guard verifier != nil || client.messagesForBusiness else {
             throw OAuthError.invalidRequest("code_verifier is missing (PKCE is required)")
@@ -137,7 +134,7 @@ extension OpenIDProvider {
         }
         guard !grant.revoked else { throw OAuthError.invalidGrant("the code was revoked") }
         guard grant.codeExpiresAt > at else { throw OAuthError.invalidGrant("the code has expired") }
-        guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
+        try Self.checkRedirectURI(values["redirect_uri"], grant: grant, client: client)
         try Self.checkCodeVerifier(verifier, grant: grant, client: client)
         try Self.checkCodeBinding(grant, jkt: jkt)
         try await checkSessionAlive(grant, at: at)
@@ -148,6 +145,20 @@ extension OpenIDProvider {
             try await mfb.bindAccessToken(response.accessToken, code: code, clientID: client.id, redirectURI: grant.redirectURI, at: at)
         }
         return response
+    }
+
+    /// RFC 6749 §4.1.3: the redirect URI the authorization request gave (implied for a client
+    /// with one, as the request may leave it out); none for a code from the authorization
+    /// challenge, whose request had none.
+    static func checkRedirectURI(_ given: String?, grant: GrantRecord, client: ClientRecord) throws(OAuthError) {
+        if grant.redirectURI.isEmpty {
+            guard given == nil else { throw OAuthError.invalidGrant("this code was issued without a redirect_uri; send none") }
+            return
+        }
+        guard let redirectURI = given ?? AuthorizationRequest.impliedRedirectURI(client) else {
+            throw OAuthError.invalidRequest("redirect_uri is missing")
+        }
+        guard redirectURI == grant.redirectURI else { throw OAuthError.invalidGrant("redirect_uri is not the one the authorization request gave") }
     }
 
     /// RFC 7636 §4.6 for a code issued with a challenge; a code issued without one (only the

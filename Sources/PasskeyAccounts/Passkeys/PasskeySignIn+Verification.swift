@@ -5,8 +5,9 @@ internal import PasskeyStorage
 internal import Logging
 
 /// A sign-in's verification: the pending ceremony a response names, and the WebAuthn checks
-/// an assertion goes through (§7.2) before the store writes it.
-extension PasskeySignIn {
+/// an assertion goes through (§7.2) before the store writes it. The first-party flow's
+/// assertions (`AuthorizationChallenge`) are these.
+extension PasskeySignIn: PasskeyAssertions {
     /// Transports as browsers report them (`getTransports()`: sorted, no repeats); nil when none.
     static func transportList(_ transports: [String]) -> [String]? {
         let sorted = Array(Set(transports)).sorted()
@@ -120,6 +121,13 @@ extension PasskeySignIn {
         if current == passkey.id { return false }
         let currentClass = OpenIDProvider.acr(try await store.credential(id: current))
         return OpenIDProvider.acr(passkey) == "phrh" && currentClass != "phrh"
+    }
+
+    /// The challenge an AuthenticationResponseJSON's clientDataJSON names (the first-party
+    /// flow's check that an assertion answers its own `auth_session`); nil when unreadable.
+    public func assertionChallenge(_ body: [UInt8]) -> [UInt8]? {
+        guard let response = try? AuthenticationResponse(json: body, registrationEndpoint: "POST /registration_finalize") else { return nil }
+        return Self.challengeBytes(response.clientData)
     }
 
     /// The pending ceremony named by the challenge inside clientDataJSON (a read; the finishing

@@ -19,11 +19,15 @@ public struct UseCases: Sendable {
     public let deletion: AccountDeletion
     /// Forward authentication's rules.
     public let forwardAuth: ForwardAuth
+    /// First-party native apps' passkey sign-in without a browser.
+    public let authorizationChallenge: AuthorizationChallenge
 
     public init(
         passkeys: PasskeySignIn, sessions: Sessions, apple: AppleSignIn?, push: PushSignIn, mfb: MfBSignIn?, conformance: FIDOConformance?,
-        openID: OpenIDProvider, signingKeys: SigningKeys, admin: AdminConsole, deletion: AccountDeletion, forwardAuth: ForwardAuth
+        openID: OpenIDProvider, signingKeys: SigningKeys, admin: AdminConsole, deletion: AccountDeletion, forwardAuth: ForwardAuth,
+        authorizationChallenge: AuthorizationChallenge
     ) {
+        self.authorizationChallenge = authorizationChallenge
         self.passkeys = passkeys
         self.sessions = sessions
         self.apple = apple
@@ -60,6 +64,7 @@ struct Routes: Sendable {
             WellKnownController(service: service, association: association, assetLinks: assetLinks, relatedOrigins: relatedOrigins),
             identity,
             RegistrationController(service: service, openID: u.openID),
+            FirstPartyController(service: service, challenge: u.authorizationChallenge),
             ForwardAuthController(service: service, forwardAuth: u.forwardAuth),
             AdminController(service: service, admin: u.admin),
         ]
