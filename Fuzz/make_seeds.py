@@ -27,7 +27,7 @@ TARGETS = [
     "attestation-formats", "jws", "jose", "registration", "authentication", "strict-json", "postgres-url",
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "outbound-host", "user-code", "recovery-code", "page-cursor",
-    "name", "checkpoint-copies", "json-offsets", "export-lines", "client-metadata",
+    "name", "checkpoint-copies", "json-offsets", "export-lines", "client-metadata", "forward-auth-rule",
 ]
 
 
@@ -433,6 +433,10 @@ def main():
         ("hostile", {"redirect_uris": ["javascript:alert(1)", "http://10.0.0.1/cb#x"], "grant_types": ["client_credentials"], "client_name": 7}),
     ]:
         seeds.add("client-metadata", name, json.dumps(document))
+    for name, text in [("groups", "app.example.com/admin=admins, Staff team"), ("anyone", "app.example.com="),
+                       ("assurance", "*.example.com/ops=ops max_age=300 acr=phrh"), ("only-acr", "a.example= acr=phr"),
+                       ("twice", "a.example= max_age=60 max_age=70"), ("short", "a.example= max_age=9"), ("unknown", "a.example= ttl=5")]:
+        seeds.add("forward-auth-rule", name, text)
     for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
                        ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
         seeds.add("user-code", name, text)

@@ -4,6 +4,7 @@ import { runCeremony } from "./ceremonies.js";
 import { ServerError, api, badge, describeError, detail, el, formatTime, setStatus, state, timeElement } from "./shared.js";
 import { signalAccepted, signalUnknown, signalUserDetails } from "./signals.js";
 import { loadActivity, refreshActivity } from "./activity.js";
+import { refreshApprovals } from "./approvals.js";
 
 export { refreshActivity };
 
@@ -241,7 +242,10 @@ async function refreshSessions() {
   el.sessions.replaceChildren(...sessions.map(sessionItem));
 }
 
-const sessionMethodNames = { passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages", recovery: "recovery code" };
+const sessionMethodNames = {
+  passkey: "passkey", apple: "Sign in with Apple", push: "phone approval", mfb: "Messages", recovery: "recovery code",
+  ciba: "an application's request you approved",
+};
 
 function sessionItem(session) {
   const li = document.createElement("li");
@@ -337,6 +341,7 @@ export async function refreshAccount() {
     }
     showSignedIn(account);
     await refreshSessions();
+    await refreshApprovals();
     await refreshActivity();
     return true;
   } catch (error) {

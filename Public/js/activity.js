@@ -5,7 +5,7 @@ import { api, describeError, el, state, timeElement } from "./shared.js";
 
 // ----------------------------------------------------------- recent activity
 
-const methodNames = { passkey: "a passkey", apple: "Apple", push: "a push notification", mfb: "Messages for Business" };
+const methodNames = { passkey: "a passkey", apple: "Apple", push: "a push notification", mfb: "Messages for Business", ciba: "an application's request you approved" };
 
 // One line for an audit event of GET /me/events; unknown types show their name.
 function describeEvent(event) {
@@ -35,6 +35,9 @@ function describeEvent(event) {
     case "oauth_device_approved": return `A device of ${d.client ?? "an application"} was approved`;
     case "oauth_device_denied": return `A device of ${d.client ?? "an application"} was denied`;
     case "oauth_device_code_reuse": return `A device code of ${d.client ?? "an application"} was used twice; its tokens were revoked`;
+    case "ciba_requested": return `${d.client ?? "An application"} asked for your approval`;
+    case "ciba_approved": return d.by === "page" ? "You approved an application's request on this page" : "You approved an application's request on your phone";
+    case "ciba_denied": return d.by === "page" ? "You denied an application's request on this page" : "You denied an application's request on your phone";
     case "account_disabled": return "The account was disabled by an operator";
     case "account_enabled": return "The account was enabled by an operator";
     case "recovery_codes_created": return `New recovery codes made${d.count ? ` (${d.count})` : ""}; the old ones no longer work`;

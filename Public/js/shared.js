@@ -91,6 +91,8 @@ export const el = {
   pushCancel: document.querySelector("#push-cancel"),
   phones: document.querySelector("#phones"),
   applications: document.querySelector("#applications"),
+  approvals: document.querySelector("#approvals"),
+  approvalsSection: document.querySelector("#approvals-section"),
   sessions: document.querySelector("#sessions"),
   deleteAccountForm: document.querySelector("#delete-account-form"),
   deleteConfirm: document.querySelector("#delete-confirm"),

@@ -126,7 +126,7 @@ public struct PasskeyApplication: Sendable {
         }
         let openID = OpenIDProvider(
             context: context, sessions: sessions, store: store, keys: signingKeys, backChannel: BackChannelLogoutHTTP(), messagesForBusiness: mfb,
-            documents: OutboundDocumentsHTTP())
+            documents: OutboundDocumentsHTTP(), push: push, backchannelNotifications: BackchannelNotificationHTTP())
         let useCases = UseCases(
             passkeys: service, sessions: sessions, apple: apple, push: push, mfb: mfb, conformance: conformance, openID: openID,
             signingKeys: signingKeys,
@@ -410,6 +410,13 @@ struct OutboundDocumentsHTTP: OutboundDocuments {
 
     func get(_ url: URL, maximumBytes: Int, timeout: TimeInterval) async throws -> FetchedDocument {
         try await WellKnownFetcher(timeout: timeout, maximumBytes: maximumBytes, userAgent: "passkey-server").fetch(url)
+    }
+}
+
+struct BackchannelNotificationHTTP: BackchannelNotificationDelivery {
+    func notify(authReqID: String, token: String, to url: String) async throws {
+        let status = try await JSONPost.send(url: url, json: ["auth_req_id": authReqID], bearer: token, timeout: 10)
+        guard (200..<300).contains(status) else { throw FormPost.Failure(description: "\(url) answered \(status)") }
     }
 }
 

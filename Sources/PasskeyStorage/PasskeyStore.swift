@@ -4,7 +4,7 @@ public import Foundation
 /// the composition of the slices of its contract, one per feature (`CeremonyStore`,
 /// `AccountStore`, `SessionStore`, `AuditStore`, `RecoveryStore`, `AdminStore`,
 /// `ServerStateStore`, `GroupStore`, `AppleStore`, `PushStore`, `MfBStore`, `OpenIDStore`,
-/// `ClientRegistrationStore`, `ConsentStore`). A use case may be given the slices it uses rather
+/// `ClientRegistrationStore`, `ConsentStore`, `BackchannelStore`). A use case may be given the slices it uses rather
 /// than the whole store.
 ///
 /// Two implementations: `SQLitePasskeyStore` (one file, one process: the default) and
@@ -19,7 +19,7 @@ public import Foundation
 /// changed, or the outcome of a commit in flight is unknown), `.database` for anything else.
 public protocol PasskeyStore: CeremonyStore, AccountStore, SessionStore, AuditStore,
     RecoveryStore, AdminStore, ServerStateStore, GroupStore,
-    AppleStore, PushStore, MfBStore, OpenIDStore, ClientRegistrationStore, ConsentStore {
+    AppleStore, PushStore, MfBStore, OpenIDStore, ClientRegistrationStore, ConsentStore, BackchannelStore {
     /// Closes the store once the calls already made have run. Later calls throw.
     func close() async
 

@@ -77,6 +77,9 @@ public struct PushRequestRecord: Sendable, Equatable {
     /// own kind.
     public var purpose: String
 
+    /// `purpose` of a CIBA approval's push.
+    public static let cibaPurpose = "ciba"
+
     public init(
         id: String, userHandle: [UInt8]?, watchHash: [UInt8], challenge: String, number: Int?, status: String = "pending",
         deviceID: String? = nil, createdAt: Date, expiresAt: Date, sessionIssued: Bool = false, purpose: String = "sign_in"

@@ -189,6 +189,7 @@ struct ConfigurationResolver {
         c.rateLimitPerAddress = try int(flags.rateLimitIP, "RATE_LIMIT_IP", range: 0...1_000_000) ?? c.rateLimitPerAddress
         c.rateLimitPerUser = try int(flags.rateLimitUser, "RATE_LIMIT_USER", range: 0...1_000_000) ?? c.rateLimitPerUser
         c.rateLimitPerClient = try int(flags.rateLimitClient, "RATE_LIMIT_CLIENT", range: 0...1_000_000) ?? c.rateLimitPerClient
+        c.cibaRate = try int(flags.cibaRate, "CIBA_RATE", range: 1...1000) ?? c.cibaRate
         c.trustedProxies = try list(flags.trustedProxy, "TRUSTED_PROXY").map { text in
             guard let range = AddressRange(text) else {
                 throw ValidationError("--trusted-proxy must be an address range such as 10.0.0.0/8 or ::1/128, not \(text)")

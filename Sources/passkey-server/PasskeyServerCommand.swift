@@ -222,6 +222,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit-client"), help: ArgumentHelp("Token endpoint requests a minute for one OpenID client id; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_CLIENT, default 600)", valueName: "N"))
     var rateLimitClient: Int?
 
+    @Option(name: .customLong("ciba-rate"), help: ArgumentHelp("CIBA approval requests (/oauth/bc-authorize) an hour for one user, across all clients and instances: each pushes to the user's phone. (env: PASSKEY_CIBA_RATE, default 10)", valueName: "N"))
+    var cibaRate: Int?
+
     @Option(name: .customLong("rate-limit-user"), help: ArgumentHelp("Ceremony requests a minute for one user name; 0 turns the limit off. (env: PASSKEY_RATE_LIMIT_USER, default 30)", valueName: "N"))
     var rateLimitUser: Int?
 

@@ -16,7 +16,8 @@
 #      `Origin` the server does not allow (all of them must be 403 forbidden_origin), but
 #      the form endpoints that other sites post to by design (Apple's callback, the OAuth
 #      authorization endpoints as a navigation) or that never read the cookie (token,
-#      revocation, userinfo: client credentials or a Bearer token only), and RP-initiated
+#      revocation, userinfo, CIBA's request, the authorization challenge: client credentials,
+#      a client id or a Bearer token only), and RP-initiated
 #      logout, which other sites send the browser to by design and which asks the user first;
 #   5. stops the server; exits non-zero on any failure.
 #
@@ -253,7 +254,7 @@ run_pass cross-origin --checks "${checks%,json_body_required},foreign_origin_ref
     --exclude-path /siwa/callback --exclude-path /mfb/authorize --exclude-path /mfb/token \
     --exclude-path /oauth/authorize --exclude-path /oauth/token --exclude-path /oauth/revoke \
     --exclude-path /oauth/userinfo --exclude-path /oauth/logout --exclude-path /oauth/introspect --exclude-path /oauth/par \
-    --exclude-path /oauth/device
+    --exclude-path /oauth/device --exclude-path /oauth/bc-authorize --exclude-path /oauth/authorize-challenge
 
 if ! "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \
     "$base_url/healthz" 2>/dev/null; then

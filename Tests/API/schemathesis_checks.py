@@ -20,7 +20,7 @@ _EARLIER_REFUSALS = {401, 403, 404, 413, 429}
 _FORM_PATHS = {
     "/siwa/callback", "/mfb/authorize", "/mfb/token",
     "/oauth/authorize", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/oauth/logout", "/oauth/introspect", "/oauth/par",
-    "/oauth/device", "/oauth/consent",
+    "/oauth/device", "/oauth/consent", "/oauth/bc-authorize", "/oauth/authorize-challenge",
 }
 
 

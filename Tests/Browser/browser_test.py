@@ -1465,6 +1465,42 @@ def run_checks(results, driver, page, server_port, context):
     if phone:
         check("a denial on the phone shows a clear message and does not sign in", push_deny)
 
+    # CIBA: an application asks for this account's approval; the signed-in page lists the
+    # request beside the phone's push, and Approve answers it; the application then gets tokens.
+    def ciba_on_the_page():
+        added = subprocess.run([context["binary"], "clients", "add", "--database", context["database"], "--id", "browser-desk",
+                                "--name", "Help desk", "--ciba", "poll"], capture_output=True, text=True, timeout=60)
+        expect(added.returncode == 0, f"clients add exited {added.returncode}: {added.stderr.strip()}")
+        secret = json.loads(added.stdout.strip().splitlines()[-1])["client_secret"]
+        basic = "Basic " + base64.b64encode(f"browser-desk:{secret}".encode()).decode()
+        base = f"http://127.0.0.1:{server_port}"
+        status, asked, _ = http("POST", base + "/oauth/bc-authorize", headers={"Authorization": basic},
+                                form={"scope": "openid profile", "login_hint": AppleStandIn.EMAIL, "binding_message": "Order 7"})
+        expect(status == 200 and isinstance(asked, dict), f"/oauth/bc-authorize answered {status}: {asked}")
+        deadline = time.monotonic() + STATE_TIMEOUT
+        while not any("ciba" in p.get("data", {}) for p in stand_in.pushes) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the server hands pushes to the provider in the background
+        cibas = [p for p in stand_in.pushes if "ciba" in p.get("data", {})]
+        expect(cibas and json.loads(cibas[-1]["data"]["ciba"]).get("binding_message") == "Order 7", "no CIBA push reached the gateway")
+        snap = push_round(deny=False)
+        expect(snap["state"] == "ok" and snap["signedIn"], f"signing in with the phone: {snap['state']!r} {snap['text']!r}")
+        page.wait_for(lambda s: driver.script("return !document.querySelector('#approvals-section').hidden;"),
+                      "the page to list the request")
+        listed = driver.script("return document.querySelector('#approvals li').textContent;")
+        expect("Help desk" in listed and "Order 7" in listed, f"the request reads {listed!r}")
+        token = {"grant_type": "urn:openid:params:grant-type:ciba", "auth_req_id": asked["auth_req_id"]}
+        status, pending, _ = http("POST", base + "/oauth/token", headers={"Authorization": basic}, form=token)
+        expect(status == 400 and pending.get("error") == "authorization_pending", f"the poll answered {status}: {pending}")
+        snap = page.run("#approvals .approval-approve", "ok")
+        expect("Approved the request of Help desk" in snap["text"], f"status text is {snap['text']!r}")
+        expect(driver.script("return document.querySelector('#approvals-section').hidden;"), "the request is still listed")
+        time.sleep(5.5)  # the request's polling interval
+        status, tokens, _ = http("POST", base + "/oauth/token", headers={"Authorization": basic}, form=token)
+        expect(status == 200 and "id_token" in tokens, f"the poll after the approval answered {status}: {tokens}")
+    if phone:
+        check("CIBA: an application's request is listed on the signed-in page and approved there; the application gets its tokens",
+              ciba_on_the_page)
+
     # Linking an Apple ID to a passkey account through the web flow: the callback links nothing
     # until the account's owner confirms it on the page.
     def apple_link_confirmed():

@@ -161,7 +161,8 @@ import Testing
             acrValuesSupported: [], promptValuesSupported: [], claimsParameterSupported: false, requestParameterSupported: false,
             requestURIParameterSupported: false, authorizationResponseIssParameterSupported: true, backchannelLogoutSupported: true,
             backchannelLogoutSessionSupported: true, registrationEndpoint: nil,
-            clientIDMetadataDocumentSupported: false, authorizationChallengeEndpoint: "c")
+            clientIDMetadataDocumentSupported: false, authorizationChallengeEndpoint: "c", backchannelAuthenticationEndpoint: "b",
+            backchannelTokenDeliveryModesSupported: [], backchannelUserCodeParameterSupported: false)
         #expect(try members(discovery) == [
             "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint", "end_session_endpoint",
             "introspection_endpoint", "pushed_authorization_request_endpoint", "device_authorization_endpoint", "response_types_supported",
@@ -173,6 +174,7 @@ import Testing
             "acr_values_supported", "prompt_values_supported", "claims_parameter_supported", "request_parameter_supported",
             "request_uri_parameter_supported", "authorization_response_iss_parameter_supported", "backchannel_logout_supported",
             "backchannel_logout_session_supported", "client_id_metadata_document_supported", "authorization_challenge_endpoint",
+            "backchannel_authentication_endpoint", "backchannel_token_delivery_modes_supported", "backchannel_user_code_parameter_supported",
         ])
 
         // The claims are the scopes' own: a null `passkey` stays, a `sub` among them does not win.

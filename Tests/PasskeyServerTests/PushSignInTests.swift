@@ -86,6 +86,24 @@ final class PushGatewayStandIn: Sendable {
             return (session, try #require(registeredDevice.json["deviceId"] as? String))
         }
 
+        /// A new account whose one phone is the simulator binary (`push-device enroll` from
+        /// the discovery's JSON): its key file and the server's address.
+        func enrolledSimulator(_ name: String) async throws -> (keyFile: String, server: String) {
+            let (registered, _, _) = try await ceremonies.register(name)
+            let session = try #require(registered.json["session"] as? String)
+            let discovery = try await client.send("POST", "/push/devices/discovery", bearer: session)
+            var qr = try #require(try JSONSerialization.jsonObject(with: discovery.body) as? [String: Any])
+            qr.removeValue(forKey: "qr_svg")
+            let keyFile = server.directory.appendingPathComponent("device-\(name).pem").path
+            let address = server.base.absoluteString
+            let enrolled = try await CommandRun.run([
+                "push-device", "enroll", String(decoding: try JSONSerialization.data(withJSONObject: qr), as: UTF8.self),
+                "--key", keyFile, "--server", address,
+            ])
+            #expect(enrolled.status == 0, "\(enrolled.errors)")
+            return (keyFile, address)
+        }
+
         func initialize(_ name: String) async throws -> [String: Any] {
             let result = try await client.post("/push/authentication_initialize", json: ["user_name": name])
             try #require(result.status == 200)
@@ -534,18 +552,7 @@ final class PushGatewayStandIn: Sendable {
     /// The simulator as a binary: enrol from the discovery JSON, answer the push.
     @Test func theDeviceSimulatorPlaysThePhone() async throws {
         try await Self.withPush { push in
-            let (registered, _, _) = try await push.ceremonies.register("ada")
-            let session = try #require(registered.json["session"] as? String)
-            let discovery = try await push.client.send("POST", "/push/devices/discovery", bearer: session)
-            var qr = try #require(try JSONSerialization.jsonObject(with: discovery.body) as? [String: Any])
-            qr.removeValue(forKey: "qr_svg")
-            let keyFile = push.server.directory.appendingPathComponent("device.pem").path
-            let server = push.server.base.absoluteString
-            let enrolled = try await CommandRun.run([
-                "push-device", "enroll", String(decoding: try JSONSerialization.data(withJSONObject: qr), as: UTF8.self),
-                "--key", keyFile, "--server", server,
-            ])
-            #expect(enrolled.status == 0, "\(enrolled.errors)")
+            let (keyFile, server) = try await push.enrolledSimulator("ada")
             #expect(FileManager.default.fileExists(atPath: keyFile))
             let started = try await push.initialize("ada")
             let sent = try await push.gateway.push(1)

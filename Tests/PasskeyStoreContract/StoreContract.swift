@@ -37,7 +37,7 @@ public enum StoreContract {
         + AppleContract.checks + PushContract.checks + MfBContract.checks
         + LifecycleContract.checks + ConcurrencyContract.checks + SigningKeyContract.checks + ClientContract.checks + GroupContract.checks
         + GrantContract.checks + DeviceContract.checks + RecoveryContract.checks + LimitContract.checks
-        + OutboxContract.checks + NameKeyContract.checks + ClientRegistrationContract.checks + ConsentContract.checks
+        + OutboxContract.checks + NameKeyContract.checks + ClientRegistrationContract.checks + ConsentContract.checks + BackchannelContract.checks
 }
 
 /// A fresh store of `engine`, closed afterwards.

@@ -47,6 +47,7 @@ enum FuzzTargets {
         FuzzTarget(name: "json-offsets", run: JSONOffsetsTarget.run),
         FuzzTarget(name: "export-lines", run: ExportLinesTarget.run),
         FuzzTarget(name: "client-metadata", run: ClientMetadataTarget.run),
+        FuzzTarget(name: "forward-auth-rule", run: ForwardAuthRuleTarget.run),
     ]
 }
 

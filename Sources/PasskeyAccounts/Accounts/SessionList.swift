@@ -17,6 +17,7 @@ extension Sessions {
         switch session.via {
         case "apple"?: return "apple"
         case let via? where via.hasPrefix("push:"): return "push"
+        case let via? where via.hasPrefix("ciba:"): return "ciba"
         case let via?: return via
         case nil: return "passkey"
         }

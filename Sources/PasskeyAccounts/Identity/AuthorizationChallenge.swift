@@ -72,10 +72,10 @@ public struct AuthorizationChallenge: Sendable {
     /// checks them, a passkey ceremony begun (for `login_hint`'s passkeys, or any discoverable
     /// one), and its options with a new `auth_session`.
     func start(_ values: [String: String], client: ClientRecord) async throws -> AuthorizationChallengeAnswer {
-        let scopes = try Self.oauth { refuse throws(AuthorizationRequest.Refusal) in
+        let scopes = try AuthorizationRequest.asOAuthError { refuse throws(AuthorizationRequest.Refusal) in
             try AuthorizationRequest.checkScopes(values["scope"], client: client, refuse: refuse)
         }
-        let codeChallenge = try Self.oauth { refuse throws(AuthorizationRequest.Refusal) in
+        let codeChallenge = try AuthorizationRequest.asOAuthError { refuse throws(AuthorizationRequest.Refusal) in
             try AuthorizationRequest.checkCodeChallenge(values["code_challenge"], method: values["code_challenge_method"] ?? "S256", refuse: refuse)
         }
         let loginHint = values["login_hint"].flatMap { $0.isEmpty ? nil : $0 }
@@ -187,14 +187,4 @@ public struct AuthorizationChallenge: Sendable {
             state: state, nonce: nonce, description: why)
     }
 
-    /// An authorization request's check, its refusal as this endpoint's OAuth error.
-    static func oauth<T>(_ check: ((String, String) -> AuthorizationRequest.Refusal) throws(AuthorizationRequest.Refusal) -> T) throws(OAuthError) -> T {
-        do {
-            return try check { error, description in .shown(error: error, description: description) }
-        } catch {
-            switch error {
-            case .shown(let code, let description), .redirected(let code, let description, _, _, _): throw OAuthError(code, description)
-            }
-        }
-    }
 }

@@ -202,4 +202,16 @@ public struct AuthorizationRequest: Sendable, Equatable {
         let all = asked + (client.requiredACR.map { [$0] } ?? [])
         return all.contains("phrh") ? "phrh" : all.contains("phr") ? "phr" : nil
     }
+
+    /// One of these checks for an endpoint that answers in RFC 6749 §5.2's shape (the
+    /// authorization challenge, CIBA's request): its refusal as an `OAuthError`.
+    static func asOAuthError<T>(_ check: ((String, String) -> Refusal) throws(Refusal) -> T) throws(OAuthError) -> T {
+        do {
+            return try check { error, description in .shown(error: error, description: description) }
+        } catch {
+            switch error {
+            case .shown(let code, let description), .redirected(let code, let description, _, _, _): throw OAuthError(code, description)
+            }
+        }
+    }
 }

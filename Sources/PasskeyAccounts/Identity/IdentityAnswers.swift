@@ -154,6 +154,9 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
         case registrationEndpoint = "registration_endpoint"
         case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
         case authorizationChallengeEndpoint = "authorization_challenge_endpoint"
+        case backchannelAuthenticationEndpoint = "backchannel_authentication_endpoint"
+        case backchannelTokenDeliveryModesSupported = "backchannel_token_delivery_modes_supported"
+        case backchannelUserCodeParameterSupported = "backchannel_user_code_parameter_supported"
     }
 
     public let issuer: String
@@ -198,6 +201,10 @@ public struct DiscoveryDocument: Sendable, Equatable, Encodable {
     public let clientIDMetadataDocumentSupported: Bool
     /// First-party native apps' passkey sign-in (draft-ietf-oauth-first-party-apps).
     public let authorizationChallengeEndpoint: String
+    /// CIBA (OpenID CIBA Core 1.0 §4).
+    public let backchannelAuthenticationEndpoint: String
+    public let backchannelTokenDeliveryModesSupported: [String]
+    public let backchannelUserCodeParameterSupported: Bool
 }
 
 /// The userinfo endpoint's answer (OpenID Connect Core §5.3.2): `sub` and the claims of the
@@ -320,4 +327,39 @@ public struct AuthorizationChallengeAnswer: Sendable, Encodable {
         Self(authorizationCode: nil, error: "redirect_to_web", errorDescription: description, authSession: nil, passkey: nil,
              requestURI: requestURI, expiresIn: expiresIn, state: state, nonce: nonce)
     }
+}
+
+/// `/oauth/bc-authorize`'s answer (CIBA §7.3).
+public struct BackchannelAnswer: Sendable, Equatable, Encodable {
+    enum CodingKeys: String, CodingKey { case authReqID = "auth_req_id", expiresIn = "expires_in", interval }
+
+    public let authReqID: String
+    public let expiresIn: Int
+    public let interval: Int
+}
+
+/// `GET /me/approvals`: the CIBA requests waiting for the signed-in user's answer.
+public struct ApprovalsAnswer: Sendable, Equatable, Encodable {
+    public struct Approval: Sendable, Equatable, Encodable {
+        enum CodingKeys: String, CodingKey {
+            case id, clientName = "client_name", bindingMessage = "binding_message", ip, expiresAt = "expires_at"
+        }
+
+        public let id: String
+        public let clientName: String
+        public let bindingMessage: String?
+        public let ip: String?
+        public let expiresAt: String
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(clientName, forKey: .clientName)
+            try container.encode(bindingMessage, forKey: .bindingMessage)
+            try container.encode(ip, forKey: .ip)
+            try container.encode(expiresAt, forKey: .expiresAt)
+        }
+    }
+
+    public let approvals: [Approval]
 }

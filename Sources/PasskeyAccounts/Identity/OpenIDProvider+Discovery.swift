@@ -21,7 +21,9 @@ extension OpenIDProvider {
             deviceAuthorizationEndpoint: base + "/oauth/device",
             responseTypesSupported: ["code"],
             responseModesSupported: ["query", "form_post"],
-            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", Self.tokenExchangeGrant, Self.deviceCodeGrant],
+            grantTypesSupported: [
+                "authorization_code", "refresh_token", "client_credentials", Self.tokenExchangeGrant, Self.deviceCodeGrant, Self.cibaGrant,
+            ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: SigningKeys.algorithms.map(\.rawValue),
             tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
@@ -47,6 +49,9 @@ extension OpenIDProvider {
             backchannelLogoutSessionSupported: true,
             registrationEndpoint: configuration.dynamicRegistration == .off ? nil : base + "/oauth/register",
             clientIDMetadataDocumentSupported: configuration.clientMetadataDocuments,
-            authorizationChallengeEndpoint: base + "/oauth/authorize-challenge")
+            authorizationChallengeEndpoint: base + "/oauth/authorize-challenge",
+            backchannelAuthenticationEndpoint: base + "/oauth/bc-authorize",
+            backchannelTokenDeliveryModesSupported: ["poll", "ping"],
+            backchannelUserCodeParameterSupported: false)
     }
 }

@@ -38,6 +38,8 @@ extension OpenIDProvider {
             return try await exchange(values, client: client, jkt: jkt)
         case Self.deviceCodeGrant:
             return try await redeemDeviceCode(values, client: client, jkt: jkt)
+        case Self.cibaGrant:
+            return try await redeemBackchannel(values, client: client, jkt: jkt)
         case let other:
             throw OAuthError("unsupported_grant_type", "grant_type \(other.prefix(64)) is not supported")
         }

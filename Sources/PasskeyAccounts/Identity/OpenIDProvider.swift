@@ -21,7 +21,12 @@ public final class OpenIDProvider: Sendable {
     let context: UseCaseContext
     let sessions: Sessions
     let store: any OpenIDStore & ClientRegistrationStore & ConsentStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore
+        & BackchannelStore
     let keys: SigningKeys
+    /// The push authenticator, CIBA's authentication device; nil: no CIBA.
+    let push: PushSignIn?
+    /// Where ping clients are told their request was answered; nil sends nothing.
+    let backchannelNotifications: (any BackchannelNotificationDelivery)?
     /// Where logout tokens are posted; nil sends none (a provider without the network).
     let backChannel: (any BackChannelLogoutDelivery)?
     /// The waits before each retry of a logout token that was not delivered.
@@ -45,10 +50,14 @@ public final class OpenIDProvider: Sendable {
     /// Starts listening to the passkey service's ended sessions (for back-channel logout).
     public init(
         context: UseCaseContext, sessions: Sessions,
-        store: any OpenIDStore & ClientRegistrationStore & ConsentStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore,
+        store: any OpenIDStore & ClientRegistrationStore & ConsentStore & AccountStore & SessionStore & GroupStore & AppleStore & ServerStateStore
+            & BackchannelStore,
         keys: SigningKeys, backChannel: (any BackChannelLogoutDelivery)? = nil,
-        messagesForBusiness: MfBSignIn? = nil, documents: (any OutboundDocuments)? = nil
+        messagesForBusiness: MfBSignIn? = nil, documents: (any OutboundDocuments)? = nil, push: PushSignIn? = nil,
+        backchannelNotifications: (any BackchannelNotificationDelivery)? = nil
     ) {
+        self.push = push
+        self.backchannelNotifications = backchannelNotifications
         self.context = context
         self.sessions = sessions
         self.store = store
@@ -62,6 +71,10 @@ public final class OpenIDProvider: Sendable {
         sessions.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }
+        }
+        push?.onApprovalAnswered { [weak self] pushID in
+            guard let self else { return }
+            Task { await self.notifyBackchannel(pushID: pushID) }
         }
     }
 

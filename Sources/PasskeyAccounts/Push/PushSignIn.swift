@@ -14,6 +14,8 @@ public import Logging
 public final class PushSignIn: Sendable {
     let context: UseCaseContext
     let sessions: Sessions
+    /// The push ids of CIBA requests a phone (or the page) just answered.
+    let approvalAnswers = Feed<String>(skipping: { _ in false })
     let store: any PushStore & AccountStore & SessionStore & RecoveryStore & ServerStateStore
     public let provider: any PushProvider
     let mode: NumberChallenge.Mode
@@ -237,13 +239,18 @@ public final class PushSignIn: Sendable {
     /// Hands the pushes to the provider without holding up the answer; counts each, disables
     /// a device the provider reports gone.
     func send(_ request: PushRequestRecord, to devices: [PushDeviceRecord], user: UserRecord, client: RequestClient?) {
-        let messages = devices.map { device in
+        deliver(devices.map { device in
             PushMessage(
                 deviceID: device.id, deviceToken: device.deviceToken,
                 data: pushData(request, device: device, user: user, client: client),
                 alertTitle: "Sign-in request", alertBody: "Approve the sign-in to \(applicationName) on this phone.",
                 apnsEnvironment: Self.environment(of: device, fallback: defaultEnvironment))
-        }
+        })
+    }
+
+    /// Hands `messages` to the provider in the background; counts each, disables a device the
+    /// provider reports gone.
+    func deliver(_ messages: [PushMessage]) {
         let provider = provider
         let store = store
         let metrics = context.metrics
@@ -335,20 +342,25 @@ public final class PushSignIn: Sendable {
         guard request.status == PushRequestStatus.pending.rawValue, now < request.expiresAt else {
             throw Self.alreadyAnswered
         }
+        // A CIBA approval has no number: its binding message plays that part.
+        let approval = request.purpose == PushRequestRecord.cibaPurpose
         let status: PushRequestStatus
         do {
-            status = try PushDecision.decide(answer, challenge: request.challenge, number: request.number, mode: mode)
+            status = try PushDecision.decide(answer, challenge: request.challenge, number: request.number, mode: approval ? .off : mode)
         } catch {
             throw APIError(error)
         }
-        let event: AuditEvent? = switch status {
-        case .denied: context.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
-        case .numberMismatch: context.event(device.userHandle, "push_number_mismatch", at: now, ["device": device.id, "request": request.id])
+        let event: AuditEvent? = switch (status, approval) {
+        case (.approved, true): context.event(device.userHandle, "ciba_approved", at: now, ["device": device.id, "request": request.id])
+        case (.denied, true): context.event(device.userHandle, "ciba_denied", at: now, ["device": device.id, "request": request.id])
+        case (.denied, _): context.event(device.userHandle, "push_denied", at: now, ["device": device.id, "request": request.id])
+        case (.numberMismatch, _): context.event(device.userHandle, "push_number_mismatch", at: now, ["device": device.id, "request": request.id])
         default: nil
         }
         guard try await store.answerPushRequest(id: request.id, deviceID: device.id, status: status.rawValue, now: now, event: event) else {
             throw Self.alreadyAnswered
         }
+        if approval { approvalAnswers.publish(request.id) }
         if status == .numberMismatch {
             throw APIError(code: "number_mismatch", message: "The number chosen on the phone is not the one shown.")
         }

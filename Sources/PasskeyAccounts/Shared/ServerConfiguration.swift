@@ -134,6 +134,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimitPerUser = 30
     /// Token endpoint requests a minute for one OpenID client id (`--rate-limit-client`).
     public var rateLimitPerClient = 600
+    /// CIBA requests an hour for one user, across all clients and instances (`--ciba-rate`).
+    public var cibaRate = 10
     /// Proxies whose X-Forwarded-For is believed (`--trusted-proxy`).
     public var trustedProxies: [AddressRange] = []
 

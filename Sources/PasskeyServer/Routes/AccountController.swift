@@ -28,6 +28,16 @@ struct AccountController: Controller {
             }
             return Self.json(["status": "ok"])
         }
+        // CIBA requests waiting for this user's answer, which the page can give too.
+        routes.get("/me/approvals", .json) { request, _ in
+            try Self.json(try await openID.approvals(session: try await session(request)))
+        }
+        routes.post("/me/approvals/:id", .json) { request, context in
+            struct Decision: Decodable { let decision: String }
+            let body = try Self.decode(Decision.self, try await Self.body(request))
+            try await openID.decideApproval(id: context.parameters.get("id") ?? "", decision: body.decision, session: try await session(request))
+            return Self.json(["status": body.decision == "approve" ? "approved" : "denied"])
+        }
         routes.delete("/me", .json) { request, _ in
             guard let session = try await session(request) else { throw APIError.unauthorized }
             struct Confirmation: Decodable { let confirm: String? }

@@ -71,6 +71,12 @@ struct IdentityController: Controller {
             if response.status == .ok { response.status = .created }
             return response
         }
+        // CIBA: a client asks for a user's approval on their phone.
+        routes.post("/oauth/bc-authorize", .oauth) { request, _ in
+            try await Self.oauth(request) { parameters in
+                try await openID.backchannelAuthorize(parameters, basic: Self.basicCredentials(request))
+            }
+        }
         routes.post("/oauth/device", .oauth) { request, _ in
             try await Self.oauth(request) { parameters in
                 try await openID.deviceAuthorization(parameters, basic: Self.basicCredentials(request))
