@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyApp
 import PasskeyCrypto
 import PasskeyJSON
 import PasskeyPush
@@ -183,6 +184,19 @@ final class PingStandIn: Sendable {
             #expect(try await Self.ask(agent, Self.standard("nobody")).json["error_description"] as? String
                 == (try await Self.ask(agent, Self.standard("nophone")).json["error_description"] as? String))
             #expect(try await Self.ask(plain, Self.standard()).error == "unauthorized_client")
+            // The client's groups, and a disabled account: access_denied, saying which.
+            let staffOnly = try await TestRelyingParty.register(push.server, id: "staff-desk") { registration in
+                registration.redirectURIs = []
+                registration.cibaMode = "poll"
+                registration.allowedGroups = ["staff"]
+            }
+            let outsider = try await Self.ask(staffOnly, Self.standard())
+            #expect(outsider.error == "access_denied" && (outsider.json["error_description"] as? String)?.contains("may not sign in") == true)
+            _ = try await push.enrolled("dora")
+            let dora = try #require(try await push.server.app.store.user(nameKey: "dora"))
+            _ = try await push.server.app.store.setUserDisabled(handle: dora.handle, disabled: true, event: nil)
+            let disabled = try await Self.ask(agent, Self.standard("dora"))
+            #expect(disabled.error == "access_denied" && (disabled.json["error_description"] as? String)?.contains("disabled") == true)
             var wrongSecret = agent
             wrongSecret = TestRelyingParty(server: push.server, clientID: agent.clientID, secret: "wrong")
             #expect(try await Self.ask(wrongSecret, Self.standard()).status == 401)

@@ -15,8 +15,10 @@ import Testing
 /// redeemed with PKCE and no redirect URI.
 @Suite struct FirstPartyTests {
     /// A native app: public, `--authorization-challenge`.
-    static func app(_ server: TestServer, _ configure: (inout ClientRegistry.Registration) -> Void = { _ in }) async throws -> TestRelyingParty {
-        try await TestRelyingParty.register(server, id: "notes") { registration in
+    static func app(
+        _ server: TestServer, id: String = "notes", _ configure: (inout ClientRegistry.Registration) -> Void = { _ in }
+    ) async throws -> TestRelyingParty {
+        try await TestRelyingParty.register(server, id: id) { registration in
             registration.isPublic = true
             registration.authorizationChallenge = true
             configure(&registration)
@@ -187,10 +189,18 @@ import Testing
             #expect(browser.status == 302 || browser.status == 303, "\(browser.status) \(String(decoding: browser.body, as: UTF8.self))")
             #expect(browser.header("Location")?.contains("authorization=") == true)
 
-            let app = try await Self.app(server) { $0.id = "notes2" }
+            // Outside the client's groups: access_denied, and that session is closed too.
+            let staffOnly = try await Self.app(server, id: "staff-notes") { $0.allowedGroups = ["staff"] }
+            let (_, staffSession, staffChallenge) = try await Self.start(staffOnly)
+            let outsider = try await Self.finish(
+                staffOnly, staffSession, try Self.assertion(ada.credential, challenge: staffChallenge, origin: server.origin, signCount: 2))
+            #expect(outsider.status == 400 && outsider.error == "access_denied", "\(outsider.json)")
+            #expect(try await server.app.store.sessions(userHandle: handle, now: server.clock.now()).count == sessions)
+
+            let app = try await Self.app(server, id: "notes2")
             _ = try await server.app.store.setUserDisabled(handle: handle, disabled: true, event: nil)
             let (_, disabledSession, disabledChallenge) = try await Self.start(app)
-            let disabled = try await Self.finish(app, disabledSession, try Self.assertion(ada.credential, challenge: disabledChallenge, origin: server.origin, signCount: 2))
+            let disabled = try await Self.finish(app, disabledSession, try Self.assertion(ada.credential, challenge: disabledChallenge, origin: server.origin, signCount: 3))
             #expect(disabled.error == "redirect_to_web", "\(disabled.json)")
         }
     }

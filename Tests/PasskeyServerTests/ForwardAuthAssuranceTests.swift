@@ -33,7 +33,10 @@ import Testing
         let rule = try ForwardAuthRule("app.example.com/admin=admins, Staff team max_age=300 acr=phrh")
         #expect(rule.groups == ["admins", "Staff team"])
         #expect(rule.maxAge == 300 && rule.acr == "phrh")
-        #expect(rule.description == "app.example.com/admin=admins,Staff team max_age=300 acr=phrh")
+        #expect(rule.description == "app.example.com/admin=admins, Staff team max_age=300 acr=phrh")
+        // A group's name holds no "=": the options are told from the groups by it.
+        #expect(throws: ForwardAuthRule.Failure.self) { try ForwardAuthRule("in=a, b x=c, d") }
+        #expect(throws: ForwardAuthRule.Failure.self) { try ForwardAuthRule("in=adm,in=a") }
         let anyone = try ForwardAuthRule("app.example.com= acr=phr")
         #expect(anyone.groups.isEmpty && anyone.acr == "phr" && anyone.maxAge == nil)
         #expect(try ForwardAuthRule("app.example.com=").groups.isEmpty)

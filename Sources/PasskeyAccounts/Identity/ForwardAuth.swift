@@ -37,8 +37,9 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         let target = text[..<equals]
         let (groupList, maxAge, acr) = try Self.assurance(String(text[text.index(after: equals)...]), rule: text)
         let groups = groupList.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard groupList.trimmingCharacters(in: .whitespaces).isEmpty || groups.allSatisfy({ (try? UserName($0)) != nil }) else {
-            throw Failure(description: "\(text.prefix(64)): name groups separated by commas, or none for any signed-in user")
+        // A group's name in a rule holds no "=", which marks the options after the groups.
+        guard groupList.trimmingCharacters(in: .whitespaces).isEmpty || groups.allSatisfy({ (try? UserName($0)) != nil && !$0.contains("=") }) else {
+            throw Failure(description: "\(text.prefix(64)): name groups (without \"=\") separated by commas, or none for any signed-in user")
         }
         let slash = target.firstIndex(of: "/") ?? target.endIndex
         let host = target[..<slash].lowercased()
@@ -67,6 +68,7 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
     /// most once.
     static func assurance(_ text: String, rule: String) throws(Failure) -> (groups: String, maxAge: Int?, acr: String?) {
         var rest = Substring(text)
+        while rest.last == " " || rest.last == "\t" { rest.removeLast() }
         var maxAge: Int?
         var acr: String?
         while let space = rest.lastIndex(where: { $0 == " " || $0 == "\t" }) {
@@ -94,8 +96,9 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         return (String(rest), maxAge, acr)
     }
 
+    /// The rule as written: its groups, then its options.
     public var description: String {
-        host + (pathPrefix ?? "") + "=" + groups.joined(separator: ",") + (maxAge.map { " max_age=\($0)" } ?? "")
+        host + (pathPrefix ?? "") + "=" + groups.joined(separator: ", ") + (maxAge.map { " max_age=\($0)" } ?? "")
             + (acr.map { " acr=\($0)" } ?? "")
     }
 
