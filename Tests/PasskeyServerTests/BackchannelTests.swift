@@ -184,6 +184,9 @@ final class PingStandIn: Sendable {
             #expect(try await Self.ask(agent, Self.standard("nobody")).json["error_description"] as? String
                 == (try await Self.ask(agent, Self.standard("nophone")).json["error_description"] as? String))
             #expect(try await Self.ask(plain, Self.standard()).error == "unauthorized_client")
+            // At the token endpoint: a client not registered for CIBA, and no auth_req_id.
+            #expect(try await Self.poll(plain, "x").error == "unauthorized_client")
+            #expect(try await agent.token([("grant_type", OpenIDProvider.cibaGrant)]).error == "invalid_request")
             // The client's groups, and a disabled account: access_denied, saying which.
             let staffOnly = try await TestRelyingParty.register(push.server, id: "staff-desk") { registration in
                 registration.redirectURIs = []
@@ -214,11 +217,14 @@ final class PingStandIn: Sendable {
             #expect(third.status == 200)
             let flood = try await Self.ask(try await Self.agent(push.server, id: "desk4"), Self.standard())
             #expect(flood.error == "access_denied" && (flood.json["error_description"] as? String)?.contains("hour") == true)
-            try await Task.sleep(for: .milliseconds(200))
+            // Three pushes (handed to the provider in the background), and no more.
+            _ = try await push.gateway.push(3)
+            try await Task.sleep(for: .milliseconds(300))
             #expect(push.gateway.pushes.count == 3)
             // The first request still stands: the phone can deny it, which is final.
             let firstID = try #require(first.json["auth_req_id"] as? String)
-            let firstPush = try await push.gateway.push(1)
+            let firstPushID = try await push.server.app.store.backchannelRequest(idHash: Digest.sha256.hash(Array(firstID.utf8)))?.pushID
+            let firstPush = try #require(push.gateway.pushes.first { ($0["data"] as? [String: String])?["pushId"] == firstPushID })
             #expect(try await push.answer(firstPush, approve: false).status == 202)
             #expect(try await Self.poll(agent, firstID).error == "access_denied")
             // A request nobody answers expires.

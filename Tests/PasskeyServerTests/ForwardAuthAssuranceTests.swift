@@ -109,6 +109,9 @@ import Testing
             let initialize = try await client.post("/authentication_initialize", json: ["reauthenticate": true, "acr": "phrh"], bearer: ada.session)
             #expect(initialize.status == 400)
             #expect(try await client.post("/authentication_initialize", json: ["reauthenticate": true, "acr": "gold"], bearer: ada.session).status == 400)
+            // acr belongs to a step-up only.
+            #expect(try await client.post("/authentication_initialize", json: ["acr": "phr"]).status == 400)
+            #expect(try await client.post("/registration_initialize", json: ["user_name": "eve", "acr": "phr"]).status == 400)
             // The groups and the assurance together: not in staff is 403 whatever the session.
             #expect(try await ForwardAuthTests.ask(server, url: "https://app.example.com/ops", session: ada.session).status == 403)
         }

@@ -24,6 +24,7 @@ struct PasskeyController: Controller {
         }
         routes.post("/registration_initialize", .ceremony) { request, _ in
             let body = try await Self.initializeBody(request)
+            if body.acr != nil { throw APIError.invalidRequest("acr is an option of a step-up (reauthenticate).") }
             let options = try await service.beginRegistration(body.options, session: try await session(request, allowingRecovery: true))
             return Self.json(writing: options)
         }
@@ -37,6 +38,7 @@ struct PasskeyController: Controller {
         }
         routes.post("/authentication_initialize", .ceremony) { request, _ in
             let body = try await Self.initializeBody(request)
+            if body.acr != nil, body.reauthenticate != true { throw APIError.invalidRequest("acr is an option of a step-up (reauthenticate).") }
             if body.reauthenticate == true {
                 return Self.json(writing: try await service.beginReauthentication(session: try await session(request), acr: body.acr))
             }
