@@ -52,6 +52,8 @@ import Testing
             #expect(made.status == 201, "\(String(decoding: made.body, as: UTF8.self))")
             #expect(made.header("Cache-Control") == "no-store" && made.header("Pragma") == "no-cache")
             let id = try #require(made.json["client_id"] as? String)
+            // Never a leading "-", which `clients approve ID` would read as an option.
+            #expect(id.hasPrefix("pkc_") && id.count == 26)
             let secret = try #require(made.json["client_secret"] as? String)
             #expect(made.json["client_secret_expires_at"] as? Int == 0)
             #expect(made.json["token_endpoint_auth_method"] as? String == "client_secret_basic")

@@ -18,6 +18,9 @@ extension OpenIDProvider {
     static let registrationsPerHour = 20
     static let initialTokenPrefix = "pki_"
     static let registrationTokenPrefix = "pkr_"
+    /// A self-registered client's id begins with it: never with a "-", which the command line
+    /// (`clients approve ID`) would take for an option, and told apart from the operator's at a glance.
+    static let registeredClientPrefix = "pkc_"
 
     /// `POST /oauth/register`: the new client's information (RFC 7591 §3.2.1, RFC 7592 §3), with
     /// its secret and registration access token, shown only here.
@@ -27,7 +30,7 @@ extension OpenIDProvider {
         let at = now()
         try await checkRegistrationRate(at: at)
         let spending = try initialTokenHash(initialToken, mode: mode)
-        let id = Base64URL.encode(SecureRandom.bytes(16))
+        let id = Self.registeredClientPrefix + Base64URL.encode(SecureRandom.bytes(16))
         let metadata = try ClientMetadata.read(body, id: id)
         let secret = metadata.registration.isPublic || metadata.registration.usesKeys ? nil : Base64URL.encode(SecureRandom.bytes(ClientRegistry.secretBytes))
         let accessToken = Self.registrationTokenPrefix + Base64URL.encode(SecureRandom.bytes(32))
