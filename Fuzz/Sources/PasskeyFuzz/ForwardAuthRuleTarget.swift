@@ -9,7 +9,7 @@ enum ForwardAuthRuleTarget {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let rule = try? ForwardAuthRule(text) else { return }
         expect(rule.host == rule.host.lowercased(), "the host kept upper case")
-        expect(rule.maxAge.map(ForwardAuthRule.maximumAgeRange.contains) ?? true, "max_age out of range")
+        expect(rule.maxAge.map(ForwardAuthRule.maxAgeRange.contains) ?? true, "max_age out of range")
         expect(rule.acr.map { $0 == "phr" || $0 == "phrh" } ?? true, "an acr of another class")
         let again = attempt("the rule's written form", { try ForwardAuthRule(rule.description) })
         expect(again == rule, "the written form does not parse back to the same rule")

@@ -26,9 +26,9 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         public let description: String
     }
 
-    /// The least `max_age`: a shorter one could lapse between the step-up and the proxy's
-    /// next question, sending the browser round again.
-    public static let maximumAgeRange = 10...31_536_000
+    /// The `max_age` a rule may ask: 10 seconds at least, as a shorter one could lapse between
+    /// the step-up and the proxy's next question and send the browser round again.
+    public static let maxAgeRange = 10...31_536_000
 
     public init(_ text: String) throws(Failure) {
         guard let equals = text.firstIndex(of: "=") else {
@@ -75,9 +75,9 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
             let option = rest[rest.index(after: space)...]
             if option.hasPrefix("max_age="), maxAge == nil {
                 guard let seconds = Int(option.dropFirst(8)), option.dropFirst(8).allSatisfy({ $0.isASCII && $0.isNumber }),
-                      maximumAgeRange.contains(seconds)
+                      maxAgeRange.contains(seconds)
                 else {
-                    throw Failure(description: "\(rule.prefix(64)): max_age is a number of seconds from \(maximumAgeRange.lowerBound) to \(maximumAgeRange.upperBound)")
+                    throw Failure(description: "\(rule.prefix(64)): max_age is a number of seconds from \(maxAgeRange.lowerBound) to \(maxAgeRange.upperBound)")
                 }
                 maxAge = seconds
             } else if option.hasPrefix("acr="), acr == nil {
