@@ -199,8 +199,12 @@ public struct AuthorizationRequest: Sendable, Equatable {
         if let unknown = asked.first(where: { !ClientRegistry.authenticationClasses.contains($0) }) {
             throw refuse("unmet_authentication_requirements", "acr \(unknown.prefix(32)) cannot be met here")
         }
-        let all = asked + (client.requiredACR.map { [$0] } ?? [])
-        return all.contains("phrh") ? "phrh" : all.contains("phr") ? "phr" : nil
+        return strictestClass(asked + (client.requiredACR.map { [$0] } ?? []))
+    }
+
+    /// The strictest of the classes named (`phrh` over `phr`); nil for none.
+    static func strictestClass(_ classes: [String]) -> String? {
+        classes.contains("phrh") ? "phrh" : classes.contains("phr") ? "phr" : nil
     }
 
     /// One of these checks for an endpoint that answers in RFC 6749 §5.2's shape (the

@@ -49,7 +49,7 @@ extension OpenIDProvider {
         let credential = try await request.approvedCredentialID.asyncMap { try await store.credential(id: $0) } ?? nil
         let acr = Self.acr(credential)
         let asked = (request.acrValues ?? "").split(separator: " ").map(String.init) + (client.requiredACR.map { [$0] } ?? [])
-        if let required = asked.contains("phrh") ? "phrh" : asked.contains("phr") ? "phr" : nil, !Self.satisfies(acr, required: required) {
+        if let required = AuthorizationRequest.strictestClass(asked), !Self.satisfies(acr, required: required) {
             throw OAuthError("access_denied", "the approval was not made with a passkey of class \(required); approve on the page after confirming with one")
         }
         try await checkPolicy(client, userHandle: user.handle, acr: acr)
@@ -82,17 +82,8 @@ extension OpenIDProvider {
               let client = try? await store.client(id: request.clientID), client.cibaMode == "ping", let endpoint = client.notificationEndpoint
         else { return }
         let id = authReqID(pushID: pushID)
-        var lastError = ""
-        for (attempt, delay) in ([0] + logoutRetryDelays).enumerated() {
-            if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
-            do {
-                try await delivery.notify(authReqID: id, token: token, to: endpoint)
-                return
-            } catch {
-                lastError = "\(error)"
-                context.logger.info("CIBA ping not delivered", metadata: ["client": "\(client.id)", "attempt": "\(attempt + 1)", "error": "\(lastError)"])
-            }
-        }
+        guard let lastError = await retrying("CIBA ping", client: client.id, { try await delivery.notify(authReqID: id, token: token, to: endpoint) })
+        else { return }
         context.logger.warning("CIBA ping failed", metadata: ["client": "\(client.id)", "error": "\(lastError)"])
         try? await store.insertEvent(context.event(request.userHandle, "ciba_notification_failed", at: now(), ["client": client.id]))
     }

@@ -133,21 +133,28 @@ extension OpenIDProvider {
     }
 
     func deliver(_ token: String, to uri: String, client: String, userHandle: [UInt8]) async {
-        guard let delivery = backChannel else { return }
+        guard let delivery = backChannel,
+              let lastError = await retrying("back-channel logout", client: client, { try await delivery.deliver(logoutToken: token, to: uri) })
+        else { return }
+        context.logger.warning("back-channel logout failed", metadata: ["client": "\(client)", "error": "\(lastError)"])
+        try? await store.insertEvent(context.event(userHandle, "backchannel_logout_failed", at: now(), ["client": client]))
+    }
+
+    /// `send` at once, then after each of `logoutRetryDelays` until it does not throw, each
+    /// failure logged as `what` not delivered; nil once delivered, else the last error.
+    func retrying(_ what: String, client: String, _ send: () async throws -> Void) async -> String? {
         var lastError = ""
         for (attempt, delay) in ([0] + logoutRetryDelays).enumerated() {
             if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
             do {
-                try await delivery.deliver(logoutToken: token, to: uri)
-                return
+                try await send()
+                return nil
             } catch {
                 lastError = "\(error)"
-                context.logger.info(
-                    "back-channel logout not delivered", metadata: ["client": "\(client)", "attempt": "\(attempt + 1)", "error": "\(lastError)"])
+                context.logger.info("\(what) not delivered", metadata: ["client": "\(client)", "attempt": "\(attempt + 1)", "error": "\(lastError)"])
             }
         }
-        context.logger.warning("back-channel logout failed", metadata: ["client": "\(client)", "error": "\(lastError)"])
-        try? await store.insertEvent(context.event(userHandle, "backchannel_logout_failed", at: now(), ["client": client]))
+        return lastError
     }
 
     /// A logout token (Back-Channel Logout 1.0 §2.4): `typ: logout+jwt`, `iss`, `aud`, `iat`,
