@@ -50,6 +50,20 @@ import Testing
         }
     }
 
+    /// A rule is read scalar by scalar: U+0600, a mark that joins the character after it
+    /// into one grapheme cluster, before the blank ahead of `max_age=` must not hide the option
+    /// when the rule is written back with a space (the fuzz target's find).
+    @Test func aRuleReadsBackTheSameWhateverTheClustersAroundItsSeparators() throws {
+        let rule = try ForwardAuthRule("app.example.com=staff\u{600}\tmax_age=60")
+        #expect(rule.groups == ["staff\u{600}"] && rule.maxAge == 60)
+        #expect(try ForwardAuthRule(rule.description) == rule)
+        let two = try ForwardAuthRule("app.example.com=a\u{600},b acr=phr")
+        #expect(two.groups == ["a\u{600}", "b"] && two.acr == "phr")
+        #expect(try ForwardAuthRule(two.description) == two)
+        // An "=" with a combining mark on it is still an "=".
+        #expect(throws: ForwardAuthRule.Failure.self) { try ForwardAuthRule("app.example.com=a=\u{301}b") }
+    }
+
     /// `max_age=60`: a session whose last passkey ceremony is exactly 60 s old passes; one
     /// second later it is sent to step up (401, or to the sign-in page), and the step-up
     /// lets it through again.

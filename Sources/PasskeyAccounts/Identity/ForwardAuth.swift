@@ -30,26 +30,34 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
     /// the step-up and the proxy's next question and send the browser round again.
     public static let maxAgeRange = 10...31_536_000
 
+    /// Read scalar by scalar, not by `Character`: a grapheme cluster can join a separator to
+    /// its neighbour (a prepended mark before the space that precedes `max_age=`), so the
+    /// written form of a rule would not read back as the same rule.
     public init(_ text: String) throws(Failure) {
-        guard let equals = text.firstIndex(of: "=") else {
+        let scalars = text.unicodeScalars
+        guard let equals = scalars.firstIndex(of: "=") else {
             throw Failure(description: "\(text.prefix(64)) is not HOST[/PATH-PREFIX]=[GROUP[,GROUP…]][ max_age=SECONDS][ acr=phr|phrh]")
         }
-        let target = text[..<equals]
-        let (groupList, maxAge, acr) = try Self.assurance(String(text[text.index(after: equals)...]), rule: text)
-        let groups = groupList.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let target = scalars[..<equals]
+        let (groupList, maxAge, acr) = try Self.assurance(scalars[scalars.index(after: equals)...], rule: text)
+        let written = groupList.split(separator: ",", omittingEmptySubsequences: false).map {
+            String(Substring($0)).trimmingCharacters(in: .whitespaces)
+        }
+        let anyone = String(Substring(groupList)).trimmingCharacters(in: .whitespaces).isEmpty
         // A group's name in a rule holds no "=", which marks the options after the groups.
-        guard groupList.trimmingCharacters(in: .whitespaces).isEmpty || groups.allSatisfy({ (try? UserName($0)) != nil && !$0.contains("=") }) else {
+        let groups = anyone ? [] : written.compactMap { $0.unicodeScalars.contains("=") ? nil : try? UserName.group($0) }
+        guard groups.count == (anyone ? 0 : written.count) else {
             throw Failure(description: "\(text.prefix(64)): name groups (without \"=\") separated by commas, or none for any signed-in user")
         }
         let slash = target.firstIndex(of: "/") ?? target.endIndex
-        let host = target[..<slash].lowercased()
+        let host = String(Substring(target[..<slash])).lowercased()
         let wildcard = host.hasPrefix("*.")
         guard let checked = ForwardedRequest.parse(originalURL: "https://" + (wildcard ? String(host.dropFirst(2)) : host) + "/", method: nil),
               checked.port == nil, !host.contains(":")
         else { throw Failure(description: "\(text.prefix(64)): \(host.prefix(64)) is not a host name or *.domain") }
         var prefix: String?
         if slash != target.endIndex {
-            let path = String(target[slash...])
+            let path = String(Substring(target[slash...]))
             guard path != "/", let canonical = ForwardedRequest.parse(originalURL: "https://x" + path, method: nil)?.canonicalPath,
                   canonical == path, !path.hasSuffix("/"), !path.contains("?"), !path.contains(";")
             else { throw Failure(description: "\(text.prefix(64)): the path prefix must be a plain path such as /admin") }
@@ -57,8 +65,8 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         }
         self.host = host
         self.pathPrefix = prefix
-        self.groups = groupList.trimmingCharacters(in: .whitespaces).isEmpty ? [] : groups
-        self.groupKeys = Set(self.groups.compactMap { try? UserName($0).key })
+        self.groups = groups.map(\.value)
+        self.groupKeys = Set(groups.map(\.key))
         self.maxAge = maxAge
         self.acr = acr
     }
@@ -66,17 +74,19 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
     /// The right-hand side split into its group list and the trailing ` max_age=N` and
     /// ` acr=CLASS` options (read from the end, so that a group name may hold a space), each at
     /// most once.
-    static func assurance(_ text: String, rule: String) throws(Failure) -> (groups: String, maxAge: Int?, acr: String?) {
-        var rest = Substring(text)
-        while rest.last == " " || rest.last == "\t" { rest.removeLast() }
+    static func assurance(_ text: Substring.UnicodeScalarView, rule: String) throws(Failure)
+        -> (groups: Substring.UnicodeScalarView, maxAge: Int?, acr: String?)
+    {
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        var rest = text
+        while let last = rest.last, blank(last) { rest.removeLast() }
         var maxAge: Int?
         var acr: String?
-        while let space = rest.lastIndex(where: { $0 == " " || $0 == "\t" }) {
-            let option = rest[rest.index(after: space)...]
+        while let space = rest.lastIndex(where: blank) {
+            let option = String(Substring(rest[rest.index(after: space)...]))
             if option.hasPrefix("max_age="), maxAge == nil {
-                guard let seconds = Int(option.dropFirst(8)), option.dropFirst(8).allSatisfy({ $0.isASCII && $0.isNumber }),
-                      maxAgeRange.contains(seconds)
-                else {
+                let digits = option.dropFirst(8)
+                guard let seconds = Int(digits), digits.allSatisfy({ $0.isASCII && $0.isNumber }), maxAgeRange.contains(seconds) else {
                     throw Failure(description: "\(rule.prefix(64)): max_age is a number of seconds from \(maxAgeRange.lowerBound) to \(maxAgeRange.upperBound)")
                 }
                 maxAge = seconds
@@ -86,14 +96,14 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
                     throw Failure(description: "\(rule.prefix(64)): acr is phr or phrh")
                 }
                 acr = value
-            } else if option.contains("=") {
+            } else if option.unicodeScalars.contains("=") {
                 throw Failure(description: "\(rule.prefix(64)): \(option.prefix(32)) is not max_age=SECONDS or acr=phr|phrh, each once")
             } else {
                 break
             }
             rest = rest[..<space]
         }
-        return (String(rest), maxAge, acr)
+        return (rest, maxAge, acr)
     }
 
     /// The rule as written: its groups, then its options.
