@@ -441,14 +441,14 @@ import Testing
             ("::ffff:10.0.0.2", [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 10, 0, 0, 2]),
         ] {
             let address = try SocketAddress(ipAddress: text, port: 443)
-            #expect(RequestPolicyMiddleware.addressBytes(address) == bytes, "\(text)")
+            #expect(RequestPolicy.addressBytes(address) == bytes, "\(text)")
             for forwarded in [[], ["198.51.100.7"], ["garbage"]] {
                 #expect(
                     resolver.resolve(peerBytes: bytes, forwardedFor: forwarded) == resolver.resolve(peer: text, forwardedFor: forwarded),
                     "\(text) \(forwarded)")
             }
         }
-        #expect(RequestPolicyMiddleware.addressBytes(try SocketAddress(unixDomainSocketPath: "/tmp/x")) == nil)
+        #expect(RequestPolicy.addressBytes(try SocketAddress(unixDomainSocketPath: "/tmp/x")) == nil)
     }
 }
 

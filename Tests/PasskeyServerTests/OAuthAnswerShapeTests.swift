@@ -66,12 +66,12 @@ import Testing
     }
 
     @Test func anOutageAtAnOAuthEndpointIsTemporarilyUnavailable() throws {
-        let response = try #require(RequestPolicyMiddleware.oauthAnswer(.unavailable))
+        let response = try #require(RequestPolicy.oauthAnswer(.unavailable))
         #expect(response.status.code == 503)
         #expect(response.headers[.cacheControl] == "no-store")
         #expect(response.headers[.init("Pragma")!] == "no-cache")
         #expect(response.headers[.retryAfter] == "1")
-        #expect(RequestPolicyMiddleware.oauthAnswer(.invalidRequest("x")) == nil)
+        #expect(RequestPolicy.oauthAnswer(.invalidRequest("x")) == nil)
     }
 
     /// Every OAuth endpoint that answers a client in JSON is declared with the shape.

@@ -48,11 +48,11 @@ import Testing
         for file in ["index.html", "app.js", "js/shared.js", ".hidden"] {
             try Data("x".utf8).write(to: directory.appendingPathComponent(file))
         }
-        let paths = PublicFilesMiddleware<PasskeyRequestContext>.paths(in: directory.path)
+        let paths = PublicFiles.paths(in: directory.path)
         #expect(paths == ["/", "/index.html", "/app.js", "/js", "/js/", "/js/shared.js", "/.hidden"])
-        #expect(PublicFilesMiddleware<PasskeyRequestContext>.paths(in: directory.appendingPathComponent("missing").path) == ["/"])
+        #expect(PublicFiles.paths(in: directory.appendingPathComponent("missing").path) == ["/"])
 
-        let filePath = PublicFilesMiddleware<PasskeyRequestContext>.filePath
+        let filePath = PublicFiles.filePath
         #expect(filePath("/app.js") == "/app.js")
         #expect(filePath("/js/%73hared.js") == "/js/shared.js")
         #expect(filePath("/a/../app.js") == nil)
@@ -86,10 +86,10 @@ import Testing
     }
 
     @Test func methodsHTTPDoesNotDefineShareOneMetricLabel() {
-        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.get) == "GET")
-        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.delete) == "DELETE")
-        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.init("FROB")!) == "other")
-        #expect(HTTPMetricsMiddleware<PasskeyRequestContext>.methodLabel(.init("FROB2")!) == "other")
+        #expect(HTTPRequestMetrics.methodLabel(.get) == "GET")
+        #expect(HTTPRequestMetrics.methodLabel(.delete) == "DELETE")
+        #expect(HTTPRequestMetrics.methodLabel(.init("FROB")!) == "other")
+        #expect(HTTPRequestMetrics.methodLabel(.init("FROB2")!) == "other")
     }
 
     /// NIO's parser takes the methods llhttp knows (WebDAV's among them) and refuses the rest.
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func theJSONMediaTypeHasOneAnswerWhicheverWayItIsRead() {
-        let isJSON = RequestPolicyMiddleware.isJSON
+        let isJSON = RequestPolicy.isJSON
         for type in ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8",
                      "application/json; charset=\"utf8\"", " application/json "] {
             #expect(isJSON(type), "\(type)")

@@ -78,7 +78,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let internalError = APIError(code: "internal_error", message: "The server failed; try again.")
 
     /// The contract's answer to an error from the service, when it has one: an APIError itself,
-    /// or `unavailable` for an unreachable database. ErrorMiddleware answers anything else 500.
+    /// or `unavailable` for an unreachable database. The request pipeline answers anything else 500.
     package static func answer(to error: any Error) -> APIError? {
         switch error {
         case let error as APIError: return error
@@ -87,7 +87,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The contract's error code an error is answered with (what ErrorMiddleware sends).
+    /// The contract's error code an error is answered with (what the request pipeline sends).
     static func code(for error: any Error) -> String {
         (answer(to: error) ?? .internalError).code
     }

@@ -1,7 +1,7 @@
 /// The client of the request being served, for audit events: its address as the server resolved
 /// it (the socket's peer, or the last untrusted hop of X-Forwarded-For behind a trusted proxy)
 /// and its User-Agent (control characters dropped, at most 256 characters). A task-local set by
-/// RequestPolicyMiddleware, so the service needs no HTTP types.
+/// the request pipeline, so the service needs no HTTP types.
 public struct RequestClient: Sendable {
     public let address: String?
     public let userAgent: String?

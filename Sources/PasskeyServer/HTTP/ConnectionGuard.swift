@@ -123,7 +123,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        let peer = context.channel.remoteAddress.flatMap(RequestPolicyMiddleware.addressBytes)
+        let peer = context.channel.remoteAddress.flatMap(RequestPolicy.addressBytes)
         address = peer.flatMap { resolver.isTrusted($0) ? nil : IPAddress.limitKey(IPAddress.text($0)) }
         guard counter.open(address) else {
             // Closed on the next turn of the loop, not here: this can run while the server is

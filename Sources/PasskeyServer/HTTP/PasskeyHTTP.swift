@@ -5,9 +5,9 @@ public import Logging
 internal import PasskeyAssociation
 internal import PasskeyHTTPParsing
 
-/// The HTTP side of the server, mounted by the composition root: the middleware in their order,
-/// the contract's routes, and `GET /metrics` (on the main router, or on a router of its own for
-/// `--metrics-listen`).
+/// The HTTP side of the server, mounted by the composition root: the request pipeline (the one
+/// middleware), the contract's routes, and `GET /metrics` (on the main router, or on a router of
+/// its own for `--metrics-listen`).
 /// The use cases' configuration (HummingbirdCore has a type of the same name).
 typealias ServerConfiguration = PasskeyAccounts.ServerConfiguration
 
@@ -16,7 +16,7 @@ public enum PasskeyHTTP {
         configuration: PasskeyAccounts.ServerConfiguration, useCases: UseCases, association: AppleAppSiteAssociation?,
         assetLinks: [UInt8]?, relatedOrigins: [UInt8]?, metrics registry: MetricsRegistry, logger: Logger
     ) -> (main: Router<PasskeyRequestContext>, metrics: Router<BasicRequestContext>?, table: RouteTable) {
-        // The routes are declared first: the middleware read their policies from the table.
+        // The routes are declared first: the pipeline reads their policies from the table.
         var routes = RouteDeclarations()
         Routes(useCases: useCases, association: association, assetLinks: assetLinks, relatedOrigins: relatedOrigins).declare(&routes)
         if configuration.metricsListen == nil {
@@ -24,18 +24,17 @@ public enum PasskeyHTTP {
         }
         let table = routes.table
         let router = Router(context: PasskeyRequestContext.self)
-        router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: HTTPMetricsMiddleware(metrics: registry.metrics, routes: table))
-        router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware(routes: table))
-        router.add(middleware: CanonicalPathMiddleware())
-        router.add(middleware: RequestPolicyMiddleware(
-            service: useCases.passkeys, routes: table, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
-            resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)))
-        router.add(middleware: BodyLimitMiddleware(maxBody: configuration.maxBody))
-        router.add(middleware: PublicFilesMiddleware(
-            files: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger),
-            paths: PublicFilesMiddleware<PasskeyRequestContext>.paths(in: configuration.publicDirectory)))
+        router.add(middleware: RequestPipeline(
+            routes: table,
+            policy: RequestPolicy(
+                service: useCases.passkeys, addressLimiter: RateLimiter(perMinute: configuration.rateLimitPerAddress),
+                resolver: ClientAddressResolver(trustedProxies: configuration.trustedProxies)),
+            errors: ErrorAnswers(routes: table),
+            metrics: HTTPRequestMetrics(metrics: registry.metrics),
+            files: PublicFiles(
+                files: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger),
+                paths: PublicFiles.paths(in: configuration.publicDirectory)),
+            maxBody: configuration.maxBody))
         routes.register(on: router)
         guard configuration.metricsListen != nil else { return (router, nil, table) }
         let metricsRouter = Router()

@@ -114,7 +114,7 @@ extension Controller {
     // MARK: Bodies
 
     static func body(_ request: Request) async throws -> [UInt8] {
-        // BodyLimitMiddleware has already collected the body within the limit.
+        // The request pipeline has already read the body within the limit (or found none declared).
         let buffer = try await request.body.collect(upTo: .max)
         return Array(buffer.readableBytesView)
     }

@@ -57,7 +57,7 @@ struct RoutePolicy: Sendable, Equatable {
 /// Every route the server answers, keyed by the template the router reports for a match
 /// (`context.endpointPath`, e.g. `/credentials/{id}`), each method with the policy it was
 /// declared with. It is made from the same declarations that register the handlers, so the
-/// router and the table cannot disagree. The policy middleware and the metrics read the route
+/// router and the table cannot disagree. The request pipeline's policy and metrics read the route
 /// the router actually matched, never the raw path, so another spelling of a path cannot reach
 /// a handler without its policy; and spellings that are not canonical (`//logout`, `/logout/`,
 /// `/a/../logout`) are 404 before routing.
@@ -104,6 +104,11 @@ public struct RouteTable: Sendable {
 
     /// The methods answered on `path`; nil for a path the API does not have.
     func methods(for path: String) -> Set<HTTPRequest.Method>? {
-        template(for: path).flatMap { routes[$0].map { Set($0.keys) } }
+        template(for: path).flatMap(methods(template:))
+    }
+
+    /// The methods answered on a route's template; nil for a template the API does not have.
+    func methods(template: String) -> Set<HTTPRequest.Method>? {
+        routes[template].map { Set($0.keys) }
     }
 }

@@ -1,7 +1,8 @@
 internal import Foundation
 internal import Hummingbird
 
-/// The page's files (`Public/`), looked up when no route answered (404). The directory is
+/// The page's files (`Public/`), looked up when no route answered (404): the request
+/// pipeline's step before the route's handler. The directory is
 /// listed once, at start: a path that names none of its files or folders goes straight to the
 /// route's answer, without a trip to the file system's thread pool (a 404 cost twice as much
 /// with it). A file's content is read at each request, so an edited file is served as edited;
@@ -9,17 +10,24 @@ internal import Hummingbird
 /// or percent-encoding that does not decode — is left to the routes' own answer: the file
 /// lookup would turn a route's 404 (`GET /recovery/0..0`, an unknown id) into a bare 400 that
 /// no operation documents.
-struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
+struct PublicFiles: Sendable {
+    typealias Context = PasskeyRequestContext
+
     let files: FileMiddleware<Context, LocalFileSystem>
     /// The request paths that name something in the directory: `/app.js`, `/js/shared.js`, and
     /// each folder with and without its final slash (`/`, `/js`, `/js/`).
     let paths: Set<String>
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head, let path = Self.filePath(request.uri.path), paths.contains(path) else {
-            return try await next(request, context)
-        }
+    /// The file `request` names, or what `next` (the route) answers.
+    func serve(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard names(request) else { return try await next(request, context) }
         return try await files.handle(request, context: context, next: next)
+    }
+
+    /// Whether `request` asks for something in the directory: a GET or HEAD of one of its paths.
+    func names(_ request: Request) -> Bool {
+        guard request.method == .get || request.method == .head, let path = Self.filePath(request.uri.path) else { return false }
+        return paths.contains(path)
     }
 
     /// The path as it names a file: percent-decoded, nil with `..` in it (before or after

@@ -7,9 +7,9 @@ internal import HTTPTypes
 internal import PasskeyHTTPParsing
 internal import Logging
 
-/// The contract's "Requests" rules, applied before any handler (and so before any challenge is
-/// looked up or anything is written), keyed on the route the router matched
-/// (`context.endpointPath`), never on the raw path:
+/// The contract's "Requests" rules, applied by the request pipeline before any handler (and
+/// so before any challenge is looked up or anything is written), keyed on the route the router
+/// matched (`context.endpointPath`), never on the raw path:
 /// - 415 `unsupported_media_type`: a POST or PATCH whose Content-Type is not `application/json`
 ///   (parameters such as `charset=utf-8` allowed), or that has a body and no Content-Type; on
 ///   the form routes, anything but `application/x-www-form-urlencoded`. Cross-site form posts
@@ -19,33 +19,48 @@ internal import Logging
 /// - 429 `rate_limited` (with `Retry-After`): ceremony endpoints, per client address (an IPv6
 ///   client by its /64).
 /// A route the router matched that the table does not list gets the JSON rules (the strictest).
-struct RequestPolicyMiddleware: RouterMiddleware {
+struct RequestPolicy: Sendable {
     typealias Context = PasskeyRequestContext
 
     let service: PasskeySignIn
-    /// The routes' policies, as the controllers declared them.
-    let routes: RouteTable
     let addressLimiter: RateLimiter
     let resolver: ClientAddressResolver
 
     static let unlisted = RoutePolicy.json
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// The matched route's `policy` applied to `request`; the client it comes from, for the
+    /// handler (`RequestClient.current`).
+    func admit(_ policy: RoutePolicy, _ request: Request, context: Context) throws -> RequestClient {
         let client = clientAddress(request, context: context)
-        if let endpoint = context.endpointPath {
-            let policy = routes.policy(endpoint, request.method) ?? Self.unlisted
-            guard policy.oauthErrors else { return try await check(policy, request, context: context, client: client, next: next) }
-            do {
-                return try await check(policy, request, context: context, client: client, next: next)
-            } catch {
-                guard let answer = APIError.answer(to: error), let response = Self.oauthAnswer(answer) else { throw error }
-                if answer == .unavailable {
-                    context.logger.warning("database unavailable", metadata: ["path": "\(endpoint)", "error": "\(error)"])
-                }
-                return response
+        switch policy.body {
+        case .form:
+            if request.method == .post { try Self.checkFormMediaType(request) }
+        case .sameOriginForm:
+            try checkCrossOrigin(request)
+            if request.method == .post { try Self.checkFormMediaType(request) }
+        case .proxy:
+            guard let peer = context.remoteAddress.flatMap(Self.addressBytes), resolver.isTrusted(peer) else {
+                throw APIError.forbidden("Only a --trusted-proxy may ask about another request.")
             }
+        case .json:
+            // A foreign origin first: a cross-site request learns nothing from a 415.
+            try checkCrossOrigin(request)
+            try Self.checkMediaType(request)
         }
-        return try await check(nil, request, context: context, client: client, next: next)
+        if policy.ceremony, addressLimiter.isOn, let retryAfter = addressLimiter.take(IPAddress.limitKey(client), now: service.now()) {
+            throw APIError.rateLimited(retryAfter: retryAfter)
+        }
+        return RequestClient(address: client, userAgent: request.headers[.userAgent])
+    }
+
+    /// At an OAuth route (`RoutePolicy.oauthErrors`): `error` as RFC 6749 §5.2 answers a rate
+    /// limit or an outage; nil for any other error, which keeps the route's own answer.
+    func oauthAnswer(to error: any Error, context: Context) -> Response? {
+        guard let answer = APIError.answer(to: error), let response = Self.oauthAnswer(answer) else { return nil }
+        if answer == .unavailable {
+            context.logger.warning("database unavailable", metadata: ["path": "\(context.endpointPath ?? "")", "error": "\(error)"])
+        }
+        return response
     }
 
     /// A rate limit or an outage at an OAuth endpoint, in RFC 6749 §5.2's shape (`rate_limited`,
@@ -62,33 +77,6 @@ struct RequestPolicyMiddleware: RouterMiddleware {
         response.headers[HTTPField.Name("Pragma")!] = "no-cache"
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
-    }
-
-    private func check(
-        _ policy: RoutePolicy?, _ request: Request, context: Context, client: String, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        if let policy {
-            switch policy.body {
-            case .form:
-                if request.method == .post { try Self.checkFormMediaType(request) }
-            case .sameOriginForm:
-                try checkCrossOrigin(request)
-                if request.method == .post { try Self.checkFormMediaType(request) }
-            case .proxy:
-                guard let peer = context.remoteAddress.flatMap(Self.addressBytes), resolver.isTrusted(peer) else {
-                    throw APIError.forbidden("Only a --trusted-proxy may ask about another request.")
-                }
-            case .json:
-                // A foreign origin first: a cross-site request learns nothing from a 415.
-                try checkCrossOrigin(request)
-                try Self.checkMediaType(request)
-            }
-            if policy.ceremony, addressLimiter.isOn, let retryAfter = addressLimiter.take(IPAddress.limitKey(client), now: service.now()) {
-                throw APIError.rateLimited(retryAfter: retryAfter)
-            }
-        }
-        let requestClient = RequestClient(address: client, userAgent: request.headers[.userAgent])
-        return try await RequestClient.$current.withValue(requestClient) { try await next(request, context) }
     }
 
     func clientAddress(_ request: Request, context: Context) -> String {
