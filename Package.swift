@@ -222,12 +222,15 @@ let package = Package(
         .executableTarget(
             name: "passkey-bench",
             dependencies: [
-                "PasskeyApp", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeyTestSupport",
+                "PasskeyApp", "PasskeyCore", "PasskeyCrypto", "PasskeyStorage", "PasskeyServer", "PasskeyTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // docs/architecture.md against every import under Sources/: no dependencies, builds first.

@@ -9,6 +9,7 @@ extension SQLitePasskeyStore {
         case foreignKeys = "foreign_keys"
         case busyTimeout = "busy_timeout"
         case tempStore = "temp_store"
+        case walAutocheckpoint = "wal_autocheckpoint"
     }
 
     /// The value of `pragma` on the store's writer connection, as text.

@@ -6,8 +6,9 @@ import NIOHTTP1
 import NIOPosix
 
 /// `passkey-bench floor`: the HTTP floor under the server's own 404. The same 404 from bare
-/// SwiftNIO (its HTTP/1 codec and one handler) and from a bare Hummingbird 2 application (one
-/// route, every other path its 404), measured beside the server's 404 and the Go peer's in
+/// SwiftNIO (its HTTP/1 codec and one handler), from a bare Hummingbird 2 application (one
+/// route, every other path its 404), and from Hummingbird's router on SwiftNIO's pipeline
+/// without Hummingbird's server (`RouterOnNIO`), measured beside the server's 404 and the Go peer's in
 /// `make bench-http`: what the stack costs before any of the server's own work.
 struct Floor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,9 +17,10 @@ struct Floor: AsyncParsableCommand {
 
     enum Stack: String, ExpressibleByArgument, CaseIterable {
         case nio, hummingbird
+        case routerOnNIO = "router-on-nio"
     }
 
-    @Option(help: "nio (SwiftNIO's HTTP/1 server pipeline and one handler) or hummingbird (a Hummingbird 2 application).")
+    @Option(help: "nio (SwiftNIO's HTTP/1 server pipeline and one handler), hummingbird (a Hummingbird 2 application), or router-on-nio (Hummingbird's router and types served by SwiftNIO's pipeline directly).")
     var stack: Stack
 
     @Option(help: "The address to listen on.")
@@ -31,6 +33,7 @@ struct Floor: AsyncParsableCommand {
         switch stack {
         case .nio: try await Self.bareNIO(host: host, port: port)
         case .hummingbird: try await Self.bareHummingbird(host: host, port: port)
+        case .routerOnNIO: try await RouterOnNIO.serve(host: host, port: port)
         }
     }
 

@@ -1,6 +1,6 @@
 internal import HummingbirdCore
 internal import Logging
-internal import NIOCore
+public import NIOCore
 public import NIOPosix
 
 extension PasskeyHTTP {
@@ -37,15 +37,16 @@ struct EventLoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-/// A task executor whose jobs run on one NIO event loop.
-final class EventLoopTaskExecutor: TaskExecutor {
+/// A task executor whose jobs run on one NIO event loop (public for the benchmark's floor,
+/// which runs its requests as the server does).
+public final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
 
-    init(_ loop: any EventLoop) {
+    public init(_ loop: any EventLoop) {
         self.loop = loop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
