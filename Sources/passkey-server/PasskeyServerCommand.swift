@@ -23,7 +23,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// 2 = the command line was wrong.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(joiningDashedValues(Array(CommandLine.arguments.dropFirst())))
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -36,6 +36,28 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// ArgumentParser refuses any argument that begins with "---" as an unknown option, even as
+    /// the value of an option that takes any value (`parsing: .unconditional`), and a base64url
+    /// value can begin so: a user handle or a challenge whose first bytes are FB EF Bx. Such an
+    /// argument is joined to the option before it (`--user-handle ---x` becomes
+    /// `--user-handle=---x`), which ArgumentParser reads as that option's value. Nothing after
+    /// a bare `--` is touched; an argument that begins with "---" could never be read otherwise.
+    static func joiningDashedValues(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        var positionalOnly = false
+        for argument in arguments {
+            if !positionalOnly, argument.hasPrefix("---"), let option = joined.last, option.hasPrefix("--"), option.count > 2,
+               !option.contains("=")
+            {
+                joined[joined.count - 1] = option + "=" + argument
+            } else {
+                joined.append(argument)
+            }
+            if argument == "--" { positionalOnly = true }
+        }
+        return joined
     }
 }
 

@@ -34,6 +34,21 @@ import Testing
         #expect(authenticated.json["backup_eligible"] as? Bool == false)
     }
 
+    /// A value that begins with "---" (bytes FB EF Bx), which ArgumentParser alone takes for an
+    /// unknown option whatever the option's parsing: a challenge and a user handle.
+    @Test func valuesThatBeginWithThreeDashesAreValues() async throws {
+        let challenge: [UInt8] = [0xFB, 0xEF, 0xBF] + SecureRandom.bytes(29)
+        let credential = try TestCredential(id: SecureRandom.bytes(16), userHandle: [0xFB, 0xEF, 0xBF] + SecureRandom.bytes(13))
+        #expect(Base64URL.encode(challenge).hasPrefix("---") && Base64URL.encode(credential.userHandle).hasPrefix("---"))
+        let assertion = try AssertionBuilder(credential: credential, rpID: "example.org", origin: "https://example.org", challenge: challenge, signCount: 1).json()
+        let authenticated = try await tool.run([
+            "authentication", "--rp-id", "example.org", "--origin", "https://example.org", "--challenge", Base64URL.encode(challenge),
+            "--public-key", Base64URL.encode(credential.coseKey), "--user-handle", Base64URL.encode(credential.userHandle),
+        ], stdin: assertion)
+        #expect(authenticated.status == 0, "\(authenticated.stderr)")
+        #expect(authenticated.json["backup_eligible"] as? Bool == false)
+    }
+
     @Test func aGivenTrustAnchorMakesAnUnanchoredChainARejection() async throws {
         let signer = try MDSFixtures.goodSigner()
         var builder = RegistrationBuilder(credential: try TestCredential(), rpID: "example.org", origin: "https://example.org", challenge: tool.challenge)
