@@ -23,11 +23,11 @@ struct ErrorAnswers: Sendable {
             response.status = error.status
             return response
         }
-        let methods = template.flatMap(routes.methods(template:))
-        var response = try apiError(for: error, request: request, context: context, methods: methods).response(from: request, context: context)
-        if response.status == .methodNotAllowed, let methods {
-            // `Allow`: the methods the router answers on this path.
-            response.headers[.allow] = methods.map(\.rawValue).sorted().joined(separator: ", ")
+        // The router's own not-found (a file lookup that found nothing): as a request no route has.
+        if let error = error as? HTTPError, error.status == .notFound { return try unrouted(request, context: context, template: template) }
+        var response = try apiError(for: error, request: request, context: context).response(from: request, context: context)
+        if response.status == .methodNotAllowed, let methods = template.flatMap(routes.methods(template:)) {
+            Self.allow(methods, on: &response)
         }
         return response
     }
@@ -39,8 +39,13 @@ struct ErrorAnswers: Sendable {
             return try APIError.notFound.response(from: request, context: context)
         }
         var response = try APIError.methodNotAllowed.response(from: request, context: context)
-        response.headers[.allow] = methods.map(\.rawValue).sorted().joined(separator: ", ")
+        Self.allow(methods, on: &response)
         return response
+    }
+
+    /// `Allow`: the methods the router answers on the path.
+    static func allow(_ methods: Set<HTTPRequest.Method>, on response: inout Response) {
+        response.headers[.allow] = methods.map(\.rawValue).sorted().joined(separator: ", ")
     }
 
     /// A 4xx of the framework other than the ones the contract names (404, 413).
@@ -48,7 +53,7 @@ struct ErrorAnswers: Sendable {
         (400..<500).contains(error.status.code) && error.status != .notFound && error.status != .contentTooLarge
     }
 
-    private func apiError(for error: any Error, request: Request, context: Context, methods: Set<HTTPRequest.Method>?) -> APIError {
+    private func apiError(for error: any Error, request: Request, context: Context) -> APIError {
         if let answer = APIError.answer(to: error) {
             if answer == .unavailable {
                 context.logger.warning("database unavailable", metadata: ["path": "\(LogText.escaped(request.uri.path))", "error": "\(LogText.escaped("\(error)"))"])
@@ -56,9 +61,6 @@ struct ErrorAnswers: Sendable {
             return answer
         }
         switch error {
-        case let error as HTTPError where error.status == .notFound:
-            if let methods, !methods.contains(request.method) { return .methodNotAllowed }
-            return .notFound
         case is NIOTooManyBytesError:
             return .payloadTooLarge
         case let error as HTTPError where error.status == .contentTooLarge:
