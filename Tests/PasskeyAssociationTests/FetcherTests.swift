@@ -72,10 +72,9 @@ import Testing
     }
 
     @Test func refusedConnectionsAreAFailedFetch() async throws {
-        let server = try CannedHTTPServer([:])
-        let base = server.base
-        server.stop()
-        let checks = await AssetLinksChecker.check(site: base, fetcher: WellKnownFetcher(timeout: 2))
+        let refusing = try RefusingPort()
+        let checks = await AssetLinksChecker.check(site: refusing.base, fetcher: WellKnownFetcher(timeout: 2))
+        withExtendedLifetime(refusing) {}
         #expect(checks.map(\.name) == ["https", "fetch"])
         #expect(checks.last?.ok == false)
         #expect(checks.last?.fix?.isEmpty == false)
