@@ -42,12 +42,24 @@ struct Floor: AsyncParsableCommand {
     }
 
     static func bareNIO(host: String, port: Int) async throws {
+        try await serveOnNIO(host: host, port: port) { pipeline in
+            try pipeline.configureHTTPServerPipeline()
+            try pipeline.addHandler(NotFoundHandler())
+        }
+    }
+
+    /// A SwiftNIO server on NIO's shared loops whose connections' pipelines `configure` sets
+    /// up; announces its port and serves until closed.
+    static func serveOnNIO(
+        host: String, port: Int,
+        configure: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+    ) async throws {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(NotFoundHandler()) }
+                channel.eventLoop.makeCompletedFuture { try configure(channel.pipeline.syncOperations) }
             }
             .bind(host: host, port: port).get()
         announce(host, channel.localAddress?.port)

@@ -19,20 +19,11 @@ enum RouterOnNIO {
         router.get("/healthz") { _, _ in "ok" }
         let responder = router.buildResponder()
         let logger = Logger(label: "floor")
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                    try channel.pipeline.syncOperations.addHandler(RouterHandler(responder: responder, logger: logger))
-                }
-            }
-            .bind(host: host, port: port).get()
-        Floor.announce(host, channel.localAddress?.port)
-        try await channel.closeFuture.get()
+        try await Floor.serveOnNIO(host: host, port: port) { pipeline in
+            try pipeline.configureHTTPServerPipeline()
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(RouterHandler(responder: responder, logger: logger))
+        }
     }
 }
 
