@@ -1,5 +1,5 @@
 public import Foundation
-public import Hummingbird
+internal import Hummingbird
 public import Logging
 public import PasskeyCore
 public import PasskeyStorage
@@ -7,6 +7,7 @@ public import PasskeyServer
 public import PasskeyAccounts
 internal import NIOCore
 internal import ServiceLifecycle
+internal import UnixSignals
 internal import PasskeyCrypto
 internal import PasskeyAssociation
 internal import PasskeySQLite
@@ -29,7 +30,9 @@ public struct PasskeyApplication: Sendable {
     /// Messages for Business, when configured.
     public let mfb: MfBSignIn?
     public let store: any PasskeyStore
-    public let application: Application<RouterResponder<Context>>
+    /// The HTTP server: the routes on SwiftNIO's pipeline, in Hummingbird's listener.
+    let server: any Service
+    let logger: Logger
     let sweeper: SweeperService
     /// Sends the back-channel logouts the command line queued.
     let outbox: LogoutOutboxService
@@ -147,10 +150,8 @@ public struct PasskeyApplication: Sendable {
         let host = configuration.host
         let connections = ConnectionCounter(
             maxTotal: configuration.maxConnections ?? Self.defaultMaxConnections(), maxPerAddress: configuration.maxConnectionsPerAddress)
-        let application = Application(
-            router: router,
-            server: PasskeyHTTP.server(configuration: configuration, counter: connections),
-            configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+        let server = PasskeyHTTP.server(
+            configuration: configuration, counter: connections, router: router,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 do { try context.adoptListeningPort(port) } catch {
@@ -163,10 +164,9 @@ public struct PasskeyApplication: Sendable {
                 }
                 await onListening(host, port)
             },
-            eventLoopGroupProvider: .shared(PasskeyHTTP.eventLoops),
             logger: logger)
         return PasskeyApplication(
-            service: service, apple: apple, push: push, mfb: mfb, store: store, application: application,
+            service: service, apple: apple, push: push, mfb: mfb, store: store, server: server, logger: logger,
             sweeper: SweeperService(
                 service: service, interval: configuration.sweepInterval, logger: logger,
                 audit: configuration.auditCheckpointInterval > 0 ? AuditTrail(store: store, signingKeys: signingKeys) : nil,
@@ -178,13 +178,14 @@ public struct PasskeyApplication: Sendable {
     /// Serves until SIGTERM or SIGINT: stops accepting, lets requests in flight finish, closes
     /// the database.
     public func run() async throws {
-        var application = application
-        application.addServices(sweeper)
-        application.addServices(AuditSealerService(store: store, logger: sweeper.logger))
-        application.addServices(outbox)
-        if let metricsApplication { application.addServices(metricsApplication) }
+        // Shut down in the reverse order: the server first (requests in flight end), then the
+        // metrics listener, the outbox, the sealer and the sweeper.
+        var services: [any Service] = [sweeper, AuditSealerService(store: store, logger: sweeper.logger), outbox]
+        if let metricsApplication { services.append(metricsApplication) }
+        services.append(server)
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await application.runService()
+            try await group.run()
         } catch {
             await store.close()
             throw error

@@ -37,6 +37,11 @@ final class TestSocket: @unchecked Sendable {
         open = false
     }
 
+    /// Closes the client's sending side only: the server reads the end of the stream.
+    func finishSending() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
     func send(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

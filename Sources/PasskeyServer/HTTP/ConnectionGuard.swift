@@ -1,5 +1,5 @@
-public import PasskeyAccounts
-public import Hummingbird
+internal import PasskeyAccounts
+internal import Hummingbird
 internal import HummingbirdCore
 internal import NIOCore
 internal import NIOHTTPTypes
@@ -267,23 +267,5 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stopTimer()
-    }
-}
-
-extension PasskeyHTTP {
-    /// HTTP/1.1 with the connection guard in every connection's pipeline, each connection's
-    /// requests handled on the event loop that reads it.
-    public static func server(configuration: PasskeyAccounts.ServerConfiguration, counter: ConnectionCounter) -> HTTPServerBuilder {
-        let resolver = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
-        let header = TimeAmount.milliseconds(Int64(configuration.headerTimeout * 1000))
-        let idle = TimeAmount.milliseconds(Int64(configuration.idleTimeout * 1000))
-        let body = TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000))
-        let shutdown = TimeAmount.milliseconds(Int64(configuration.shutdownTimeout * 1000))
-        return HTTPServerBuilder { responder in
-            EventLoopBoundChannel(inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [
-                ConnectionGuardHandler(
-                    counter: counter, resolver: resolver, headerTimeout: header, idleTimeout: idle, bodyTimeout: body, shutdownTimeout: shutdown)
-            ])))
-        }
     }
 }
