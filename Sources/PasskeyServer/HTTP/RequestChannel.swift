@@ -17,9 +17,10 @@ internal import NIOHTTPTypesHTTP1
 /// suspension) before the router sees it; serving a 404 that way cost about 10 µs more of
 /// CPU than this (`passkey-bench floor`, the performance page of the docs).
 ///
-/// The pipeline is Hummingbird's: NIO's HTTP/1 codec and its limits on headers, the HTTP types
-/// codec, the connection guard and Hummingbird's connection state handler (the server's
-/// graceful shutdown). Requests are answered one at a time, in order (`RequestHandler`).
+/// The pipeline is the one Hummingbird's channel sets up: NIO's HTTP/1 codec and its limits on
+/// headers, the HTTP types codec, the connection guard and Hummingbird's connection state
+/// handler (the server's graceful shutdown). Requests are answered one at a time, in order
+/// (`RequestHandler`).
 struct RequestChannel: ServerChildChannel {
     struct Value: ServerChildChannelValue {
         let channel: any Channel
@@ -49,8 +50,8 @@ struct RequestChannel: ServerChildChannel {
         }
     }
 
-    /// The connection's task waits for it to close; its requests run as tasks of their own. The
-    /// server cancels it when a graceful shutdown runs out of time: the connection is closed.
+    /// The connection's task waits for it to close; its requests run as tasks of their own. When
+    /// the server's task is cancelled (not a graceful shutdown), the connection is closed.
     func handle(value: Value, logger: Logger) async {
         let channel = value.channel
         await withTaskCancellationHandler {
@@ -62,9 +63,9 @@ struct RequestChannel: ServerChildChannel {
 }
 
 extension PasskeyHTTP {
-    /// The HTTP/1.1 server: Hummingbird's (its listener, graceful shutdown and event loops), each
-    /// connection served by `RequestChannel` with the connection guard in its pipeline, each
-    /// request answered by `router` on the event loop that reads it.
+    /// The HTTP/1.1 server: Hummingbird's listener and graceful shutdown on the server's own event
+    /// loops (`eventLoops`), each connection served by `RequestChannel` with the connection guard
+    /// in its pipeline, each request answered by `router` on the event loop that reads it.
     public static func server(
         configuration: PasskeyAccounts.ServerConfiguration, counter: ConnectionCounter, router: Router<PasskeyRequestContext>,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void, logger: Logger
