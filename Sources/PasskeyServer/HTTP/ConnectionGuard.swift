@@ -1,6 +1,3 @@
-internal import PasskeyAccounts
-internal import Hummingbird
-internal import HummingbirdCore
 internal import NIOCore
 internal import NIOHTTPTypes
 internal import HTTPTypes

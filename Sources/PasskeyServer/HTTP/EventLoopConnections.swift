@@ -1,5 +1,3 @@
-internal import HummingbirdCore
-internal import Logging
 public import NIOCore
 public import NIOPosix
 
@@ -13,32 +11,16 @@ extension PasskeyHTTP {
     public static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
 }
 
-/// Runs each connection's task on the event loop that reads the connection's socket, through a
-/// task executor preference (SE-0417) scoped to that one task and its children. Without it
+/// A task executor whose jobs run on one NIO event loop (SE-0417's task executor preference):
+/// each request's task (`RequestHandler`) runs on the loop that read its connection. Without it
 /// every request crosses threads twice: the loop hands the request to Swift Concurrency's pool,
 /// which hands the response back to the loop, each with a wake-up. Nothing else moves: the
 /// service lifecycle, the sweeper and unstructured tasks keep the global pool (an earlier
 /// attempt that made the loops Concurrency's global executor hung at shutdown when the
 /// lifecycle's own lock was taken on a loop). Nothing on a request's path blocks its thread for
 /// long: SQLite's writes and fsyncs wait on the store's own writer queue, PostgreSQL's queries
-/// are asynchronous, and a signature check is tens of microseconds.
-struct EventLoopBoundChannel<Inner: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Inner.Value
-    let inner: Inner
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        inner.setup(channel: channel, logger: logger)
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await inner.handle(value: value, logger: logger)
-        }
-    }
-}
-
-/// A task executor whose jobs run on one NIO event loop (public for the benchmark's floor,
-/// which runs its requests as the server does).
+/// are asynchronous, and a signature check is tens of microseconds. Public for the benchmark's
+/// floor, which runs its requests as the server does.
 public final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
 
