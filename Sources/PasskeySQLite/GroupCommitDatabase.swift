@@ -18,6 +18,9 @@ internal import Synchronization
 /// and kept if this process dies, but not fsynced; the next durable commit's fsync of the WAL
 /// carries them too. A group with any durable write commits with FULL, as always.
 ///
+/// The WAL is copied back into the database file beside the writer, by `WALCheckpointer`, not
+/// inside the COMMIT that finds it long as SQLite would.
+///
 /// The writer is confined to its own serial DispatchQueue (GRDB's model), so its blocking calls
 /// (fsync, busy waits) never run on Swift's cooperative thread pool. Reads run where they are
 /// called, on a pooled connection: a WAL read never waits for the writer, and a hop to another
@@ -25,6 +28,10 @@ internal import Synchronization
 final class GroupCommitDatabase: Sendable {
     private let writer: ConfinedConnection
     private let readers: ReaderPool
+    let checkpointer: WALCheckpointer
+    /// The WAL's size after the writer's last commit; used only on the writer's queue (tests
+    /// read it inside `exclusive`).
+    let walSize = WALSize()
     private let pending = Mutex(Pending())
     /// The writer's `synchronous` setting; used only on the writer's queue.
     private let synchronous = SynchronousMode()
@@ -37,11 +44,13 @@ final class GroupCommitDatabase: Sendable {
     }
 
     /// Opens the writer, runs `prepare` on it (pragmas, migrations), then opens `readerCount`
-    /// reader connections with `prepareReader`.
+    /// reader connections with `prepareReader`, and the checkpointer's connection, which starts
+    /// a checkpoint when a commit leaves `walFrames` frames or more in the WAL.
     init(
         path: String, label: String, readerCount: Int = 2,
         prepare: @escaping @Sendable (SQLiteConnection) throws -> Void,
         prepareReader: @escaping @Sendable (SQLiteConnection) throws -> Void,
+        checkpointAt walFrames: Int32 = WALCheckpointer.defaultStartFrames,
         onCommit: @escaping @Sendable (Int, Double) -> Void = { _, _ in }
     ) async throws {
         writer = try await ConfinedConnection(path: path, label: label + ".writer", prepare: prepare)
@@ -49,12 +58,22 @@ final class GroupCommitDatabase: Sendable {
         do {
             // Open one now, so that a bad file is refused at start-up rather than at the first read.
             _ = try readers.read { try Schema.userVersion($0) }
+            checkpointer = try await WALCheckpointer(path: path, label: label + ".checkpointer", startFrames: walFrames)
         } catch {
             readers.close()
             await writer.close()
             throw error
         }
         self.onCommit = onCommit
+        let walSize = walSize
+        do {
+            try await writer.perform { connection in
+                try connection.onWALCommit { frames in walSize.frames = frames }
+            }
+        } catch {
+            await close()
+            throw error
+        }
     }
 
     /// Runs a read on a pooled reader connection, on the calling thread. It sees every write
@@ -111,6 +130,7 @@ final class GroupCommitDatabase: Sendable {
     /// Closes every connection once the work already queued has run.
     func close() async {
         await writer.close()
+        await checkpointer.close()
         readers.close()
     }
 
@@ -174,6 +194,7 @@ final class GroupCommitDatabase: Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         if durable { onCommit(jobs.count, seconds) }
         for (job, failure) in zip(jobs, failures) { job.complete(failure) }
+        checkpointer.afterCommit(walFrames: walSize.frames, writer: connection)
     }
 
     /// Whether the group's COMMIT must fsync: when any of its writes is durable.
@@ -198,6 +219,14 @@ final class SynchronousMode: @unchecked Sendable {
         try connection.execute(wanted ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL", cached: false)
         full = wanted
     }
+}
+
+/// The WAL's size in frames, as the writer's WAL hook last reported it.
+//
+// @unchecked Sendable: written by the hook inside a COMMIT and read after it, both on the
+// writer's serial queue.
+final class WALSize: @unchecked Sendable {
+    var frames: Int32 = 0
 }
 
 /// One queued write: `execute` runs on the writer inside the group's transaction; `complete`

@@ -9,6 +9,8 @@ import Foundation
 final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
+    /// What `onWALCommit` installed; kept alive here, as SQLite holds only its address.
+    private var walHook: WALHook?
 
     /// Opens (creating if missing) the database file at `path`.
     init(path: String) throws {
@@ -32,10 +34,12 @@ final class SQLiteConnection {
     func close() {
         cache.removeAll()  // finalizes each statement (SQLiteStatement.deinit)
         if let handle {
+            if walHook != nil { sqlite3_wal_hook(handle, nil, nil) }
             // _v2: should a statement still be alive, the close is deferred until it is finalized.
             sqlite3_close_v2(handle)
         }
         handle = nil
+        walHook = nil
     }
 
     // MARK: Settings
@@ -45,6 +49,34 @@ final class SQLiteConnection {
         let db = try openHandle()
         let rc = sqlite3_busy_timeout(db, milliseconds)
         guard rc == SQLITE_OK else { throw Self.error(rc, db: db, context: "busy_timeout") }
+    }
+
+    /// Calls `body` with the WAL's size in frames after each commit on this connection, in place
+    /// of SQLite's automatic checkpoint (which this turns off: the two share one hook). `body`
+    /// runs inside the COMMIT, on the committing thread, and must not use the connection.
+    func onWALCommit(_ body: @escaping (_ frames: Int32) -> Void) throws {
+        let db = try openHandle()
+        let hook = WALHook(body)
+        walHook = hook
+        sqlite3_wal_hook(db, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(frames)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    /// A PASSIVE checkpoint of the main database: copies into the database file every WAL frame
+    /// that no reader still needs, without waiting for any lock, and fsyncs the file as the
+    /// connection's `synchronous` says. Returns the WAL's size and the frames now copied, in
+    /// frames (both -1 when the file is not in WAL mode).
+    func checkpointPassive() throws -> (walFrames: Int32, copied: Int32) {
+        let db = try openHandle()
+        var frames: Int32 = -1
+        var copied: Int32 = -1
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        // BUSY: another connection's checkpoint is running; it does the same work.
+        guard rc == SQLITE_OK || rc == SQLITE_BUSY else { throw Self.error(rc, db: db, context: "wal_checkpoint") }
+        return (frames, copied)
     }
 
     // MARK: Statements
@@ -161,6 +193,12 @@ final class SQLiteConnection {
         let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
         return SQLiteError(resultCode: rc, message: message, context: context)
     }
+}
+
+/// The closure `SQLiteConnection.onWALCommit` installed, boxed so SQLite can hold its address.
+final class WALHook {
+    let body: (Int32) -> Void
+    init(_ body: @escaping (Int32) -> Void) { self.body = body }
 }
 
 /// A failed SQLite call, inside the module. `SerialDatabase` turns it into a `StoreError`

@@ -33,7 +33,6 @@ enum Schema {
             throw StoreError.database("foreign keys are not supported by this SQLite build")
         }
         try keepTemporaryFilesInMemory(db)
-        try checkpointLessOften(db)
 
         try migrate(db)
     }
@@ -48,20 +47,6 @@ enum Schema {
         guard try db.row("PRAGMA temp_store", cached: false, { $0.int64(0) }) == 2 else {
             throw StoreError.database("temp_store = MEMORY is not supported by this SQLite build")
         }
-    }
-
-    /// The WAL's pages a commit checkpoints into the database file at, when its WAL holds more:
-    /// SQLite's default is 1 000. A sign-in's commits touch the same few pages (the ceremony,
-    /// the credential, the session, the event, their indexes), and a checkpoint copies each page
-    /// once however often the WAL holds it, so a ten times rarer checkpoint copies far fewer
-    /// pages per sign-in (and fsyncs the file a tenth as often). In paired rounds on the
-    /// release build: 403 → 375 µs of server CPU per durable finalize, 104 → 96 µs per
-    /// initialize. The WAL then grows to about 40 MB between checkpoints.
-    static let walAutocheckpointPages = 10_000
-
-    static func checkpointLessOften(_ db: SQLiteConnection) throws {
-        // PRAGMA takes no bound parameters; the count is a program constant, not input.
-        try db.execute("PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)", cached: false)
     }
 
     /// A reader connection: the same busy timeout, and no writes by mistake.
