@@ -402,7 +402,8 @@ def main():
                        ("repeated", "a=1&a=2"), ("bad-escape", "a=%zz&b=%C3"), ("apple", "state=s&code=c&id_token=x.y.z&user=%7B%22name%22%3A%7B%7D%7D")]:
         seeds.add("form", name, text)
     for name, text in [("cookies", "session=abc; __Host-session=def;theme = dark"), ("bearer", "Bearer  token-123 "),
-                       ("basic", "Basic Y2xpZW50OnNlY3JldA=="), ("two-headers", "a=1\nb=2; c")]:
+                       ("basic", "Basic Y2xpZW50OnNlY3JldA=="), ("two-headers", "a=1\nb=2; c"),
+                       ("connection", "keep-alive, \tClOsE "), ("connection-like", "closed,clos e,,")]:
         seeds.add("http-headers", name, text)
     for name, text in [("v4", "192.168.1.7"), ("v6", "2001:db8::1"), ("mapped", "::ffff:10.1.2.3"), ("cidr", "10.0.0.0/8"),
                        ("cidr6", "2001:db8::/32"), ("chain", "203.0.113.9, 10.0.0.2\n[::1]:443"), ("port", "1.2.3.4:80")]:

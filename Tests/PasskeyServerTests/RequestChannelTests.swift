@@ -42,8 +42,6 @@ import Testing
             let answer = try await onOwnThread { socket.read(for: Self.patience) }
             #expect(Self.statuses(answer.text) == [200], "\(answer.text)")
             #expect(answer.closed)
-            #expect(RequestHandler.asksToClose("keep-alive, Close"))
-            #expect(!RequestHandler.asksToClose("closed"))
         }
     }
 

@@ -18,8 +18,10 @@ enum FormTarget {
     }
 }
 
-/// `http-headers`: the `Cookie` and `Authorization` headers. Consistency: every cookie pair's
-/// name and value are trimmed; the first cookie is the first pair.
+/// `http-headers`: the `Cookie`, `Authorization` and `Connection` headers. Consistency: every
+/// cookie pair's name and value are trimmed; the first cookie is the first pair; an option
+/// before or after the field's own does not change whether it asks to close, and a `close`
+/// option added at its end always does.
 enum HTTPHeadersTarget {
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
@@ -33,6 +35,11 @@ enum HTTPHeadersTarget {
         }
         _ = AuthorizationHeader.bearer(text)
         _ = AuthorizationHeader.basic(text)
+        let closes = ConnectionHeader.asksToClose(text)
+        expect(ConnectionHeader.asksToClose("keep-alive," + text) == closes, "an option before the field changes whether it closes")
+        expect(ConnectionHeader.asksToClose(text + ",upgrade") == closes, "an option after the field changes whether it closes")
+        expect(ConnectionHeader.asksToClose(text + ", Close"), "a close option at the end is missed")
+        if closes { expect(text.lowercased().contains("close"), "close found in a field without it") }
         // Client credentials (RFC 6749 §2.3.1: form-encoded, then base64): any id and secret
         // read back as they were sent.
         if let colon = text.firstIndex(of: ":") {

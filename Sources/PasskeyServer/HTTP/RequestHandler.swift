@@ -6,6 +6,7 @@ internal import Logging
 internal import NIOCore
 internal import NIOHTTPTypes
 internal import NIOHTTP1
+internal import PasskeyHTTPParsing
 internal import Synchronization
 
 /// One connection's requests, answered one at a time in the order they came, each by the router
@@ -94,7 +95,7 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func answer(_ head: HTTPRequest, _ body: ByteBuffer, _ context: ChannelHandlerContext) {
         answering = true
-        closeAfterAnswer = Self.asksToClose(head.headerFields[.connection])
+        closeAfterAnswer = ConnectionHeader.asksToClose(head.headerFields[.connection])
         let request = Request(head: head, body: RequestBody(buffer: body))
         let requestContext = PasskeyRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
         let executor = self.executor ?? EventLoopTaskExecutor(context.eventLoop)
@@ -113,12 +114,6 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             response.headers[.date] = HTTPDate.now()
             await connection.write(response)
         }
-    }
-
-    /// `Connection: close` (a token of the field, in any case).
-    static func asksToClose(_ connection: String?) -> Bool {
-        guard let value = connection else { return false }
-        return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
     }
 
     /// The answer's end was written: half-close when the request asked, else go on with the
