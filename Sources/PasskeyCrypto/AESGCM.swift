@@ -94,7 +94,7 @@ public enum AESGCM {
             self.encrypting = encrypting
             let initialise = encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex
             // The IV length must be set before the key and IV are.
-            guard initialise(pointer, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+            guard initialise(pointer, fetchedAES256GCM, nil, nil, nil) == 1,
                   EVP_CIPHER_CTX_ctrl(pointer, EVP_CTRL_AEAD_SET_IVLEN, Int32(iv.count), nil) == 1,
                   initialise(pointer, nil, nil, key, iv) == 1
             else {
@@ -129,3 +129,18 @@ public enum AESGCM {
         }
     }
 }
+
+/// Whether AES-GCM's cipher is one fetched from a provider (for the tests).
+var aesGCMIsFetched: Bool {
+    EVP_CIPHER_get0_provider(fetchedAES256GCM) != nil
+}
+
+// Fetched from libcrypto's providers once, as the digests are (Digest.swift): the legacy
+// `EVP_aes_256_gcm()` is looked up again at every initialisation.
+nonisolated(unsafe) private let fetchedAES256GCM: OpaquePointer? = {
+    guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
+        OpenSSLErrorQueue.clear()
+        return EVP_aes_256_gcm()
+    }
+    return cipher
+}()

@@ -28,12 +28,36 @@ public enum Digest: Sendable, Hashable {
         }
     }
 
+    /// Whether the digest libcrypto runs is one fetched from a provider (not a legacy object it
+    /// would look up at every use).
+    var isFetched: Bool {
+        EVP_MD_get0_provider(evpMD) != nil
+    }
+
     var evpMD: OpaquePointer? {
         switch self {
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha384: EVP_sha384()
-        case .sha512: EVP_sha512()
+        case .sha1: fetchedSHA1
+        case .sha256: fetchedSHA256
+        case .sha384: fetchedSHA384
+        case .sha512: fetchedSHA512
         }
     }
+}
+
+// Each digest fetched from libcrypto's providers once. OpenSSL 3 looks a legacy `EVP_sha256()` up
+// again at every use (`EVP_MD_fetch`: a lock and a walk of its method store), once per digest
+// and once per signature or verify; a fetched one is used as it is. Kept for the process's life;
+// an `EVP_MD` is immutable and may be used from any thread. Should a fetch fail, the legacy
+// object is used, as before.
+nonisolated(unsafe) private let fetchedSHA1 = fetchDigest("SHA1") ?? EVP_sha1()
+nonisolated(unsafe) private let fetchedSHA256 = fetchDigest("SHA2-256") ?? EVP_sha256()
+nonisolated(unsafe) private let fetchedSHA384 = fetchDigest("SHA2-384") ?? EVP_sha384()
+nonisolated(unsafe) private let fetchedSHA512 = fetchDigest("SHA2-512") ?? EVP_sha512()
+
+private func fetchDigest(_ name: String) -> OpaquePointer? {
+    guard let digest = EVP_MD_fetch(nil, name, nil) else {
+        OpenSSLErrorQueue.clear()
+        return nil
+    }
+    return digest
 }

@@ -9,7 +9,7 @@ public enum HMAC {
         var length: UInt32 = 0
         let result = key.withNonNullBytes { keyBytes, keyCount in
             data.withNonNullBytes { dataBytes, dataCount in
-                CPasskeyOpenSSL.HMAC(EVP_sha256(), keyBytes, Int32(keyCount),
+                CPasskeyOpenSSL.HMAC(Digest.sha256.evpMD, keyBytes, Int32(keyCount),
                                      dataBytes, dataCount, &output, &length)
             }
         }
