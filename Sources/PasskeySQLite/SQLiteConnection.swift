@@ -67,16 +67,12 @@ final class SQLiteConnection {
 
     /// A PASSIVE checkpoint of the main database: copies into the database file every WAL frame
     /// that no reader still needs, without waiting for any lock, and fsyncs the file as the
-    /// connection's `synchronous` says. Returns the WAL's size and the frames now copied, in
-    /// frames (both -1 when the file is not in WAL mode).
-    func checkpointPassive() throws -> (walFrames: Int32, copied: Int32) {
+    /// connection's `synchronous` says.
+    func checkpointPassive() throws {
         let db = try openHandle()
-        var frames: Int32 = -1
-        var copied: Int32 = -1
-        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         // BUSY: another connection's checkpoint is running; it does the same work.
         guard rc == SQLITE_OK || rc == SQLITE_BUSY else { throw Self.error(rc, db: db, context: "wal_checkpoint") }
-        return (frames, copied)
     }
 
     // MARK: Statements

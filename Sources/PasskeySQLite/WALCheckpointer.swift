@@ -85,12 +85,12 @@ final class WALCheckpointer: Sendable {
         case .startPass:
             phase.store(Phase.copying.rawValue, ordering: .releasing)
             connection.async { db in
-                _ = try? db?.checkpointPassive()
+                try? db?.checkpointPassive()
                 self.phase.store(Phase.copied.rawValue, ordering: .releasing)
             }
         case .copyOnWriter:
             if current == .copied { phase.store(Phase.idle.rawValue, ordering: .releasing) }
-            _ = try? writer.checkpointPassive()
+            try? writer.checkpointPassive()
         }
     }
 
