@@ -89,9 +89,16 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return body
     }
 
+    /// Reads go on while a request is answered, so that a client that waits for its answer
+    /// costs no change of the socket's interest (two `epoll_ctl` calls a request); once the next
+    /// requests' parts wait, reading stops until they are answered, so a pipelining client
+    /// cannot queue more than one read's worth.
     func read(context: ChannelHandlerContext) {
-        if nextRequestsWait { readHeld = true } else { context.read() }
+        if readsWait { readHeld = true } else { context.read() }
     }
+
+    /// What was read of the next requests waits for the answer being written.
+    private var readsWait: Bool { nextRequestsWait && !waiting.isEmpty }
 
     private func answer(_ head: HTTPRequest, _ body: ByteBuffer, _ context: ChannelHandlerContext) {
         answering = true
@@ -126,7 +133,7 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let parts = waiting
         waiting = []
         for part in parts { receive(part, context) }
-        if readHeld, !nextRequestsWait {
+        if readHeld, !readsWait {
             readHeld = false
             context.read()
         }
