@@ -147,23 +147,66 @@ final class GroupCommitDatabase: Sendable {
             for job in jobs { job.complete(StoreError.closed) }
             return
         }
-        var failures: [(any Error)?] = Array(repeating: nil, count: jobs.count)
         let durable = Self.needsSync(jobs)
+        func failAll(_ error: any Error) {
+            let storeError = (error as? SQLiteError)?.storeError ?? error
+            for job in jobs { job.complete(storeError) }
+        }
         do {
             try synchronous.set(full: durable, on: connection)
         } catch {
-            let storeError = (error as? SQLiteError)?.storeError ?? error
-            for job in jobs { job.complete(storeError) }
-            return
+            return failAll(error)
         }
+        // First without savepoints: a job rarely fails, and a savepoint and its release are two
+        // statements a job, a fair share of a small group's work. When a job does fail, the
+        // whole transaction is rolled back and the group runs again, each job in a savepoint of
+        // its own, so that only the failed job's writes are undone.
+        var outcome = Self.run(jobs, on: connection, savepoints: false)
+        if case .aJobFailed = outcome {
+            connection.rollbackIfNeeded()
+            outcome = Self.run(jobs, on: connection, savepoints: true)
+        }
+        let failures: [(any Error)?]
+        switch outcome {
+        case .ran(let each): failures = each
+        case .aJobFailed: preconditionFailure("with savepoints a job's failure is its own")
+        case .groupFailed(let error): return failAll(error)
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackIfNeeded()
+            return failAll(error)
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        if durable { onCommit(jobs.count, seconds) }
+        for (job, failure) in zip(jobs, failures) { job.complete(failure) }
+        checkpointer.afterCommit(walFrames: walSize.frames, writer: connection)
+    }
+
+    enum GroupOutcome {
+        /// Every job ran; each one's error, if it failed (only with savepoints).
+        case ran([(any Error)?])
+        /// Without savepoints: a job failed, and the transaction holds part of its writes.
+        case aJobFailed
+        /// The transaction cannot be trusted; it has been rolled back.
+        case groupFailed(any Error)
+    }
+
+    /// BEGIN, then each job; without `savepoints` the first failure stops the group.
+    static func run(_ jobs: [WriteJob], on connection: SQLiteConnection, savepoints: Bool) -> GroupOutcome {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            let storeError = (error as? SQLiteError)?.storeError ?? error
-            for job in jobs { job.complete(storeError) }
-            return
+            return .groupFailed(error)
         }
+        var failures: [(any Error)?] = Array(repeating: nil, count: jobs.count)
         for (index, job) in jobs.enumerated() {
+            guard savepoints else {
+                do { try job.execute(connection) } catch { return .aJobFailed }
+                continue
+            }
             do {
                 try connection.execute("SAVEPOINT job")
                 do {
@@ -177,24 +220,10 @@ final class GroupCommitDatabase: Sendable {
             } catch {
                 // The savepoint machinery itself failed: the transaction cannot be trusted.
                 connection.rollbackIfNeeded()
-                let storeError = (error as? SQLiteError)?.storeError ?? error
-                for job in jobs { job.complete(storeError) }
-                return
+                return .groupFailed(error)
             }
         }
-        let started = DispatchTime.now().uptimeNanoseconds
-        do {
-            try connection.execute("COMMIT")
-        } catch {
-            connection.rollbackIfNeeded()
-            let storeError = (error as? SQLiteError)?.storeError ?? error
-            for job in jobs { job.complete(storeError) }
-            return
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        if durable { onCommit(jobs.count, seconds) }
-        for (job, failure) in zip(jobs, failures) { job.complete(failure) }
-        checkpointer.afterCommit(walFrames: walSize.frames, writer: connection)
+        return .ran(failures)
     }
 
     /// Whether the group's COMMIT must fsync: when any of its writes is durable.

@@ -47,4 +47,37 @@ import Synchronization
             await store.close()
         }
     }
+
+    /// A group runs first without savepoints; when a job fails after writing, the whole group
+    /// runs again with them, so the failed job's earlier write is undone and the others commit.
+    @Test func aJobThatFailsAfterWritingLeavesNothingAndTheOthersCommit() async throws {
+        try await withTemporaryDirectory { directory in
+            let sizes = Mutex<[Int]>([])
+            let store = try await SQLitePasskeyStore(path: directory.appendingPathComponent("retry.sqlite").path) { writes, _ in
+                sizes.withLock { $0.append(writes) }
+            }
+            let database = store.database
+            try await database.exclusive { try $0.execute("CREATE TABLE scratch (x INTEGER PRIMARY KEY)") }
+            struct Refused: Error {}
+            // The writer is held while the three writes queue, so that they form one group.
+            let held = Task { try await database.exclusive { _ in usleep(300_000) } }
+            try await Task.sleep(for: .milliseconds(100))
+            async let first: Void = database.write { try $0.execute("INSERT INTO scratch (x) VALUES (1)") }
+            let failing = Task {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO scratch (x) VALUES (2)")
+                    throw Refused()
+                }
+            }
+            async let third: Void = database.write { try $0.execute("INSERT INTO scratch (x) VALUES (3)") }
+            try await first
+            await #expect(throws: Refused.self) { try await failing.value }
+            try await third
+            try await held.value
+            let rows = try database.read { try $0.rows("SELECT x FROM scratch ORDER BY x", []) { $0.int64(0) } }
+            #expect(rows == [1, 3])
+            #expect(sizes.withLock { $0 }.contains(3), "the three writes were not one group: \(sizes.withLock { $0 })")
+            await store.close()
+        }
+    }
 }
