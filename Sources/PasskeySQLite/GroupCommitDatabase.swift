@@ -6,11 +6,11 @@ internal import Synchronization
 /// pool of reader connections (WAL lets readers run beside the writer).
 ///
 /// Group commit: a write is a job, a closure run against the writer connection. Jobs that are
-/// waiting when the writer becomes free run together in one transaction — each inside its own
-/// SAVEPOINT, so a job that throws is rolled back alone — and share one COMMIT, which with
-/// `synchronous=FULL` is one fsync of the WAL. Every caller is answered only after that COMMIT
-/// returned: a job's success means its rows are on disk. While one group's fsync runs, the next
-/// group gathers, so under load one fsync carries many ceremonies.
+/// waiting when the writer becomes free run together in one transaction — a job that throws is
+/// rolled back alone: the group then runs again, each job inside its own SAVEPOINT — and share
+/// one COMMIT, which with `synchronous=FULL` is one fsync of the WAL. Every caller is answered
+/// only after that COMMIT returned: a job's success means its rows are on disk. While one
+/// group's fsync runs, the next group gathers, so under load one fsync carries many ceremonies.
 ///
 /// A write may be marked not durable (a pending ceremony: losing it costs the user a retry, and
 /// nothing that was answered depends on it). A group of only such writes commits with
