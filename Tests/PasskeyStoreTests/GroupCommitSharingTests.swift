@@ -59,9 +59,17 @@ import Synchronization
             let database = store.database
             try await database.exclusive { try $0.execute("CREATE TABLE scratch (x INTEGER PRIMARY KEY)") }
             struct Refused: Error {}
-            // The writer is held while the three writes queue, so that they form one group.
-            let held = Task { try await database.exclusive { _ in usleep(300_000) } }
-            try await Task.sleep(for: .milliseconds(100))
+            // The writer is held, from before the three writes are made until they all wait, so
+            // that they form one group.
+            let holding = Mutex(false)
+            let held = Task {
+                try await database.exclusive { _ in
+                    holding.withLock { $0 = true }
+                    let deadline = Date().addingTimeInterval(30)
+                    while database.queuedWrites < 3, Date() < deadline { usleep(1_000) }
+                }
+            }
+            while !holding.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
             async let first: Void = database.write { try $0.execute("INSERT INTO scratch (x) VALUES (1)") }
             let failing = Task {
                 try await database.write { connection in
