@@ -92,7 +92,7 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Reads go on while a request is answered, so that a client that waits for its answer
     /// costs no change of the socket's interest (two `epoll_ctl` calls a request); once the next
     /// requests' parts wait, reading stops until they are answered, so a pipelining client
-    /// cannot queue more than one read's worth.
+    /// cannot queue more than the reads NIO makes in one turn for a readable socket.
     func read(context: ChannelHandlerContext) {
         if readsWait { readHeld = true } else { context.read() }
     }
