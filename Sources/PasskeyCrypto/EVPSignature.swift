@@ -42,7 +42,7 @@ enum EVPSignature {
         }
     }
 
-    private static func configure(_ keyContext: OpaquePointer, for algorithm: SignatureAlgorithm) -> Bool {
+    static func configure(_ keyContext: OpaquePointer, for algorithm: SignatureAlgorithm) -> Bool {
         switch algorithm {
         case .ecdsa, .eddsa:
             return true

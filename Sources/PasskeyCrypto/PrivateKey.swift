@@ -1,16 +1,21 @@
 internal import Foundation
 internal import CPasskeyOpenSSL
+internal import Synchronization
 
 /// A private key: the operator's signing keys (Apple's `.p8`, APNs, FCM service accounts), the
 /// push-device simulator's key, and the tests' keys. Generated, or imported from PKCS#8.
 /// Owns an `EVP_PKEY *`.
 //
 // @unchecked Sendable: the EVP_PKEY is not mutated after generation, and OpenSSL 3 allows
-// concurrent signing operations that each use their own EVP_MD_CTX (openssl-threads(7)).
+// concurrent signing operations that each use their own EVP_MD_CTX (openssl-threads(7)); the
+// signing templates are behind a lock.
 public final class PrivateKey: @unchecked Sendable {
     /// Owned; freed in deinit.
     private let pointer: OpaquePointer
     public let publicKey: PublicKey
+    /// One per algorithm this key has signed with (in practice one, or two for an RSA key
+    /// used with PKCS#1 v1.5 and PSS).
+    private let templates = Mutex<[SigningTemplate]>([])
 
     /// Takes ownership of `key`; frees it on failure.
     private init(taking key: OpaquePointer) throws {
@@ -120,6 +125,20 @@ public final class PrivateKey: @unchecked Sendable {
         guard algorithm.fits(publicKey.kind) else {
             throw CryptoError(.unsupported, "\(algorithm) cannot be made with a \(publicKey.kind) key")
         }
-        return try EVPSignature.sign(key: pointer, algorithm: algorithm, data: data)
+        guard let template = try template(for: algorithm) else {
+            return try EVPSignature.sign(key: pointer, algorithm: algorithm, data: data)
+        }
+        return try template.sign(data)
+    }
+
+    /// The prepared set-up for `algorithm`, made on its first signature; nil for pure EdDSA.
+    private func template(for algorithm: SignatureAlgorithm) throws -> SigningTemplate? {
+        if let made = templates.withLock({ $0.first { $0.algorithm == algorithm } }) { return made }
+        guard let made = try SigningTemplate(key: pointer, algorithm: algorithm) else { return nil }
+        return templates.withLock { templates in
+            if let first = templates.first(where: { $0.algorithm == algorithm }) { return first }
+            templates.append(made)
+            return made
+        }
     }
 }

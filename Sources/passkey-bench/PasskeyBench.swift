@@ -58,6 +58,26 @@ struct Speed: AsyncParsableCommand {
             }
             print(pad(c.name, 10) + pad(raw.map(fmt) ?? "n/a", 18) + pad(cell(signatureOnly), 22) + pad(cell(fullAssertion), 22) + cell(fullRegistration))
         }
+        try signing()
+    }
+
+    /// The signatures the server makes itself (ID tokens, access tokens, logout tokens): a
+    /// JWS signing input of a typical ID token's size, signed with our key type, beside
+    /// `openssl speed`'s signs per second.
+    func signing() throws {
+        print()
+        print("passkey-bench: signatures per second (JWS signing input, 400 bytes); ratio = ours / openssl speed")
+        print(pad("algorithm", 10) + pad("openssl sign/s", 18) + "ours")
+        let input = SecureRandom.bytes(400)
+        for (name, key, algorithm, openssl, row) in [
+            ("ES256", try PrivateKey.generateEC(.p256), SignatureAlgorithm.ecdsa(.sha256), "ecdsap256", "nistp256"),
+            ("RS256", try PrivateKey.generateRSA(bits: 2048), SignatureAlgorithm.rsaPKCS1v15(.sha256), "rsa2048", "rsa 2048"),
+        ] {
+            let raw = opensslRates(openssl, row: row)?.sign
+            let ours = try rate { _ = try key.signature(for: input, algorithm: algorithm) }
+            let ratio = raw.map { String(format: " (%.2f)", ours / $0) } ?? " (n/a)"
+            print(pad(name, 10) + pad(raw.map(fmt) ?? "n/a", 18) + fmt(ours) + ratio)
+        }
     }
 }
 
@@ -122,6 +142,12 @@ func rate(seconds: Double = 1.0, _ body: () throws -> Void) rethrows -> Double {
 
 /// `openssl speed -seconds 1 ALG`, verifies per second from the row matching `row`.
 func opensslVerifyRate(_ algorithm: String, row: String) -> Double? {
+    opensslRates(algorithm, row: row)?.verify
+}
+
+/// `openssl speed -seconds 1 ALG`: signs and verifies per second from the row matching `row`
+/// (its last two columns).
+func opensslRates(_ algorithm: String, row: String) -> (sign: Double, verify: Double)? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["openssl", "speed", "-seconds", "1", algorithm]
@@ -141,7 +167,9 @@ func opensslVerifyRate(_ algorithm: String, row: String) -> Double? {
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard let line = text.split(separator: "\n").last(where: { $0.contains(row) }) else { return nil }
-    return line.split(separator: " ").last.flatMap { Double($0) }
+    let columns = line.split(separator: " ")
+    guard columns.count >= 2, let sign = Double(columns[columns.count - 2]), let verify = Double(columns[columns.count - 1]) else { return nil }
+    return (sign, verify)
 }
 
 struct Case {

@@ -121,4 +121,44 @@ struct SignatureRoundTripTests {
         #expect(results.count == 64)
         #expect(results.allSatisfy { $0 })
     }
+
+    /// One PrivateKey signing from many tasks at once: each signature is made on its own copy
+    /// of the key's prepared signing set-up, so each verifies for its own message only.
+    @Test(arguments: [Case.es256, .rs256, .ed25519])
+    func concurrentSigningWithOneKey(_ testCase: Case) async throws {
+        let key = try testCase.generateKey()
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<48 {
+                group.addTask {
+                    let message = SecureRandom.bytes(16 + index)
+                    let signature = try key.signature(for: message, algorithm: testCase.algorithm)
+                    return key.publicKey.isValidSignature(signature, for: message, algorithm: testCase.algorithm)
+                        && !key.publicKey.isValidSignature(signature, for: flippingBit(message, at: 3), algorithm: testCase.algorithm)
+                }
+            }
+            var all: [Bool] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 48)
+        #expect(results.allSatisfy { $0 })
+    }
+
+    /// One RSA key used with PKCS#1 v1.5 and with PSS, alternately: each algorithm keeps its own
+    /// prepared set-up (its padding), so neither signature passes for the other algorithm.
+    @Test func oneRSAKeyKeepsEachAlgorithmsPadding() throws {
+        let key = try PrivateKey.generateRSA(bits: 2048)
+        let message = SecureRandom.bytes(50)
+        for _ in 0..<3 {
+            let pkcs1 = try key.signature(for: message, algorithm: .rsaPKCS1v15(.sha256))
+            let pss = try key.signature(for: message, algorithm: .rsaPSS(.sha256))
+            #expect(key.publicKey.isValidSignature(pkcs1, for: message, algorithm: .rsaPKCS1v15(.sha256)))
+            #expect(!key.publicKey.isValidSignature(pkcs1, for: message, algorithm: .rsaPSS(.sha256)))
+            #expect(key.publicKey.isValidSignature(pss, for: message, algorithm: .rsaPSS(.sha256)))
+            #expect(!key.publicKey.isValidSignature(pss, for: message, algorithm: .rsaPKCS1v15(.sha256)))
+            // PKCS#1 v1.5 is deterministic, PSS salted: a second PSS signature differs.
+            #expect(try key.signature(for: message, algorithm: .rsaPKCS1v15(.sha256)) == pkcs1)
+            #expect(try key.signature(for: message, algorithm: .rsaPSS(.sha256)) != pss)
+        }
+    }
 }
