@@ -295,6 +295,8 @@ def main():
         "postgres://alice@localhost",
         "postgres://u:p@[::1]:5432/db?sslmode=require",
         "postgres://u@h/db?sslmode=disable&sslrootcert=",
+        "postgres://passkey@/passkeys?host=/run/postgresql",
+        "postgresql://u:p@%2Fvar%2Frun%2Fpostgresql:5433/db?sslmode=prefer",
     ]):
         seeds.add("postgres-url", f"url{index}", url)
 

@@ -42,9 +42,15 @@ public final class PostgresPasskeyStore: PasskeyStore {
         location: PostgresLocation, poolSize: Int = 10, timeout: Duration = .seconds(5), logger: Logger,
         onCommit: @escaping @Sendable (_ writes: Int, _ seconds: Double) -> Void = { _, _ in }
     ) async throws {
-        var configuration = PostgresClient.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: try Self.tls(location))
+        var configuration: PostgresClient.Configuration
+        if let socketPath = location.socketPath {
+            configuration = PostgresClient.Configuration(
+                unixSocketPath: socketPath, username: location.user, password: location.password, database: location.database)
+        } else {
+            configuration = PostgresClient.Configuration(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: try Self.tls(location))
+        }
         configuration.options.maximumConnections = max(1, poolSize)
         // No keep-alive query: PostgresNIO arms a keep-alive timer (a child task sleeping through
         // `dispatch_after`, cancelled at the next lease) each time a connection goes back to the

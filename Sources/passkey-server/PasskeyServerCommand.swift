@@ -87,7 +87,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An allowed origin, compared exactly after normalising; repeatable. (env: PASSKEY_ORIGIN, default http://localhost:PORT)")
     var origin: [String] = []
 
-    @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
+    @Option(help: ArgumentHelp("An SQLite file, created if missing (one process), or a postgres://USER:PASSWORD@HOST:PORT/DB URL (any number of processes on one database; ?sslmode=disable|prefer|require|verify-ca|verify-full, &sslrootcert=PEM_FILE; postgres://USER@/DB?host=/run/postgresql for the server's Unix socket on this machine). (env: PASSKEY_DATABASE, default ./passkeys.sqlite)", valueName: "FILE|URL"))
     var database: String?
 
     @Option(name: .customLong("database-password-file"), help: ArgumentHelp("Secret. The PostgreSQL password, read from this file (a trailing newline dropped) and used with a postgres:// --database that names none. (env: PASSKEY_DATABASE_PASSWORD_FILE)", valueName: "PATH"))

@@ -86,6 +86,60 @@ struct PostgresTests {
         #expect(!PostgresLocation.isURL("postgres.sqlite"))
     }
 
+    @Test("URLs of a Unix-domain socket: host= or an encoded path in the host's place, the port in the socket's name, no TLS asked for")
+    func socketLocations() throws {
+        let byParameter = try PostgresLocation(url: "postgres://passkey@/passkeys?host=/run/postgresql")
+        #expect(byParameter.socketDirectory == "/run/postgresql")
+        #expect(byParameter.host.isEmpty)
+        #expect(byParameter.socketPath == "/run/postgresql/.s.PGSQL.5432")
+        #expect(byParameter.password == nil)
+        #expect(byParameter.database == "passkeys")
+        #expect(byParameter.description == "postgres://passkey@:5432/passkeys?host=/run/postgresql")
+
+        let encoded = try PostgresLocation(url: "postgresql://passkey:s%3Acret@%2Fvar%2Frun%2Fpostgresql:5433/db?sslmode=disable")
+        #expect(encoded.socketPath == "/var/run/postgresql/.s.PGSQL.5433")
+        #expect(encoded.password == "s:cret")
+        #expect(try PostgresLocation(url: "postgres://u@:6000/db?host=/tmp/").socketPath == "/tmp/.s.PGSQL.6000")
+        #expect(try PostgresLocation(url: "postgres://u@/db?host=/run/pg&sslmode=prefer").tls == .prefer)
+        // A TCP URL has no socket.
+        #expect(try PostgresLocation(url: "postgres://u@h/db").socketPath == nil)
+
+        let longDirectory = "/" + String(repeating: "d", count: 100)
+        for bad in [
+            "postgres://u@/db?host=run/postgresql",  // relative: not a directory libpq would take either
+            "postgres://u@/db?host=",
+            "postgres://u@h/db?host=/run/postgresql",  // two hosts
+            "postgres://u@%2Frun/db?host=/run/postgresql",
+            "postgres://u@/db?host=/run/postgresql&sslmode=require",  // TLS never runs over a socket
+            "postgres://u@/db?host=/run/postgresql&sslmode=verify-full",
+            "postgres://u@/db?host=\(longDirectory)",  // longer than sun_path
+            "postgres:///db?host=/run/postgresql",  // no user
+        ] {
+            #expect(throws: PostgresLocation.Invalid.self, "\(bad)") { try PostgresLocation(url: bad) }
+        }
+    }
+
+    @Test("a store reaches the test cluster through its Unix-domain socket",
+          .enabled(if: TestPostgres.isAvailable && TestPostgres.socketDirectory != nil))
+    func socket() async throws {
+        try await TestPostgres.withDatabase { url in
+            let tcp = try PostgresLocation(url: url)
+            let directory = try #require(TestPostgres.socketDirectory)
+            let location = try PostgresLocation(url: "postgres://\(tcp.user)@:\(tcp.port)/\(tcp.database)?host=\(directory)")
+            let store = try await PostgresPasskeyStore(location: location, poolSize: 1, timeout: testTimeout, logger: quietLogger)
+            #expect(try await store.schemaVersion == postgresSchemaVersion)
+            // A connection over a Unix-domain socket has no client address on the server.
+            let overSocket = try await TestPostgres.query(
+                url,
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE application_name = 'passkey-server' AND datname = current_database() AND client_addr IS NULL
+                """, as: Int64.self)
+            #expect(overSocket == [1])
+            await store.close()
+        }
+    }
+
     @Test("sslmode=require connects over TLS; verify-full connects with the cluster's root and refuses without it",
           .enabled(if: TestPostgres.isAvailable && TestPostgres.certificateAuthority != nil))
     func tls() async throws {

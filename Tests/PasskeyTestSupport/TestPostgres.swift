@@ -21,6 +21,12 @@ public enum TestPostgres {
         $0.isEmpty ? nil : $0
     }
 
+    /// The directory of the test cluster's Unix-domain socket (local connections are trusted
+    /// there), when known.
+    public static let socketDirectory: String? = ProcessInfo.processInfo.environment["PASSKEY_TEST_POSTGRES_SOCKET_DIR"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
     /// The `scripts/postgres-cluster` helper, for tests that need a cluster of their own (to
     /// stop and start it).
     public static var clusterScript: URL {
