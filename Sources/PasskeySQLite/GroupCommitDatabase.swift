@@ -161,16 +161,18 @@ final class GroupCommitDatabase: Sendable {
         // statements a job, a fair share of a small group's work. When a job does fail, the
         // whole transaction is rolled back and the group runs again, each job in a savepoint of
         // its own, so that only the failed job's writes are undone.
-        var outcome = Self.run(jobs, on: connection, savepoints: false)
-        if case .aJobFailed = outcome {
-            connection.rollbackIfNeeded()
-            outcome = Self.run(jobs, on: connection, savepoints: true)
-        }
         let failures: [(any Error)?]
-        switch outcome {
-        case .ran(let each): failures = each
-        case .aJobFailed: preconditionFailure("with savepoints a job's failure is its own")
-        case .groupFailed(let error): return failAll(error)
+        switch Self.runWithoutSavepoints(jobs, on: connection) {
+        case .ran:
+            failures = Array(repeating: nil, count: jobs.count)
+        case .groupFailed(let error):
+            return failAll(error)
+        case .aJobFailed:
+            connection.rollbackIfNeeded()
+            switch Self.runInSavepoints(jobs, on: connection) {
+            case .success(let each): failures = each
+            case .failure(let error): return failAll(error)
+            }
         }
         let started = DispatchTime.now().uptimeNanoseconds
         do {
@@ -185,28 +187,41 @@ final class GroupCommitDatabase: Sendable {
         checkpointer.afterCommit(walFrames: walSize.frames, writer: connection)
     }
 
-    enum GroupOutcome {
-        /// Every job ran; each one's error, if it failed (only with savepoints).
-        case ran([(any Error)?])
-        /// Without savepoints: a job failed, and the transaction holds part of its writes.
+    /// How a group run without savepoints ended.
+    enum FirstRun {
+        /// Every job ran without an error.
+        case ran
+        /// A job failed, and the transaction holds part of its writes: roll back, and run the
+        /// group again in savepoints.
         case aJobFailed
         /// The transaction cannot be trusted; it has been rolled back.
         case groupFailed(any Error)
     }
 
-    /// BEGIN, then each job; without `savepoints` the first failure stops the group.
-    static func run(_ jobs: [WriteJob], on connection: SQLiteConnection, savepoints: Bool) -> GroupOutcome {
+    /// BEGIN, then each job; the first failure stops the group.
+    static func runWithoutSavepoints(_ jobs: [WriteJob], on connection: SQLiteConnection) -> FirstRun {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             return .groupFailed(error)
         }
+        for job in jobs {
+            do { try job.execute(connection) } catch { return .aJobFailed }
+        }
+        return .ran
+    }
+
+    /// BEGIN, then each job in a savepoint of its own: a job's failure undoes its writes only,
+    /// and is that job's answer. A failure of the savepoints themselves fails the group (the
+    /// transaction is rolled back).
+    static func runInSavepoints(_ jobs: [WriteJob], on connection: SQLiteConnection) -> Result<[(any Error)?], any Error> {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            return .failure(error)
+        }
         var failures: [(any Error)?] = Array(repeating: nil, count: jobs.count)
         for (index, job) in jobs.enumerated() {
-            guard savepoints else {
-                do { try job.execute(connection) } catch { return .aJobFailed }
-                continue
-            }
             do {
                 try connection.execute("SAVEPOINT job")
                 do {
@@ -220,10 +235,10 @@ final class GroupCommitDatabase: Sendable {
             } catch {
                 // The savepoint machinery itself failed: the transaction cannot be trusted.
                 connection.rollbackIfNeeded()
-                return .groupFailed(error)
+                return .failure(error)
             }
         }
-        return .ran(failures)
+        return .success(failures)
     }
 
     /// Whether the group's COMMIT must fsync: when any of its writes is durable.
