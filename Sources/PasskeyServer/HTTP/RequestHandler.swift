@@ -14,7 +14,8 @@ internal import Synchronization
 /// - a request is answered once its body has been read, up to `maxBody` bytes: one that
 ///   declares a larger Content-Length, or sends more, is handed on at once (the request
 ///   pipeline answers it 413 from its length) and the rest of its body is read and dropped;
-/// - while a request is answered, reading stops, and what was read of the next ones waits;
+/// - while a request is answered, reads go on; what is read of the next requests waits for the
+///   answer, and from then on reading stops until the answer is written;
 /// - the answer carries a `Date`, its body is written as the router's body writes it (a file in
 ///   parts, with the socket's backpressure), and the connection half-closes after it when the
 ///   request asked (`Connection: close`);
