@@ -28,7 +28,7 @@ import Testing
             let user = try #require(options["user"] as? [String: Any])
             #expect((Base64URL.decode(user["id"] as! String) ?? []).count >= 16)
             #expect(user["id"] as? String != Base64URL.encode(Array("alice".utf8)))
-            #expect((Base64URL.decode(options["challenge"] as! String) ?? []).count == 32)
+            #expect((Base64URL.decode(options["challenge"] as! String) ?? []).count == 38)  // 6 bytes of time, 32 random
             let algs = (options["pubKeyCredParams"] as? [[String: Any]] ?? []).compactMap { $0["alg"] as? Int }
             #expect(algs.first == -7 && algs == COSEAlgorithm.defaultOffered.map(\.rawValue))
             #expect((options["extensions"] as? [String: Any])?["credProps"] as? Bool == true)

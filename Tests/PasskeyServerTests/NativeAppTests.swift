@@ -68,7 +68,7 @@ struct NativeFlow {
         let creation = try JSONDecoder().decode(CredentialCreation.self, from: initialize.body)
         let challenge = try #require(creation.publicKey.challenge.decodeBase64Url())
         let userID = try #require(creation.publicKey.user.id.decodeBase64Url())
-        #expect(challenge.count == 32)
+        #expect(challenge.count == 38)  // 6 bytes of time, 32 random
         #expect(userID.count >= 16)
         #expect(creation.publicKey.user.name == userName)
         #expect(creation.publicKey.userVerification == nil)

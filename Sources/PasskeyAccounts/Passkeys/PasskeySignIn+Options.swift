@@ -25,8 +25,8 @@ extension PasskeySignIn {
     /// options: excludeCredentials lists the passkeys it has.
     func issueRegistration(for user: UserRecord, isNew: Bool, settings: RegistrationSettings) async throws -> CreationOptionsResponse {
         let existingCredentials = isNew ? [] : try await store.credentials(userHandle: user.handle)
-        let challenge = SecureRandom.bytes(32)
         let created = now()
+        let challenge = CeremonyChallenge.make(at: created)
         let algorithms = rp.algorithms.map(\.rawValue)
         try await store.insertCeremony(CeremonyRecord(
             challenge: challenge, kind: .registration, userHandle: user.handle, userName: user.name,

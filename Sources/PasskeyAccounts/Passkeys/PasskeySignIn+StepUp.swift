@@ -25,8 +25,8 @@ extension PasskeySignIn {
                 : "This account has no passkey to confirm with.")
         }
         let allow = credentials.map { CreationOptionsResponse.Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
-        let challenge = SecureRandom.bytes(32)
         let created = now()
+        let challenge = CeremonyChallenge.make(at: created)
         try await store.insertCeremony(CeremonyRecord(
             challenge: challenge, kind: .authentication, userHandle: session.user.handle, userName: nil, displayName: nil,
             isNewUser: false, userVerification: UserVerificationRequirement.required.rawValue, allowCredentialIDs: credentials.map(\.id),

@@ -312,8 +312,8 @@ public final class PasskeySignIn: Sendable {
                 }
             }
         }
-        let challenge = SecureRandom.bytes(32)
         let created = now()
+        let challenge = CeremonyChallenge.make(at: created)
         try await store.insertCeremony(CeremonyRecord(
             challenge: challenge, kind: .authentication, userHandle: userHandle, userName: nil, displayName: nil,
             isNewUser: false, userVerification: userVerification.rawValue,
