@@ -78,7 +78,8 @@ import Testing
         }
     }
 
-    /// As Hummingbird's own channel: 400 with `Connection: close`, after any answer before it.
+    /// As Hummingbird's own channel: 400 with `Connection: close`, after any answer before it;
+    /// with the error body every refusal of the API has.
     @Test func whatTheParserRefusesIs400AndTheConnectionCloses() async throws {
         try await withServer { server, _, _ in
             let alone = try TestSocket(port: server.port)
@@ -86,6 +87,11 @@ import Testing
             let refused = try await onOwnThread { alone.read(for: Self.patience) }
             #expect(Self.statuses(refused.text) == [400], "\(refused.text)")
             #expect(refused.text.lowercased().contains("connection: close"))
+            #expect(refused.text.lowercased().contains("content-type: application/json"))
+            let body = try #require(refused.text.range(of: "\r\n\r\n").map { String(refused.text[$0.upperBound...]) })
+            let error = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String]
+            #expect(error?["error"] == "invalid_request")
+            #expect(error?["message"]?.isEmpty == false)
             #expect(refused.closed)
             let after = try TestSocket(port: server.port)
             after.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nNOT HTTP AT ALL\r\n\r\n")

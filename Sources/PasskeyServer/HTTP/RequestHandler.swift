@@ -163,14 +163,21 @@ final class RequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(mode: .output, promise: nil)
     }
 
-    /// 400 for what the parser refused, then the connection half-closes.
+    /// 400 for what the parser refused, with the API's error body (the request was not read, so
+    /// no route's format applies), then the connection half-closes.
     private func refuse(_ context: ChannelHandlerContext) {
         guard !done else { return }
-        let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+        let body = ByteBuffer(string: Self.unparsedBody)
+        let head = HTTPResponse(status: .badRequest, headerFields: [
+            .connection: "close", .contentType: "application/json", .contentLength: "\(body.readableBytes)",
+        ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         halfClose(context)
     }
+
+    static let unparsedBody = #"{"error":"invalid_request","message":"The request is not well-formed HTTP/1.1."}"#
 
     func channelInactive(context: ChannelHandlerContext) {
         done = true
