@@ -48,14 +48,18 @@ final class RandomReserve: Sendable {
         var bytes = [UInt8](repeating: 0, count: RandomReserve.size)
         /// The first byte not given out; `size` when the reserve is spent.
         var next = RandomReserve.size
-        /// `SecureRandom.forks` when the reserve was filled.
+        /// The fork count when the reserve was filled.
         var forks: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    /// The process's count of forks (`SecureRandom.forks`); a test's own counter, so that what
+    /// it checks does not depend on another test's fork.
+    private let forkCount: @Sendable () -> UInt64
 
-    init() {
+    init(forkCount: @escaping @Sendable () -> UInt64 = { SecureRandom.forks.load(ordering: .relaxed) }) {
         Self.watchForks
+        self.forkCount = forkCount
     }
 
     /// Registered once: a forked child counts one more fork.
@@ -66,7 +70,7 @@ final class RandomReserve: Sendable {
     func take(_ count: Int) -> [UInt8] {
         precondition(count > 0 && count <= Self.largestServed)
         return state.withLock { state in
-            let forks = SecureRandom.forks.load(ordering: .relaxed)
+            let forks = forkCount()
             if state.next + count > Self.size || state.forks != forks {
                 SecureRandom.fill(&state.bytes)
                 state.next = 0
