@@ -113,7 +113,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case .require, .verifyCA, .verifyFull:
             throw Invalid(description: "sslmode=\(tls.rawValue) cannot be met over a Unix-domain socket, which never uses TLS (use disable or prefer)")
         }
-        guard socketPath.utf8.count <= 107, !socketPath.utf8.contains(0) else {
+        guard !socketPath.utf8.contains(0) else {
+            throw Invalid(description: "the socket directory contains a NUL byte")
+        }
+        guard socketPath.utf8.count <= 107 else {
             throw Invalid(description: "the socket path \(socketPath.prefix(64))… is longer than a Unix-domain socket's 107 bytes")
         }
     }

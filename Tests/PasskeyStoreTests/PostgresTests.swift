@@ -113,6 +113,7 @@ struct PostgresTests {
             "postgres://u@/db?host=/run/postgresql&sslmode=require",  // TLS never runs over a socket
             "postgres://u@/db?host=/run/postgresql&sslmode=verify-full",
             "postgres://u@/db?host=\(longDirectory)",  // longer than sun_path
+            "postgres://u@/db?host=/run/pg%00sql",  // a NUL would cut the path short
             "postgres:///db?host=/run/postgresql",  // no user
         ] {
             #expect(throws: PostgresLocation.Invalid.self, "\(bad)") { try PostgresLocation(url: bad) }
