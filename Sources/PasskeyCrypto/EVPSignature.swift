@@ -19,16 +19,8 @@ enum EVPSignature {
 
     static func sign(key: OpaquePointer, algorithm: SignatureAlgorithm, data: [UInt8]) throws -> [UInt8] {
         defer { OpenSSLErrorQueue.clear() }
-        guard let context = EVP_MD_CTX_new() else {
-            throw CryptoError.openSSL(.internalFailure, "EVP_MD_CTX_new failed")
-        }
+        let context = try signingContext(key: key, algorithm: algorithm)
         defer { EVP_MD_CTX_free(context) }
-        var keyContext: OpaquePointer?
-        guard EVP_DigestSignInit(context, &keyContext, algorithm.digest?.evpMD, nil, key) == 1,
-              let keyContext, configure(keyContext, for: algorithm)
-        else {
-            throw CryptoError.openSSL(.internalFailure, "EVP_DigestSignInit failed for \(algorithm)")
-        }
         return try data.withNonNullBytes { dataBytes, dataCount in
             var length = 0
             guard EVP_DigestSign(context, nil, &length, dataBytes, dataCount) == 1 else {
@@ -42,7 +34,23 @@ enum EVPSignature {
         }
     }
 
-    static func configure(_ keyContext: OpaquePointer, for algorithm: SignatureAlgorithm) -> Bool {
+    /// A new `EVP_MD_CTX` set up to sign with `key` and `algorithm` (its padding set); the
+    /// caller frees it.
+    static func signingContext(key: OpaquePointer, algorithm: SignatureAlgorithm) throws -> OpaquePointer {
+        guard let context = EVP_MD_CTX_new() else {
+            throw CryptoError.openSSL(.internalFailure, "EVP_MD_CTX_new failed")
+        }
+        var keyContext: OpaquePointer?
+        guard EVP_DigestSignInit(context, &keyContext, algorithm.digest?.evpMD, nil, key) == 1,
+              let keyContext, configure(keyContext, for: algorithm)
+        else {
+            EVP_MD_CTX_free(context)
+            throw CryptoError.openSSL(.internalFailure, "EVP_DigestSignInit failed for \(algorithm)")
+        }
+        return context
+    }
+
+    private static func configure(_ keyContext: OpaquePointer, for algorithm: SignatureAlgorithm) -> Bool {
         switch algorithm {
         case .ecdsa, .eddsa:
             return true

@@ -23,18 +23,8 @@ final class SigningTemplate: @unchecked Sendable {
     init?(key: OpaquePointer, algorithm: SignatureAlgorithm) throws {
         guard algorithm.digest != nil else { return nil }
         defer { OpenSSLErrorQueue.clear() }
-        guard let context = EVP_MD_CTX_new() else {
-            throw CryptoError.openSSL(.internalFailure, "EVP_MD_CTX_new failed")
-        }
-        var keyContext: OpaquePointer?
-        guard EVP_DigestSignInit(context, &keyContext, algorithm.digest?.evpMD, nil, key) == 1,
-              let keyContext, EVPSignature.configure(keyContext, for: algorithm)
-        else {
-            EVP_MD_CTX_free(context)
-            throw CryptoError.openSSL(.internalFailure, "EVP_DigestSignInit failed for \(algorithm)")
-        }
+        template = try EVPSignature.signingContext(key: key, algorithm: algorithm)
         self.algorithm = algorithm
-        template = context
     }
 
     deinit {

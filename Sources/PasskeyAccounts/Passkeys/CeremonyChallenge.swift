@@ -16,10 +16,7 @@ enum CeremonyChallenge {
 
     static func make(at date: Date) -> [UInt8] {
         let milliseconds = UInt64(max(0, min(date.timeIntervalSince1970 * 1000, Double(UInt64(1) << 48 - 1))))
-        var challenge = [UInt8](repeating: 0, count: timeBytes)
-        for index in 0..<timeBytes {
-            challenge[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * UInt64(timeBytes - 1 - index)))
-        }
-        return challenge + SecureRandom.bytes(randomBytes)
+        let time = withUnsafeBytes(of: milliseconds.bigEndian, Array.init).suffix(timeBytes)
+        return Array(time) + SecureRandom.bytes(randomBytes)
     }
 }
