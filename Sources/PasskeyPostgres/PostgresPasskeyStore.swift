@@ -183,64 +183,65 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// cancelled), whichever comes first; the loser is cancelled and not waited for.
     ///
     /// The operation runs in a task of its own (so that the deadline can answer while it still
-    /// runs); the deadline is a timer on one of PostgresNIO's event loops, not a second task
-    /// sleeping on the global executor: perf of finalizes on PostgreSQL found the sleeping task's
-    /// creation, `dispatch_after` and wake-ups among the store's larger costs.
+    /// runs). The deadline is an entry in `deadlines`, not a timer of its own: perf of finalizes
+    /// on PostgreSQL found a sleeping task per call, and then an event loop's timer per call (set
+    /// and cancelled from another thread, two wake-ups), among the store's larger costs.
     static func firstOf<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T, timeout: Duration) async throws -> T {
         let race = Race<T>()
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let delay = TimeAmount.nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        let due = ContinuousClock.now.advanced(by: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = Task {
                     do { race.answer(.success(try await operation())) } catch { race.answer(.failure(error)) }
                 }
-                let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: delay) {
+                let deadline = deadlines.watch(until: due) {
                     race.answer(.failure(StoreError.unavailable("PostgreSQL did not answer within \(timeout)")))
                 }
-                race.start(continuation, task: task, timer: timer)
+                race.start(continuation, task: task, deadline: deadline)
             }
         } onCancel: {
             race.answer(.failure(CancellationError()))
         }
     }
 
+    /// Every store's deadlines, at most 50 ms late (against a default timeout of 5 s).
+    static let deadlines = DeadlineWatch(tick: .milliseconds(50))
+
     /// The continuation of `firstOf`, resumed once, with the first answer (which may come
-    /// before the continuation is stored); the operation's task is cancelled and the timer
-    /// stopped then.
+    /// before the continuation is stored); the operation's task is cancelled and the deadline
+    /// forgotten then.
     private final class Race<T: Sendable>: Sendable {
         private struct State {
             var continuation: CheckedContinuation<T, any Error>?
             var task: Task<Void, Never>?
-            var timer: Scheduled<Void>?
+            var deadline: UInt64?
             var first: Result<T, any Error>?
         }
         private let state = Mutex(State())
 
-        func start(_ continuation: CheckedContinuation<T, any Error>, task: Task<Void, Never>, timer: Scheduled<Void>) {
+        func start(_ continuation: CheckedContinuation<T, any Error>, task: Task<Void, Never>, deadline: UInt64) {
             let first = state.withLock { state -> Result<T, any Error>? in
                 state.task = task
-                state.timer = timer
+                state.deadline = deadline
                 if state.first == nil { state.continuation = continuation }
                 return state.first
             }
             if let first {
                 task.cancel()
-                timer.cancel()
+                PostgresPasskeyStore.deadlines.forget(deadline)
                 continuation.resume(with: first)
             }
         }
 
         func answer(_ result: Result<T, any Error>) {
-            let (continuation, task, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Scheduled<Void>?) in
+            let (continuation, task, deadline) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, UInt64?) in
                 guard state.first == nil else { return (nil, nil, nil) }
                 state.first = result
                 defer { state.continuation = nil }
-                return (state.continuation, state.task, state.timer)
+                return (state.continuation, state.task, state.deadline)
             }
             task?.cancel()
-            timer?.cancel()
+            if let deadline { PostgresPasskeyStore.deadlines.forget(deadline) }
             continuation?.resume(with: result)
         }
     }
