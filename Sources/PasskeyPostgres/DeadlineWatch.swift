@@ -35,7 +35,9 @@ final class DeadlineWatch: Sendable {
             return (state.next, !state.sweeping)
         }
         if start {
-            Task { await self.sweep() }
+            // Detached: the sweeper outlives the call that started it and takes none of its
+            // task-local values or priority along.
+            Task.detached { await self.sweep() }
         }
         return key
     }
