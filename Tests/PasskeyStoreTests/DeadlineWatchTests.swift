@@ -7,7 +7,7 @@ import Testing
 @Suite("Deadline watch")
 struct DeadlineWatchTests {
     @Test("a deadline that passes expires once; one forgotten first never does")
-    func expiresForgetsAndStops() async throws {
+    func expiresOnceUnlessForgotten() async throws {
         let watch = DeadlineWatch(tick: .milliseconds(5))
         let expired = Mutex<[String]>([])
         let soon = ContinuousClock.now.advanced(by: .milliseconds(20))
