@@ -41,7 +41,8 @@ enum Schema {
     /// a failed write, each write runs in its own SAVEPOINT, so SQLite keeps the first image of
     /// every page it changes to be able to roll it back. Past 64 KiB that journal went to a new
     /// file in /var/tmp for every group (created, written page by page, deleted): under the
-    /// finalize load, a third of the writer's pwrite calls. The images are only ever needed by a rollback of the open transaction.
+    /// finalize load, a third of the writer's pwrite calls. The images are only ever needed by a
+    /// rollback of the open transaction.
     static func keepTemporaryFilesInMemory(_ db: SQLiteConnection) throws {
         try db.execute("PRAGMA temp_store = MEMORY", cached: false)
         guard try db.row("PRAGMA temp_store", cached: false, { $0.int64(0) }) == 2 else {
