@@ -16,11 +16,15 @@ internal import Synchronization
 ///   PostgreSQL re-checks its condition against the newest row after waiting for a concurrent one.
 /// - Unique names rest on the unique index: `INSERT … ON CONFLICT DO NOTHING` waits for a
 ///   concurrent insert of the same name and then does nothing, which is the 409.
+/// - The store's connections, its pool and its calls run on one thread of its own
+///   (`DatabaseLoop`).
 /// - Each call has a deadline (`timeout`): when the database cannot be reached, or does not
 ///   answer in time, the call throws `StoreError.unavailable` instead of hanging. The pool keeps
 ///   trying to connect in the background, so the store recovers by itself.
 public final class PostgresPasskeyStore: PasskeyStore {
     private let client: PostgresClient
+    /// Where the connections run, and the calls' tasks with them.
+    private let loop: DatabaseLoop
     private let runner: Task<Void, Never>
     private let timeout: Duration
     private let logger: Logger
@@ -68,16 +72,21 @@ public final class PostgresPasskeyStore: PasskeyStore {
             ("idle_in_transaction_session_timeout", "\(max(milliseconds * 2, 1000))"),
             ("application_name", "passkey-server"),
         ]
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let loop = DatabaseLoop()
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: loop.loop, backgroundLogger: logger)
         self.client = client
-        self.runner = Task { await client.run() }
+        self.loop = loop
+        // The pool runs on the loop too: a call waits on it for a new connection, and run on
+        // Swift's global executor, behind whatever else the process was doing, it kept a call
+        // waiting for seconds (seen with the whole test suite at once).
+        self.runner = Task(executorPreference: loop) { await client.run() }
         self.timeout = timeout
         self.logger = logger
         self.onCommit = onCommit
         do {
             try await migrate()
         } catch {
-            runner.cancel()
+            await close()
             throw error
         }
     }
@@ -88,7 +97,10 @@ public final class PostgresPasskeyStore: PasskeyStore {
         // Bounded like every call, so that a pool that does not wind down cannot keep the
         // process from exiting.
         let runner = runner
-        _ = try? await Self.firstOf({ await runner.value }, timeout: timeout)
+        let stopped = (try? await Self.firstOf({ await runner.value }, timeout: timeout)) != nil
+        // The loop's thread ends once the pool has closed its connections; a pool that did not
+        // wind down in time keeps it, rather than have its last answers find no loop.
+        if stopped { await loop.shutdown() }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
@@ -171,7 +183,7 @@ public final class PostgresPasskeyStore: PasskeyStore {
     private func deadline<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         do {
-            return try await Self.firstOf(operation, timeout: timeout)
+            return try await Self.firstOf(operation, timeout: timeout, on: loop)
         } catch let error as any RollbackOutcome {
             throw error
         } catch {
@@ -183,15 +195,18 @@ public final class PostgresPasskeyStore: PasskeyStore {
     /// cancelled), whichever comes first; the loser is cancelled and not waited for.
     ///
     /// The operation runs in a task of its own (so that the deadline can answer while it still
-    /// runs). The deadline is an entry in `deadlines`, not a timer of its own: perf of finalizes
-    /// on PostgreSQL found a sleeping task per call, and then an event loop's timer per call (set
-    /// and cancelled from another thread, two wake-ups), among the store's larger costs.
-    static func firstOf<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T, timeout: Duration) async throws -> T {
+    /// runs), on `executor` when given (the store's `DatabaseLoop`). The deadline is an entry in
+    /// `deadlines`, not a timer of its own: perf of finalizes on PostgreSQL found a sleeping task
+    /// per call, and then an event loop's timer per call (set and cancelled from another thread,
+    /// two wake-ups), among the store's larger costs.
+    static func firstOf<T: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> T, timeout: Duration, on executor: (any TaskExecutor)? = nil
+    ) async throws -> T {
         let race = Race<T>()
         let due = ContinuousClock.now.advanced(by: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = Task {
+                let task = Task(executorPreference: executor) {
                     do { race.answer(.success(try await operation())) } catch { race.answer(.failure(error)) }
                 }
                 let deadline = deadlines.watch(until: due) {
