@@ -77,6 +77,10 @@ public final class TestServer: Sendable {
             // (max_connections 800, scripts/postgres-cluster), and the default 10 each could exhaust it.
             configuration.databasePoolSize = 4
         }
+        // Generous too: a key set or metadata document stand-in on loopback has been seen to take
+        // more than the 3 s default to answer with every test running at once. The tests of that
+        // limit set it back.
+        configuration.clientDocumentTimeout = 30
         configuration.publicDirectory = directory.path
         configuration.associationFile = nil
         configure(&configuration)

@@ -324,11 +324,14 @@ import Testing
             let filler = String(repeating: "x", count: 70_000)
             keys.serve(#"{"keys":[],"filler":"\#(filler)"}"#)
         }
-        // Far longer than the fetch's 3 s limit, so that a refusal before it is the limit's
-        // doing even on a machine slowed by other work.
+        // Far longer than the fetch's 3 s limit (the default, which the test server raises), so
+        // that a refusal before it is the limit's doing even on a machine slowed by other work.
         if flaw == "never answers" { keys.state.withLock { $0.delay = .seconds(120) } }
         let patterns = flaw == "not named" ? [] : [try OutboundHostPolicy.Pattern("127.0.0.1")]
-        try await withServer({ $0.clientMetadataHosts = OutboundHostPolicy(patterns: patterns) }) { server, _, client in
+        try await withServer({
+            $0.clientMetadataHosts = OutboundHostPolicy(patterns: patterns)
+            $0.clientDocumentTimeout = ServerConfiguration().clientDocumentTimeout
+        }) { server, _, client in
             let agent = try await Self.reportingClient(server, id: "agent") { $0.jwksURI = keys.url }
             let started = ContinuousClock.now
             let refused = try await Self.withAssertion(agent, try Self.assertion(key, kid: "k1", clientID: "agent", server: server))

@@ -105,7 +105,10 @@ import Testing
                 s.state.withLock { $0.delay = .seconds(120) }
             }),
         ]
-        try await withServer(Self.on) { server, ceremonies, _ in
+        // The fetch's own limit, the default (which the test server raises), for the answer that
+        // never comes.
+        let limited: (inout ServerConfiguration) -> Void = { Self.on(&$0); $0.clientDocumentTimeout = ServerConfiguration().clientDocumentTimeout }
+        try await withServer(limited) { server, ceremonies, _ in
             let agent = Self.party(server, url)
             let ada = try await TestRelyingParty.signedIn(ceremonies)
             for (what, serve) in cases {

@@ -14,7 +14,8 @@ internal import PasskeyHTTPParsing
 /// per URL, so that a stream of made-up `kid`s cannot make the server fetch for each.
 public actor ClientKeySets {
     public static let maximumBytes = 65536
-    public static let timeout: TimeInterval = 3
+    /// The longest a fetch may take (`ServerConfiguration.clientDocumentTimeout`, 3 s).
+    let timeout: TimeInterval
     static let defaultLifetime: TimeInterval = 300
     static let lifetimes: ClosedRange<TimeInterval> = 60...86400
     static let refetchInterval: TimeInterval = 60
@@ -38,9 +39,10 @@ public actor ClientKeySets {
     let stored = ImportedKeys<String, (text: String, set: JWKSet)>(capacity: 4096)
     var inFlight: [String: Task<Kept, any Error>] = [:]
 
-    init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, logger: Logger) {
+    init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, timeout: TimeInterval, logger: Logger) {
         self.documents = documents
         self.policy = policy
+        self.timeout = timeout
         self.logger = logger
     }
 
@@ -64,7 +66,9 @@ public actor ClientKeySets {
     /// One fetch per URL at a time: concurrent assertions wait for the same answer.
     func fetch(_ uri: String, now: Date) async throws -> Kept {
         if let running = inFlight[uri] { return try await running.value }
-        let task = Task { [documents, policy] in try await Self.load(uri, documents: documents, policy: policy, now: now) }
+        let task = Task { [documents, policy, timeout] in
+            try await Self.load(uri, documents: documents, policy: policy, timeout: timeout, now: now)
+        }
         inFlight[uri] = task
         defer { inFlight[uri] = nil }
         do {
@@ -77,7 +81,9 @@ public actor ClientKeySets {
         }
     }
 
-    static func load(_ uri: String, documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, now: Date) async throws -> Kept {
+    static func load(
+        _ uri: String, documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, timeout: TimeInterval, now: Date
+    ) async throws -> Kept {
         guard let documents else { throw Unavailable(description: "this server has no outbound client") }
         guard let url = URL(string: uri) else { throw Unavailable(description: "the jwks_uri is not a URL") }
         let document: FetchedDocument

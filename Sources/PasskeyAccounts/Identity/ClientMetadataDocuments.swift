@@ -15,7 +15,8 @@ internal import PasskeyHTTPParsing
 /// document is trusted as its `Cache-Control` says, between 5 minutes and a day.
 public actor ClientMetadataDocuments {
     public static let maximumBytes = 5120
-    public static let timeout: TimeInterval = 3
+    /// The longest a fetch may take (`ServerConfiguration.clientDocumentTimeout`, 3 s).
+    let timeout: TimeInterval
     static let defaultLifetime: TimeInterval = 300
     static let lifetimes: ClosedRange<TimeInterval> = 300...86400
     /// At most this many documents are remembered as fresh; beyond, all are fetched again.
@@ -32,9 +33,10 @@ public actor ClientMetadataDocuments {
     var freshUntil: [String: Date] = [:]
     var inFlight: [String: Task<(client: ClientRecord, lifetime: TimeInterval), any Error>] = [:]
 
-    init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, logger: Logger) {
+    init(documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, timeout: TimeInterval, logger: Logger) {
         self.documents = documents
         self.policy = policy
+        self.timeout = timeout
         self.logger = logger
     }
 
@@ -59,7 +61,9 @@ public actor ClientMetadataDocuments {
     /// The client the document at `id` describes, fetched now (one fetch per URL at a time).
     func fetch(_ id: String, now: Date) async throws -> ClientRecord {
         if let running = inFlight[id] { return try await running.value.client }
-        let task = Task { [documents, policy] in try await Self.load(id, documents: documents, policy: policy, now: now) }
+        let task = Task { [documents, policy, timeout] in
+            try await Self.load(id, documents: documents, policy: policy, timeout: timeout, now: now)
+        }
         inFlight[id] = task
         defer { inFlight[id] = nil }
         do {
@@ -75,7 +79,7 @@ public actor ClientMetadataDocuments {
     }
 
     static func load(
-        _ id: String, documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, now: Date
+        _ id: String, documents: (any OutboundDocuments)?, policy: OutboundHostPolicy, timeout: TimeInterval, now: Date
     ) async throws -> (client: ClientRecord, lifetime: TimeInterval) {
         guard let documents else { throw Refused(description: "this server has no outbound client") }
         guard let url = URL(string: id) else { throw Refused(description: "the client_id is not a URL") }

@@ -66,8 +66,9 @@ public final class OpenIDProvider: Sendable {
         self.backChannel = backChannel
         self.logoutRetryDelays = context.configuration.logoutRetryDelays
         self.clientLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerClient)
-        self.keySets = ClientKeySets(documents: documents, policy: context.configuration.clientMetadataHosts, logger: context.logger)
-        self.metadataDocuments = ClientMetadataDocuments(documents: documents, policy: context.configuration.clientMetadataHosts, logger: context.logger)
+        let hosts = context.configuration.clientMetadataHosts, fetchLimit = context.configuration.clientDocumentTimeout
+        self.keySets = ClientKeySets(documents: documents, policy: hosts, timeout: fetchLimit, logger: context.logger)
+        self.metadataDocuments = ClientMetadataDocuments(documents: documents, policy: hosts, timeout: fetchLimit, logger: context.logger)
         sessions.onSessionsEnded { [weak self] ended in
             guard let self else { return }
             Task { await self.sessionsEnded(ended) }

@@ -98,6 +98,8 @@ public struct ServerConfiguration: Sendable {
     public var refreshTokenTTL: TimeInterval = 30 * 86400
     /// `--client-metadata-hosts`: where a client's `--jwks-uri` may be fetched from.
     public var clientMetadataHosts = OutboundHostPolicy()
+    /// The longest a fetch of a client's key set (`--jwks-uri`) or metadata document may take.
+    public var clientDocumentTimeout: TimeInterval = 3
     /// `--client-metadata-documents on`: a `client_id` that is an https URL names the client's
     /// metadata document.
     public var clientMetadataDocuments = false
