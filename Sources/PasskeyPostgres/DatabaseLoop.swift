@@ -11,7 +11,7 @@ internal import NIOPosix
 /// thread switches among the store's larger costs. A thread per store rather than loops shared
 /// by all stores: a process with many stores (the tests) does not queue one store's calls behind
 /// another's.
-final class DatabaseLoop: TaskExecutor, @unchecked Sendable {
+final class DatabaseLoop: TaskExecutor, Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let loop: any EventLoop
 
