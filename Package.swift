@@ -255,7 +255,7 @@ let package = Package(
             name: "PasskeyCoreTests",
             dependencies: ["PasskeyCore", "PasskeyJSON", "PasskeyCBOR", "PasskeyCrypto", "PasskeyTestSupport"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON"]),
+        .testTarget(name: "PasskeyAssociationTests", dependencies: ["PasskeyAssociation", "PasskeyOutbound", "PasskeyCore", "PasskeyJSON", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyAppleTests", dependencies: ["PasskeyApple", "PasskeyCore", "PasskeyJSON", "PasskeyJOSE", "PasskeyCrypto", "PasskeyTestSupport"]),
         .testTarget(name: "PasskeyQRTests", dependencies: ["PasskeyQR"]),
         // The pure modules' own tests, which build without the HTTP server (Hummingbird).

@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ final class CannedHTTPServer: Sendable {
     private let requests = Mutex<[String]>([])
 
     init(_ answers: [String: Answer]) throws {
-        let (fd, port) = try loopbackSocket(reusingAddress: true)
+        let (fd, port) = try TestPorts.loopbackSocket(reusingAddress: true)
         guard listen(fd, 16) == 0 else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
@@ -101,33 +102,10 @@ final class RefusingPort {
     private let fd: Int32
 
     init() throws {
-        (fd, port) = try loopbackSocket(reusingAddress: false)
+        (fd, port) = try TestPorts.loopbackSocket()
     }
 
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     deinit { close(fd) }
-}
-
-/// A TCP socket bound to a port of 127.0.0.1 the kernel chose, and that port.
-private func loopbackSocket(reusingAddress: Bool) throws -> (Int32, Int) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EIO) }
-    if reusingAddress {
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else {
-        close(fd)
-        throw POSIXError(.EADDRINUSE)
-    }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }

@@ -311,23 +311,11 @@ final class SilentListener: Sendable {
     let port: Int
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
+        (fd, port) = try TestPorts.loopbackSocket()
+        guard listen(fd, 8) == 0 else {
             close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
+            throw POSIXError(.EADDRINUSE)
         }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit { close(fd) }
