@@ -28,6 +28,7 @@ TARGETS = [
     "apple-jws", "push-answer", "qr", "mfb-token", "mfb-reply", "stored-json",
     "form", "http-headers", "ip-address", "request-path", "redirect-uri", "forward-auth", "outbound-host", "user-code", "recovery-code", "page-cursor",
     "name", "checkpoint-copies", "json-offsets", "export-lines", "client-metadata", "forward-auth-rule",
+    "sealed-ceremony",
 ]
 
 
@@ -440,6 +441,18 @@ def main():
                        ("assurance", "*.example.com/ops=ops max_age=300 acr=phrh"), ("only-acr", "a.example= acr=phr"),
                        ("twice", "a.example= max_age=60 max_age=70"), ("short", "a.example= max_age=9"), ("unknown", "a.example= ttl=5")]:
         seeds.add("forward-auth-rule", name, text)
+    # The sealed fields of a sign-in: 16 random bytes, created and expires (8 bytes each), user
+    # verification, the user handle and the session hash (a length, 0xFF for none), then
+    # allowCredentials (a 2-byte count, each id a 2-byte length and its bytes).
+    times = (1_765_000_000_000).to_bytes(8, "big") + (1_765_000_300_000).to_bytes(8, "big")
+    for name, data in [
+        ("discoverable", bytes(16) + times + b"\x01\xff\xff\x00\x00"),
+        ("named", bytes(16) + times + b"\x00\x10" + bytes(range(16)) + b"\xff\x00\x02\x00\x03abc\x00\x14" + bytes(20)),
+        ("step-up", bytes(16) + times + b"\x00\x04abcd\x20" + bytes(32) + b"\x00\x01\x00\x10" + bytes(16)),
+        ("short-list", bytes(16) + times + b"\x02\xff\xff\x00\x05\x00\x01a"),
+        ("trailing", bytes(16) + times + b"\x01\xff\xff\x00\x00\x00"),
+    ]:
+        seeds.add("sealed-ceremony", name, data)
     for name, text in [("shown", "BCDF-GHJK"), ("typed", "bcdf ghjk"), ("dashes", "-B-C-D-F-G-H-J-K-"), ("vowel", "BCDA-GHJK"),
                        ("short", "BCDF-GHJ"), ("wide", "\uff22CDF-GHJK")]:
         seeds.add("user-code", name, text)

@@ -3,7 +3,8 @@ internal import NIOCore
 public import PasskeyStorage
 internal import PostgresNIO
 
-/// Ceremonies: stored at initialize, spent once at finalize together with what the ceremony writes.
+/// Ceremonies: a registration's stored at initialize, a sign-in's sealed in its challenge; each
+/// spent once at finalize together with what the ceremony writes.
 extension PostgresPasskeyStore {
     enum InsertCeremonySQL: PreparedSQL {
         static let name = "passkey_insert_ceremony"
@@ -19,28 +20,29 @@ extension PostgresPasskeyStore {
     enum AuthenticationContextSQL: PreparedSQL {
         static let name = "passkey_authentication_context"
         static let sql = """
-            SELECT \(CredentialRow.columns(of: "c")), u.disabled, \(CeremonyRow.columns(of: "k"))
-            FROM (SELECT 1) AS one
-            LEFT JOIN credentials AS c ON c.id = $1
-            LEFT JOIN users AS u ON u.handle = c.user_handle
-            LEFT JOIN ceremonies AS k ON k.challenge = $2 AND k.kind = '\(CeremonyKind.authentication.rawValue)' AND k.expires_at > $3
+            SELECT \(CredentialRow.columns(of: "c")), u.disabled
+            FROM credentials AS c JOIN users AS u ON u.handle = c.user_handle
+            WHERE c.id = $1
             """
-        static let types: [PostgresDataType] = [.bytea, .bytea, .int8]
+        static let types: [PostgresDataType] = [.bytea]
     }
 
-    /// `completeAuthentication`'s statement. $1 challenge, $2 now, $3 the new count, $4 backup
+    /// `completeAuthentication`'s statement. $1 the challenge's spent key, $33 its expiry, $2 now, $3 the new count, $4 backup
     /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
     /// (a step-up whose session is gone records no sign-in, and the third column says so; a
     /// step-up's $11 is the passkey that now stands for the session, or null to keep its own);
     /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
-    /// $26–$32 the regression event, alike.
+    /// $26–$32 the regression event, alike. The fourth column says whether the passkey is still
+    /// there (deleted since it was read: no regression, and the spent challenge stands).
     enum CompleteAuthenticationSQL: PreparedSQL {
         static let name = "passkey_complete_authentication"
         static let sql = """
             WITH spent AS (
-                DELETE FROM ceremonies
-                WHERE challenge = $1 AND kind = '\(CeremonyKind.authentication.rawValue)' AND expires_at > $2
+                INSERT INTO spent_ids (key_hash, expires_at) VALUES ($1, $33)
+                ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= $2
                 RETURNING 1
+            ), present AS (
+                SELECT 1 FROM credentials WHERE id = $6
             ), applied AS (
                 UPDATE credentials AS c
                 SET sign_count = $3, backup_state = $4, uv_initialized = c.uv_initialized OR $5, last_used_at = $2
@@ -68,14 +70,17 @@ extension PostgresPasskeyStore {
                 INSERT INTO events (user_handle, type, at, ip, user_agent, details)
                 SELECT $27, $28, $29, $30, $31, $32
                 WHERE $26 AND EXISTS (SELECT 1 FROM spent) AND NOT EXISTS (SELECT 1 FROM applied)
+                  AND EXISTS (SELECT 1 FROM present)
             )
-            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied), NOT $18 OR EXISTS (SELECT 1 FROM renewed)
+            SELECT EXISTS (SELECT 1 FROM spent), (SELECT name FROM applied), NOT $18 OR EXISTS (SELECT 1 FROM renewed),
+                EXISTS (SELECT 1 FROM present)
             """
         static let types: [PostgresDataType] =
             [.bytea, .int8, .int8, .bool, .bool, .bytea]
             + [.bytea, .bytea, .int8, .int8, .bytea, .text, .bool, .text, .text, .int8, .int8, .bool]
             + [.bool, .bytea, .text, .int8, .text, .text, .text]
             + [.bool, .bytea, .text, .int8, .text, .text, .text]
+            + [.int8]
     }
 
 }
@@ -124,22 +129,17 @@ extension PostgresPasskeyStore {
     }
 
     /// One prepared statement (one round trip, parsed and planned once per connection): the
-    /// credential and its owner's flag, beside the ceremony, each side NULL when absent.
-    public func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext {
-        var binds = PostgresBindings(capacity: 3)
+    /// credential and its owner's flag.
+    public func authenticationContext(credentialID: [UInt8]) async throws -> AuthenticationContext {
+        var binds = PostgresBindings(capacity: 1)
         binds.append(ByteBuffer(bytes: credentialID))
-        binds.append(ByteBuffer(bytes: challenge))
-        binds.append(try now.storeMilliseconds())
         let statement = Prepared<AuthenticationContextSQL>(binds)
         return try await withConnection { db in
             try await Self.first(db.execute(statement, logger: Self.quiet)) { row in
-                let found = try row[0].decode(ByteBuffer?.self) != nil
-                let ceremonyStart = CredentialRow.columnCount + 1
-                return AuthenticationContext(
-                    credential: found ? try CredentialRow.record(row, from: 0) : nil,
-                    ownerDisabled: found ? try row[CredentialRow.columnCount].decode(Bool.self) : false,
-                    ceremony: try row[ceremonyStart].decode(ByteBuffer?.self) == nil ? nil : try CeremonyRow.record(row, from: ceremonyStart))
-            } ?? AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil)
+                AuthenticationContext(
+                    credential: try CredentialRow.record(row, from: 0),
+                    ownerDisabled: try row[CredentialRow.columnCount].decode(Bool.self))
+            } ?? AuthenticationContext(credential: nil, ownerDisabled: false)
         }
     }
 
@@ -162,18 +162,31 @@ extension PostgresPasskeyStore {
     }
 
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool {
-        let eventRow = try event.map(EventRow.init)
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind) async throws -> Bool {
         let challenge = ByteBuffer(bytes: challenge)
+        return try await write { db in
+            try await Self.count(db.query(
+                "DELETE FROM ceremonies WHERE challenge = \(challenge) AND kind = \(kind.rawValue) RETURNING 1", logger: Self.quiet)) == 1
+        }
+    }
+
+    @discardableResult
+    public func spendChallenge(
+        keyHash: [UInt8], expiresAt: Date, now: Date, markCloned credentialID: [UInt8]?, event: AuditEvent?
+    ) async throws -> Bool {
+        let eventRow = try event.map(EventRow.init)
+        let key = ByteBuffer(bytes: keyHash)
+        let expiry = try expiresAt.storeMilliseconds()
+        let at = try now.storeMilliseconds()
         let cloned = credentialID.map { ByteBuffer(bytes: $0) }
         return try await transaction { db in
-            let spent = try await Self.count(db.query(
-                "DELETE FROM ceremonies WHERE challenge = \(challenge) AND kind = \(kind.rawValue) RETURNING 1", logger: Self.quiet))
+            // Spent before (a replayed response): nothing changes.
+            guard try await Self.spend(db, key, expiry, at) else { return false }
             if let cloned {
                 try await db.query("UPDATE credentials SET possibly_cloned = true WHERE id = \(cloned)", logger: Self.quiet)
             }
             try await Self.insert(db, eventRow)
-            return spent == 1
+            return true
         }
     }
 
@@ -206,18 +219,20 @@ extension PostgresPasskeyStore {
     }
 
     public func completeAuthentication(
-        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
+        spending keyHash: [UInt8], until expiresAt: Date, now: Date, credentialID: [UInt8], signCount: UInt32,
+        backupState: Bool, userVerified: Bool, session: SessionRecord, renewing: Bool, signedIn: AuditEvent?,
+        regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
         let signedInRow = try signedIn.map(EventRow.init)
         let regressionRow = try regression.map(EventRow.init)
-        let challenge = ByteBuffer(bytes: challenge)
+        let key = ByteBuffer(bytes: keyHash)
+        let expiry = try expiresAt.storeMilliseconds()
         let at = try now.storeMilliseconds()
         let id = ByteBuffer(bytes: credentialID)
         let count = Int64(signCount)
         let sessionRow = try SessionRow(session)
-        // One statement, so one round trip and its own transaction: spend the ceremony; when it
-        // was there, compare-and-set the counter (§7.2 step 25); when that applied, open the
+        // One statement, so one round trip and its own transaction: spend the challenge; when it
+        // was not spent before, compare-and-set the counter (§7.2 step 25); when that applied, open the
         // session and record the sign-in, else mark the credential possibly cloned and record
         // the regression. Each step sees the previous one only through its RETURNING rows; the
         // two UPDATEs of the credential exclude each other (NOT EXISTS applied). Six round trips
@@ -227,7 +242,7 @@ extension PostgresPasskeyStore {
         let e = try signedInRow ?? EventRow.placeholder()
         let r = try regressionRow ?? EventRow.placeholder()
         var binds = PostgresBindings(capacity: CompleteAuthenticationSQL.types.count)
-        binds.append(challenge)
+        binds.append(key)
         binds.append(at)
         binds.append(count)
         binds.append(backupState)
@@ -254,16 +269,17 @@ extension PostgresPasskeyStore {
             binds.append(event.userAgent)
             binds.append(event.details)
         }
+        binds.append(expiry)
         let statement = Prepared<CompleteAuthenticationSQL>(binds)
         return try await write { db in
             let rows = try await db.execute(statement, logger: Self.quiet)
-            let answer = try await Self.first(rows) { row -> (Bool, String?, Bool) in
-                (try row[0].decode(Bool.self), try row[1].decode(String?.self), try row[2].decode(Bool.self))
+            let answer = try await Self.first(rows) { row -> (Bool, String?, Bool, Bool) in
+                (try row[0].decode(Bool.self), try row[1].decode(String?.self), try row[2].decode(Bool.self), try row[3].decode(Bool.self))
             }
-            guard let (spent, name, sessionStands) = answer else {
+            guard let (spent, name, sessionStands, present) = answer else {
                 throw StoreError.database("the finalize statement returned no row")
             }
-            guard spent else { return .ceremonyGone }
+            guard spent, present else { return .ceremonyGone }
             guard let name else { return .counterRegression }
             guard sessionStands else { return .sessionGone }
             return .signedIn(userName: name)

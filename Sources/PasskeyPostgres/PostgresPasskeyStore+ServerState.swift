@@ -135,13 +135,19 @@ extension PostgresPasskeyStore {
         let expiry = try expiresAt.storeMilliseconds()
         let at = try now.storeMilliseconds()
         return try await write { db in
-            // A concurrent spend of the same id waits on the row, then finds it live.
-            try await Self.count(db.query(
-                """
-                INSERT INTO spent_ids (key_hash, expires_at) VALUES (\(key), \(expiry))
-                ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= \(at)
-                RETURNING 1
-                """, logger: Self.quiet)) == 1
+            try await Self.spend(db, key, expiry, at)
         }
+    }
+
+    /// Adds a spent id unless a live one is there: whether it was added. `spendOnce`'s
+    /// statement, and a refused sign-in's spending of its challenge inside its transaction. A
+    /// concurrent spend of the same id waits on the row, then finds it live.
+    static func spend(_ db: PostgresConnection, _ key: ByteBuffer, _ expiry: Int64, _ at: Int64) async throws -> Bool {
+        try await count(db.query(
+            """
+            INSERT INTO spent_ids (key_hash, expires_at) VALUES (\(key), \(expiry))
+            ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= \(at)
+            RETURNING 1
+            """, logger: quiet)) == 1
     }
 }

@@ -13,8 +13,8 @@ extension SQLitePasskeyStore {
     }
 
     /// The pending ceremony with this challenge and kind, if present and not expired at `now`.
-    /// A read: nothing is spent (the ceremony is spent by `completeRegistration`,
-    /// `completeAuthentication` or `spendCeremony`, atomically).
+    /// A read: nothing is spent (the ceremony is spent by `completeRegistration` or
+    /// `spendCeremony`, atomically).
     public func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord? {
         let arguments: [SQLiteValue] = [.blob(challenge), .text(kind.rawValue), try .time(now)]
         return try database.read { db in
@@ -24,19 +24,13 @@ extension SQLitePasskeyStore {
         }
     }
 
-    /// One statement, so one snapshot: the credential and its owner's flag, beside the ceremony,
-    /// each side NULL when absent.
-    public func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext {
-        let arguments: [SQLiteValue] = [.blob(credentialID), .blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
-        return try database.read { db in
-            try db.row(Self.authenticationContextQuery, arguments) { row in
-                let ceremonyRow = row.columns(from: CredentialRecord.columnCount + 1)
-                return AuthenticationContext(
-                    credential: row.isNull(0) ? nil : try CredentialRecord(row: row),
-                    ownerDisabled: !row.isNull(0) && row.bool(CredentialRecord.columnCount),
-                    ceremony: ceremonyRow.isNull(0) ? nil : try CeremonyRecord(row: ceremonyRow))
+    /// One statement, so one snapshot: the credential and its owner's flag, NULL when absent.
+    public func authenticationContext(credentialID: [UInt8]) async throws -> AuthenticationContext {
+        try database.read { db in
+            try db.row(Self.authenticationContextQuery, [.blob(credentialID)]) { row in
+                AuthenticationContext(credential: try CredentialRecord(row: row), ownerDisabled: row.bool(CredentialRecord.columnCount))
             }
-        } ?? AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil)
+        } ?? AuthenticationContext(credential: nil, ownerDisabled: false)
     }
 
     /// Atomically removes and returns the ceremony with this challenge and kind, if present and
@@ -51,20 +45,33 @@ extension SQLitePasskeyStore {
         }
     }
 
-    /// Spends the ceremony of a refused response (its challenge cannot be used again) and, for a
-    /// counter regression, marks the credential possibly cloned — in one write. Returns whether
-    /// the ceremony was still there.
+    /// Spends the ceremony of a refused registration response (its challenge cannot be used
+    /// again). Returns whether the ceremony was still there.
     @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool {
-        let eventArguments = try event?.insertArguments()
-        return try await database.write { db in
+    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind) async throws -> Bool {
+        try await database.write { db in
             try db.execute("DELETE FROM ceremonies WHERE challenge = ? AND kind = ?", [.blob(challenge), .text(kind.rawValue)])
-            let spent = try db.changes() == 1
+            return try db.changes() == 1
+        }
+    }
+
+    /// Spends the sealed challenge of a refused sign-in response and, for a counter regression,
+    /// marks the credential possibly cloned — in one write. Returns whether the challenge was
+    /// not spent before; when it was, nothing is written.
+    @discardableResult
+    public func spendChallenge(
+        keyHash: [UInt8], expiresAt: Date, now: Date, markCloned credentialID: [UInt8]?, event: AuditEvent?
+    ) async throws -> Bool {
+        let eventArguments = try event?.insertArguments()
+        let spending: [SQLiteValue] = [.blob(keyHash), try .time(expiresAt), try .time(now)]
+        return try await database.write { db in
+            // Spent before (a replayed response): nothing changes.
+            guard try Self.spend(db, spending) else { return false }
             if let credentialID {
                 try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
             }
             try Self.insertEvent(db, eventArguments)
-            return spent
+            return true
         }
     }
 
@@ -99,16 +106,17 @@ extension SQLitePasskeyStore {
         }
     }
 
-    /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
+    /// Finishes a verified assertion in one atomic write: spends the challenge, compares and sets
     /// the sign counter (§7.2 step 25), stores backup state, last use and uvInitialized (which
     /// only rises), and creates the session.
     public func completeAuthentication(
-        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
+        spending keyHash: [UInt8], until expiresAt: Date, now: Date, credentialID: [UInt8], signCount: UInt32,
+        backupState: Bool, userVerified: Bool, session: SessionRecord, renewing: Bool, signedIn: AuditEvent?,
+        regression: AuditEvent?
     ) async throws -> AuthenticationOutcome {
         let signedInArguments = try signedIn?.insertArguments()
         let regressionArguments = try regression?.insertArguments()
-        let ceremonyArguments: [SQLiteValue] = [.blob(challenge), .text(CeremonyKind.authentication.rawValue), try .time(now)]
+        let spending: [SQLiteValue] = [.blob(keyHash), try .time(expiresAt), try .time(now)]
         let assertionArguments = try Self.assertionArguments(
             credentialID: credentialID, signCount: signCount, backupState: backupState, uvInitialized: userVerified, at: now)
         let sessionArguments = try session.arguments()
@@ -118,9 +126,12 @@ extension SQLitePasskeyStore {
             .blob(session.userHandle), try .time(now),
         ]
         return try await database.write { db in
-            guard try Self.consume(db, ceremonyArguments) != nil else { return .ceremonyGone }
+            guard try Self.spend(db, spending) else { return .ceremonyGone }
             guard try Self.applyAssertion(db, assertionArguments) else {
                 try db.execute("UPDATE credentials SET possibly_cloned = 1 WHERE id = ?", [.blob(credentialID)])
+                // The passkey was deleted (with its account, perhaps) since it was read: no
+                // regression to record, and the spent challenge stands.
+                guard try db.changes() == 1 else { return .ceremonyGone }
                 try Self.insertEvent(db, regressionArguments)
                 return .counterRegression
             }

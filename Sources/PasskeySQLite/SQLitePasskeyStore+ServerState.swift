@@ -113,12 +113,7 @@ extension SQLitePasskeyStore {
     public func spendOnce(keyHash: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
         let arguments: [SQLiteValue] = [.blob(keyHash), try .time(expiresAt), try .time(now)]
         return try await database.write { db in
-            try db.execute(
-                """
-                INSERT INTO spent_ids (key_hash, expires_at) VALUES (?, ?)
-                ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= ?
-                """, arguments)
-            return try db.changes() == 1
+            try Self.spend(db, arguments)
         }
     }
 }

@@ -43,11 +43,21 @@ public final class SQLitePasskeyStore: PasskeyStore {
     }
 
     static let authenticationContextQuery = """
-        SELECT \(CredentialRecord.columns(of: "c")), u.disabled, \(CeremonyRecord.columns(of: "k"))
-        FROM (SELECT 1) AS one
-        LEFT JOIN credentials AS c ON c.id = ?
-        LEFT JOIN users AS u ON u.handle = c.user_handle
-        LEFT JOIN ceremonies AS k ON k.challenge = ? AND k.kind = ? AND k.expires_at > ?
+        SELECT \(CredentialRecord.columns(of: "c")), u.disabled
+        FROM credentials AS c JOIN users AS u ON u.handle = c.user_handle
+        WHERE c.id = ?
+        """
+
+    /// Adds a spent id (key hash, expiry, now) unless a live one is there: whether it was added.
+    /// `spendOnce`'s statement, and a sign-in's spending of its challenge inside its write.
+    static func spend(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> Bool {
+        try db.execute(spendStatement, arguments)
+        return try db.changes() == 1
+    }
+
+    static let spendStatement = """
+        INSERT INTO spent_ids (key_hash, expires_at) VALUES (?, ?)
+        ON CONFLICT (key_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE spent_ids.expires_at <= ?
         """
 
     static func consume(_ db: SQLiteConnection, _ arguments: [SQLiteValue]) throws -> CeremonyRecord? {

@@ -5,7 +5,8 @@ public enum CeremonyKind: String, Sendable {
     case authentication
 }
 
-/// A pending registration or authentication ceremony, found again by its challenge.
+/// A pending registration or authentication ceremony. A registration's is stored and found
+/// again by its challenge; a sign-in's rides sealed in its challenge.
 public struct CeremonyRecord: Sendable, Equatable {
     /// The challenge bytes; primary key.
     public var challenge: [UInt8]
@@ -65,11 +66,9 @@ public struct AuthenticationContext: Sendable, Equatable {
     public var credential: CredentialRecord?
     /// The credential's account is disabled (false when there is no credential).
     public var ownerDisabled: Bool
-    public var ceremony: CeremonyRecord?
 
-    public init(credential: CredentialRecord?, ownerDisabled: Bool, ceremony: CeremonyRecord?) {
+    public init(credential: CredentialRecord?, ownerDisabled: Bool) {
         self.credential = credential
         self.ownerDisabled = ownerDisabled
-        self.ceremony = ceremony
     }
 }

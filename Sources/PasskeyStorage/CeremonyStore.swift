@@ -14,17 +14,23 @@ public protocol CeremonyStore: Sendable {
     func ceremony(challenge: [UInt8], kind: CeremonyKind, now: Date) async throws -> CeremonyRecord?
 
     /// What an authentication finalize reads before it verifies, in one call (on PostgreSQL one
-    /// statement): the credential with `credentialID`, whether its account is disabled, and the
-    /// pending authentication ceremony with `challenge` (unexpired at `now`). A read: nothing is
-    /// spent. Each part is what `credential(id:)`, `user(handle:)` and `ceremony(challenge:)`
-    /// would answer.
-    func authenticationContext(credentialID: [UInt8], challenge: [UInt8], now: Date) async throws -> AuthenticationContext
+    /// statement): the credential with `credentialID` and whether its account is disabled,
+    /// each what `credential(id:)` and `user(handle:)` would answer. A sign-in's ceremony is not
+    /// stored: it rides sealed in its challenge, and only its spending is (`spent_ids`).
+    func authenticationContext(credentialID: [UInt8]) async throws -> AuthenticationContext
 
-    /// Spends the ceremony of a refused response and, for a counter regression, marks the
-    /// credential possibly cloned, in one write. Returns whether the ceremony was still there.
-    /// `event` (a refused sign-in of a known account) is stored with the spending.
+    /// Spends the stored ceremony of a refused registration response. Returns whether the
+    /// ceremony was still there.
     @discardableResult
-    func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool
+    func spendCeremony(challenge: [UInt8], kind: CeremonyKind) async throws -> Bool
+
+    /// Spends the sealed challenge of a refused sign-in response: its key (`keyHash`) joins the
+    /// spent ids until `expiresAt`; for a counter regression the credential is marked possibly
+    /// cloned, and `event` (a refused sign-in of a known account) is stored, in the same write.
+    /// A live spending of it already there (a replayed response) is false, and nothing is
+    /// written.
+    @discardableResult
+    func spendChallenge(keyHash: [UInt8], expiresAt: Date, now: Date, markCloned credentialID: [UInt8]?, event: AuditEvent?) async throws -> Bool
 
     /// Finishes a verified registration in one atomic write: spends the ceremony, creates the
     /// user (when new), the credential and the session. On a conflict the ceremony is spent and
@@ -40,27 +46,24 @@ public protocol CeremonyStore: Sendable {
         invitation: [UInt8]?, endingOtherSessions: Bool, event: AuditEvent?
     ) async throws -> RegistrationOutcome
 
-    /// Finishes a verified assertion in one atomic write: spends the ceremony, compares and sets
-    /// the sign counter (WebAuthn §7.2 step 25), stores backup state, last use and
-    /// uvInitialized (which only rises), and creates the session.
+    /// Finishes a verified assertion in one atomic write: spends the challenge (`keyHash` joins
+    /// the spent ids until `expiresAt`; a live spending of it already there is `.ceremonyGone`,
+    /// and nothing is written), compares and sets the sign counter (WebAuthn §7.2 step 25),
+    /// stores backup state, last use and uvInitialized (which only rises), and creates the
+    /// session.
     /// `signedIn` is stored with a sign-in, `regression` with a counter regression.
     /// With `renewing` (a step-up), no session is opened: the open session of the same account
     /// with `session.tokenHash` gets `session.verifiedAt` and `userVerified` instead, and
     /// `session.credentialID` when that is not nil (the passkey that now stands for the
     /// session's class; an ended one stays ended).
     func completeAuthentication(
-        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
+        spending keyHash: [UInt8], until expiresAt: Date, now: Date, credentialID: [UInt8], signCount: UInt32,
+        backupState: Bool, userVerified: Bool, session: SessionRecord, renewing: Bool, signedIn: AuditEvent?, regression: AuditEvent?
     ) async throws -> AuthenticationOutcome
 }
 
 /// The calls without an audit event, for callers that have none to store.
 extension CeremonyStore {
-    @discardableResult
-    public func spendCeremony(challenge: [UInt8], kind: CeremonyKind, markCloned credentialID: [UInt8]? = nil) async throws -> Bool {
-        try await spendCeremony(challenge: challenge, kind: kind, markCloned: credentialID, event: nil)
-    }
-
     public func completeRegistration(
         challenge: [UInt8], now: Date, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord
     ) async throws -> RegistrationOutcome {
@@ -70,11 +73,11 @@ extension CeremonyStore {
     }
 
     public func completeAuthentication(
-        challenge: [UInt8], now: Date, credentialID: [UInt8], signCount: UInt32, backupState: Bool, userVerified: Bool,
-        session: SessionRecord
+        spending keyHash: [UInt8], until expiresAt: Date, now: Date, credentialID: [UInt8], signCount: UInt32,
+        backupState: Bool, userVerified: Bool, session: SessionRecord
     ) async throws -> AuthenticationOutcome {
         try await completeAuthentication(
-            challenge: challenge, now: now, credentialID: credentialID, signCount: signCount, backupState: backupState,
+            spending: keyHash, until: expiresAt, now: now, credentialID: credentialID, signCount: signCount, backupState: backupState,
             userVerified: userVerified, session: session, renewing: false, signedIn: nil, regression: nil)
     }
 }

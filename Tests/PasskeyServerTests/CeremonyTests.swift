@@ -149,6 +149,14 @@ import Testing
             #expect(allow(unknown1) == allow(unknown2))
             #expect(allow(unknown1) != allow(known))
             #expect(Set((known.json["publicKey"] as? [String: Any] ?? [:]).keys) == Set((unknown1.json["publicKey"] as? [String: Any] ?? [:]).keys))
+            // The sealed challenge is as long for either, beside the list it carries (two bytes
+            // of length and the id, each).
+            func rest(_ r: HTTPResult) -> Int? {
+                guard let challenge = ((r.json["publicKey"] as? [String: Any])?["challenge"] as? String).flatMap(Base64URL.decode) else { return nil }
+                return challenge.count - allow(r).compactMap(Base64URL.decode).reduce(0) { $0 + 2 + $1.count }
+            }
+            #expect(rest(known) != nil)
+            #expect(rest(known) == rest(unknown1))
         }
     }
 }

@@ -99,6 +99,41 @@ import Testing
         }
     }
 
+    /// A sign-in's challenge is spent by the write that signs in: the same body again (whose
+    /// count no longer rises) is `unknown_challenge`, and marks nothing, records nothing and
+    /// opens no session. A refused body's replay is alike.
+    @Test func aReplayedSignInChangesNothing() async throws {
+        try await withServer { server, ceremonies, client in
+            let (_, credential, _) = try await ceremonies.register("jade")
+            let initialize = try await client.get("/authentication_initialize")
+            let challenge = Base64URL.decode((initialize.json["publicKey"] as! [String: Any])["challenge"] as! String)!
+            let body = try AssertionBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: challenge, signCount: 5).json()
+            #expect(try await client.post("/authentication_finalize", bytes: body).status == 200)
+            let owner = try #require(try await server.app.store.credential(id: credential.id)).userHandle
+            let sessions = try await server.app.store.sessions(userHandle: owner, now: Date()).count
+            let events = try await server.app.store.events(userHandle: owner, before: nil, limit: 50).count
+            for _ in 0 ..< 2 {
+                #expect(try await client.post("/authentication_finalize", bytes: body).error == "unknown_challenge")
+            }
+            let after = try #require(try await server.app.store.credential(id: credential.id))
+            #expect(after.signCount == 5)
+            #expect(!after.possiblyCloned)
+            #expect(try await server.app.store.sessions(userHandle: owner, now: Date()).count == sessions)
+            #expect(try await server.app.store.events(userHandle: owner, before: nil, limit: 50).count == events)
+
+            // Refused (its signature broken), then replayed: spent by the refusal.
+            let again = try await client.get("/authentication_initialize")
+            let second = Base64URL.decode((again.json["publicKey"] as! [String: Any])["challenge"] as! String)!
+            var broken = AssertionBuilder(credential: credential, rpID: "localhost", origin: server.origin, challenge: second, signCount: 6)
+            broken.signature = [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00]
+            let refused = try broken.json()
+            #expect(try await client.post("/authentication_finalize", bytes: refused).error == "invalid_signature")
+            let refusedEvents = try await server.app.store.events(userHandle: owner, before: nil, limit: 50).count
+            #expect(try await client.post("/authentication_finalize", bytes: refused).error == "unknown_challenge")
+            #expect(try await server.app.store.events(userHandle: owner, before: nil, limit: 50).count == refusedEvents)
+        }
+    }
+
     @Test func expiredChallengesAndSessionsAreRefused() async throws {
         try await withServer({ $0.challengeTTL = 60; $0.sessionTTL = 3600 }) { server, ceremonies, client in
             let (first, credential, _) = try await ceremonies.register("hugo")

@@ -12,7 +12,9 @@ struct CeremonyContract {
         StoreCheck("an unknown challenge is nil; a duplicate challenge cannot be inserted") { try await CeremonyContract().unknownAndDuplicate($0) },
         StoreCheck("50 concurrent consumeCeremony calls on one challenge: exactly one winner") { try await CeremonyContract().concurrentConsumeOneWinner($0) },
         StoreCheck("two stores on one database (two processes) racing 50 consumes: exactly one winner") { try await CeremonyContract().twoStoresOneWinner($0) },
-        StoreCheck("authenticationContext answers what credential, user and ceremony would, each part alone") { try await CeremonyContract().authenticationContextParts($0) },
+        StoreCheck("authenticationContext answers what credential and user would") { try await CeremonyContract().authenticationContextParts($0) },
+        StoreCheck("a sign-in's challenge is spent once, by the sign-in or a refusal") { try await CeremonyContract().challengeSpentOnce($0) },
+        StoreCheck("two stores on one database racing 20 sign-ins with one challenge: exactly one") { try await CeremonyContract().twoStoresOneSignIn($0) },
     ]
 
     func roundTrip(_ engine: any StoreEngine) async throws {
@@ -132,35 +134,84 @@ struct CeremonyContract {
             credential.authenticatorName = "iCloud Keychain"
             credential.lastUsedAt = Fixture.date(5)
             try await store.registerCredential(credential, newUser: user)
-            var ceremony = Fixture.ceremony(.authentication)
-            ceremony.userHandle = user.handle
-            ceremony.allowCredentialIDs = [credential.id, Fixture.bytes(20)]
-            ceremony.sessionHash = Fixture.bytes(32)
-            try await store.insertCeremony(ceremony)
-            let registration = Fixture.ceremony(.registration)
-            try await store.insertCeremony(registration)
-            let now = Fixture.date(1)
 
-            let both = try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: now)
-            #expect(both == AuthenticationContext(credential: credential, ownerDisabled: false, ceremony: ceremony))
-            #expect(both.credential == (try await store.credential(id: credential.id)))
-            #expect(both.ceremony == (try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: now)))
+            let found = try await store.authenticationContext(credentialID: credential.id)
+            #expect(found == AuthenticationContext(credential: credential, ownerDisabled: false))
+            #expect(found.credential == (try await store.credential(id: credential.id)))
+            #expect(try await store.authenticationContext(credentialID: Fixture.bytes(16))
+                == AuthenticationContext(credential: nil, ownerDisabled: false))
+            #expect(try await store.authenticationContext(credentialID: []) == AuthenticationContext(credential: nil, ownerDisabled: false))
 
-            // Each side answers alone: an unknown credential, an unknown, expired or
-            // registration challenge.
-            #expect(try await store.authenticationContext(credentialID: Fixture.bytes(16), challenge: ceremony.challenge, now: now)
-                == AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: ceremony))
-            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: Fixture.bytes(32), now: now)
-                == AuthenticationContext(credential: credential, ownerDisabled: false, ceremony: nil))
-            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: ceremony.expiresAt).ceremony == nil)
-            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: registration.challenge, now: now).ceremony == nil)
-            #expect(try await store.authenticationContext(credentialID: [], challenge: [], now: now)
-                == AuthenticationContext(credential: nil, ownerDisabled: false, ceremony: nil))
-
-            // The owner's flag, and a read: nothing was spent.
+            // The owner's flag.
             #expect(try await store.setUserDisabled(handle: user.handle, disabled: true, event: nil))
-            #expect(try await store.authenticationContext(credentialID: credential.id, challenge: ceremony.challenge, now: now).ownerDisabled)
-            #expect(try await store.consumeCeremony(challenge: ceremony.challenge, kind: .authentication, now: now) == ceremony)
+            #expect(try await store.authenticationContext(credentialID: credential.id)
+                == AuthenticationContext(credential: credential, ownerDisabled: true))
+        }
+    }
+
+    /// A sign-in's challenge (its key) is spent once, by the sign-in or by a refusal: a second
+    /// spending is `.ceremonyGone` and writes nothing; once its expiry has passed the key may
+    /// be spent again (the sealed ceremony itself has expired by then).
+    func challengeSpentOnce(_ engine: any StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let user = Fixture.user()
+            let credential = Fixture.credential(for: user)
+            try await store.registerCredential(credential, newUser: user)
+            let key = Fixture.bytes(32)
+            let expiry = Fixture.date(300_000)
+            #expect(try await store.completeAuthentication(
+                spending: key, until: expiry, now: Fixture.date(1), credentialID: credential.id, signCount: 1, backupState: false,
+                userVerified: true, session: Fixture.session(for: user)) == .signedIn(userName: user.name))
+            #expect(try await store.completeAuthentication(
+                spending: key, until: expiry, now: Fixture.date(2), credentialID: credential.id, signCount: 2, backupState: false,
+                userVerified: true, session: Fixture.session(for: user)) == .ceremonyGone)
+            #expect(try await store.credential(id: credential.id)?.signCount == 1)
+            #expect(try await store.sessions(userHandle: user.handle, now: Fixture.date(2)).count == 1)
+
+            let refused = Fixture.bytes(32)
+            #expect(try await store.spendChallenge(keyHash: refused, expiresAt: expiry, now: Fixture.date(3), markCloned: nil, event: nil))
+            // A replay: not spent again, the credential not marked, no event.
+            #expect(try await !store.spendChallenge(
+                keyHash: refused, expiresAt: expiry, now: Fixture.date(4), markCloned: credential.id,
+                event: AuditEvent(userHandle: user.handle, type: "counter_regression", at: Fixture.date(4), ip: nil, userAgent: nil)))
+            #expect(try await store.credential(id: credential.id)?.possiblyCloned == false)
+            #expect(try await store.events(userHandle: user.handle, before: nil, limit: 10).isEmpty)
+            #expect(try await store.completeAuthentication(
+                spending: refused, until: expiry, now: Fixture.date(5), credentialID: credential.id, signCount: 3, backupState: false,
+                userVerified: true, session: Fixture.session(for: user)) == .ceremonyGone)
+            #expect(try await store.spendChallenge(keyHash: refused, expiresAt: Fixture.date(600_000), now: expiry, markCloned: nil, event: nil))
+
+            // A passkey deleted since it was read: the challenge is spent, and no regression.
+            #expect(try await store.completeAuthentication(
+                spending: Fixture.bytes(32), until: expiry, now: Fixture.date(6), credentialID: Fixture.bytes(16), signCount: 9,
+                backupState: false, userVerified: true, session: Fixture.session(for: user)) == .ceremonyGone)
+        }
+    }
+
+    /// Two stores on one database (two processes) finishing one sign-in's challenge 20 times
+    /// at once, each with a higher count: one sign-in.
+    func twoStoresOneSignIn(_ engine: any StoreEngine) async throws {
+        try await withTwoStores(engine) { first, second in
+            let user = Fixture.user()
+            let credential = Fixture.credential(for: user)
+            try await first.registerCredential(credential, newUser: user)
+            let key = Fixture.bytes(32)
+            let wins = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0 ..< 20 {
+                    group.addTask {
+                        let store = index.isMultiple(of: 2) ? first : second
+                        let outcome = try await store.completeAuthentication(
+                            spending: key, until: Fixture.date(300_000), now: Fixture.date(1), credentialID: credential.id,
+                            signCount: UInt32(index + 1), backupState: false, userVerified: true, session: Fixture.session(for: user))
+                        if case .signedIn = outcome { return 1 }
+                        #expect(outcome == .ceremonyGone)
+                        return 0
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(wins == 1)
+            #expect(try await second.sessions(userHandle: user.handle, now: Fixture.date(1)).count == 1)
         }
     }
 }

@@ -36,9 +36,8 @@ struct EventContract {
             #expect(conflict == .userExists)
 
             let signIn = Fixture.ceremony(.authentication)
-            try await store.insertCeremony(signIn)
             let outcome = try await store.completeAuthentication(
-                challenge: signIn.challenge, now: Fixture.date(2), credentialID: credential.id, signCount: 0, backupState: false,
+                spending: signIn.challenge, until: signIn.expiresAt, now: Fixture.date(2), credentialID: credential.id, signCount: 0, backupState: false,
                 userVerified: true, session: Fixture.session(for: alice), renewing: false,
                 signedIn: Self.event(alice, "sign_in", at: 2, details: ["method": "passkey"]),
                 regression: Self.event(alice, "counter_regression", at: 2))
@@ -59,16 +58,14 @@ struct EventContract {
             let credential = Fixture.credential(for: bob, signCount: 5)
             try await store.registerCredential(credential, newUser: bob)
             let ceremony = Fixture.ceremony(.authentication)
-            try await store.insertCeremony(ceremony)
             let regressed = try await store.completeAuthentication(
-                challenge: ceremony.challenge, now: Fixture.date(1), credentialID: credential.id, signCount: 3, backupState: false,
+                spending: ceremony.challenge, until: ceremony.expiresAt, now: Fixture.date(1), credentialID: credential.id, signCount: 3, backupState: false,
                 userVerified: true, session: Fixture.session(for: bob), renewing: false, signedIn: Self.event(bob, "sign_in"),
                 regression: Self.event(bob, "counter_regression"))
             #expect(regressed == .counterRegression)
             let refused = Fixture.ceremony(.authentication)
-            try await store.insertCeremony(refused)
-            #expect(try await store.spendCeremony(
-                challenge: refused.challenge, kind: .authentication, markCloned: nil,
+            #expect(try await store.spendChallenge(
+                keyHash: refused.challenge, expiresAt: refused.expiresAt, now: Fixture.date(1), markCloned: nil,
                 event: Self.event(bob, "sign_in_refused", details: ["error": "signature_invalid"])))
             #expect(try await store.renameCredential(id: credential.id, userHandle: bob.handle, name: "Work", event: Self.event(bob, "credential_renamed")))
             // Not bob's credential: nothing renamed, no event.

@@ -33,7 +33,7 @@ struct SessionContract {
                 token: AppleContract.freshToken(), nonce: nonce, now: Fixture.date(1), newUser: nil, newLink: link,
                 session: AppleContract.appleSession(ada), events: [])
             try await store.setAppleRefreshToken(issuer: link.issuer, subject: link.subject, refreshToken: "r.token")
-            var ceremony = Fixture.ceremony(.authentication)
+            var ceremony = Fixture.ceremony(.registration)
             ceremony.userHandle = ada.handle
             try await store.insertCeremony(ceremony)
             try await store.insertEvent(AuditEvent(
@@ -49,7 +49,7 @@ struct SessionContract {
             #expect(try await store.grants(userHandle: ada.handle).isEmpty)
             #expect(try await store.groups(userHandle: ada.handle).isEmpty)
             #expect(try await store.appleLink(userHandle: ada.handle) == nil)
-            #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date()) == nil)
+            #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .registration, now: Fixture.date()) == nil)
             let events = try await store.events(userHandle: ada.handle, before: nil, limit: 10)
             #expect(events.map(\.type) == ["account_deleted", "registration"])
             // The name gives way to its SHA-256, which the audit chain hashed.
@@ -68,15 +68,12 @@ struct SessionContract {
             try await store.registerCredential(credential, newUser: user)
             let session = Fixture.session(for: user)
             try await store.insertSession(session)
-            var ceremony = Fixture.ceremony(.authentication)
-            ceremony.sessionHash = session.tokenHash
-            try await store.insertCeremony(ceremony)
-            #expect(try await store.ceremony(challenge: ceremony.challenge, kind: .authentication, now: Fixture.date())?.sessionHash == session.tokenHash)
+            let ceremony = Fixture.ceremony(.authentication)
             var renewed = session
             renewed.verifiedAt = Fixture.date(60_000)
             renewed.userVerified = true
             let outcome = try await store.completeAuthentication(
-                challenge: ceremony.challenge, now: Fixture.date(60_000), credentialID: credential.id, signCount: 1, backupState: false,
+                spending: ceremony.challenge, until: ceremony.expiresAt, now: Fixture.date(60_000), credentialID: credential.id, signCount: 1, backupState: false,
                 userVerified: true, session: renewed, renewing: true, signedIn: nil, regression: nil)
             #expect(outcome == .signedIn(userName: user.name))
             #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date()) == renewed)
@@ -91,7 +88,7 @@ struct SessionContract {
                 var raised = renewed
                 raised.credentialID = named
                 #expect(try await store.completeAuthentication(
-                    challenge: step.challenge, now: Fixture.date(60_500), credentialID: stronger.id, signCount: signCount, backupState: false,
+                    spending: step.challenge, until: step.expiresAt, now: Fixture.date(60_500), credentialID: stronger.id, signCount: signCount, backupState: false,
                     userVerified: true, session: raised, renewing: true, signedIn: nil, regression: nil) == .signedIn(userName: user.name))
                 #expect(try await store.session(tokenHash: session.tokenHash, now: Fixture.date())?.credentialID == stronger.id)
             }
@@ -99,9 +96,8 @@ struct SessionContract {
             // Ended meanwhile: the step-up renews nothing and opens nothing.
             try await store.deleteSession(tokenHash: session.tokenHash, event: nil)
             let again = Fixture.ceremony(.authentication)
-            try await store.insertCeremony(again)
             let gone = try await store.completeAuthentication(
-                challenge: again.challenge, now: Fixture.date(61_000), credentialID: credential.id, signCount: 2, backupState: false,
+                spending: again.challenge, until: again.expiresAt, now: Fixture.date(61_000), credentialID: credential.id, signCount: 2, backupState: false,
                 userVerified: true, session: renewed, renewing: true,
                 signedIn: AuditEvent(userHandle: user.handle, type: "reauthenticated", at: Fixture.date(61_000), ip: nil, userAgent: nil), regression: nil)
             #expect(gone == .sessionGone)

@@ -157,9 +157,8 @@ struct AuditChainTests {
             try await store.registerCredential(credential, newUser: ada)
             for count in [UInt32(1), 2, 2] {
                 let ceremony = Fixture.ceremony(.authentication)
-                try await store.insertCeremony(ceremony)
                 _ = try await store.completeAuthentication(
-                    challenge: ceremony.challenge, now: Fixture.date(1), credentialID: credential.id, signCount: count, backupState: false,
+                    spending: ceremony.challenge, until: ceremony.expiresAt, now: Fixture.date(1), credentialID: credential.id, signCount: count, backupState: false,
                     userVerified: true, session: Fixture.session(for: ada), renewing: false,
                     signedIn: AuditEvent(userHandle: ada.handle, type: "sign_in", at: Fixture.date(1), ip: nil, userAgent: nil),
                     regression: AuditEvent(userHandle: ada.handle, type: "counter_regression", at: Fixture.date(1), ip: nil, userAgent: nil))

@@ -48,6 +48,7 @@ enum FuzzTargets {
         FuzzTarget(name: "export-lines", run: ExportLinesTarget.run),
         FuzzTarget(name: "client-metadata", run: ClientMetadataTarget.run),
         FuzzTarget(name: "forward-auth-rule", run: ForwardAuthRuleTarget.run),
+        FuzzTarget(name: "sealed-ceremony", run: SealedCeremonyTarget.run),
     ]
 }
 

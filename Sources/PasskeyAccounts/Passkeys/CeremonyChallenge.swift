@@ -1,10 +1,11 @@
 internal import Foundation
 internal import PasskeyCrypto
 
-/// A ceremony's challenge: 38 bytes, the first 6 the time it was made (milliseconds since 1970,
-/// big-endian), the other 32 random.
+/// A registration's challenge: 38 bytes, the first 6 the time it was made (milliseconds since
+/// 1970, big-endian), the other 32 random. (A sign-in's is its sealed ceremony,
+/// `SealedCeremony`.)
 ///
-/// The store keys pending ceremonies by their challenge. Fully random keys land anywhere in
+/// The store keys pending registrations by their challenge. Fully random keys land anywhere in
 /// that index, so each initialize wrote a page of its own to the database's log; challenges
 /// made in time order land on the same last pages, which one commit of many initializes writes
 /// once. The 32 random bytes are what a fully random challenge had (WebAuthn asks for at least

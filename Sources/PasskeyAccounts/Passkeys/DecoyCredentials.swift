@@ -21,6 +21,13 @@ enum DecoyCredentials {
         ["usb"], ["nfc", "usb"], ["ble", "hybrid", "internal", "nfc", "usb"], [],
     ]
 
+    /// The account handle a sign-in for such a name carries in its sealed challenge: 32 bytes,
+    /// as long as a real handle, so the challenge is as long as a real account's would be with
+    /// the same list. No account has it; nothing signs in with it.
+    static func handle(secret: [UInt8], nameKey: String) -> [UInt8] {
+        HMAC.sha256(key: secret, data: Array("decoy-handle:\(nameKey)".utf8))
+    }
+
     static func list(secret: [UInt8], nameKey: String) -> [Descriptor] {
         let seed = HMAC.sha256(key: secret, data: Array("decoy-credentials:\(nameKey)".utf8))
         // Mostly one passkey, sometimes two or three.

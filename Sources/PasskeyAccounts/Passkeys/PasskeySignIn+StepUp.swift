@@ -26,9 +26,8 @@ extension PasskeySignIn {
         }
         let allow = credentials.map { CreationOptionsResponse.Options.Descriptor(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
         let created = now()
-        let challenge = CeremonyChallenge.make(at: created)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .authentication, userHandle: session.user.handle, userName: nil, displayName: nil,
+        let challenge = try sealed(CeremonyRecord(
+            challenge: [], kind: .authentication, userHandle: session.user.handle, userName: nil, displayName: nil,
             isNewUser: false, userVerification: UserVerificationRequirement.required.rawValue, allowCredentialIDs: credentials.map(\.id),
             algorithms: [], createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL),
             sessionHash: session.tokenHash))

@@ -14,8 +14,8 @@ extension PasskeySignIn: PasskeyAssertions {
         return sorted.isEmpty ? nil : sorted
     }
 
-    /// `authentication_finalize`: decode, consume the challenge, find the credential, run §7.2,
-    /// then update the counter atomically and start a session. A refused counter marks the
+    /// `authentication_finalize`: decode, open the sealed ceremony, find the credential, run
+    /// §7.2, then spend the challenge, update the counter and start a session atomically. A refused counter marks the
     /// credential possibly cloned and changes nothing else.
     func authentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: AuthenticationResponse
@@ -24,10 +24,10 @@ extension PasskeySignIn: PasskeyAssertions {
         } catch let error as WebAuthnError {
             throw APIError(error)
         }
-        // One read for the credential, its account's flag and the pending ceremony (on
-        // PostgreSQL one round trip instead of three).
-        let challenge = Self.challengeBytes(response.clientData)
-        let context = try await store.authenticationContext(credentialID: response.credentialID, challenge: challenge ?? [], now: now())
+        // The ceremony is the one its challenge carries, sealed; one read for the credential and
+        // its account's flag (on PostgreSQL one round trip).
+        let ceremony = openedCeremony(response.clientData)
+        let context = try await store.authenticationContext(credentialID: response.credentialID)
         let found = context.credential
         // Malformed before anything is spent: the flags, and BE against the stored credential
         // (§7.2 steps 18–19 are `invalid_request` in the contract).
@@ -38,9 +38,12 @@ extension PasskeySignIn: PasskeyAssertions {
             throw APIError(error)
         }
         if let found { try limitUser(handle: found.userHandle, nameKey: nil) }
-        guard challenge != nil, let ceremony = context.ceremony else { throw APIError.unknownChallenge }
+        guard let ceremony else { throw APIError.unknownChallenge }
+        let spentKey = SealedCeremony.spentKey(ceremony.challenge)
         guard let stored = found else {
-            try await store.spendCeremony(challenge: ceremony.challenge, kind: .authentication)
+            guard try await store.spendChallenge(keyHash: spentKey, expiresAt: ceremony.expiresAt, now: now(), markCloned: nil, event: nil) else {
+                throw APIError.unknownChallenge
+            }
             throw APIError.unknownCredential
         }
         let key: COSEKey
@@ -66,15 +69,17 @@ extension PasskeySignIn: PasskeyAssertions {
             let event = self.context.event(
                 stored.userHandle, regressed ? "counter_regression" : "sign_in_refused", at: now(),
                 ["credential": Base64URL.encode(stored.id), "error": error.code.rawValue])
-            try await store.spendCeremony(
-                challenge: ceremony.challenge, kind: .authentication, markCloned: regressed ? stored.id : nil, event: event)
+            guard try await store.spendChallenge(
+                keyHash: spentKey, expiresAt: ceremony.expiresAt, now: now(), markCloned: regressed ? stored.id : nil, event: event)
+            else { throw APIError.unknownChallenge }
             throw APIError(error)
         }
         // A disabled account: the assertion verified, and still no session (docs/contracts/accounts.md).
         if context.ownerDisabled {
-            try await store.spendCeremony(
-                challenge: ceremony.challenge, kind: .authentication, markCloned: nil,
+            guard try await store.spendChallenge(
+                keyHash: spentKey, expiresAt: ceremony.expiresAt, now: now(), markCloned: nil,
                 event: self.context.event(stored.userHandle, "sign_in_refused", at: now(), ["credential": Base64URL.encode(stored.id), "error": "account_disabled"]))
+            else { throw APIError.unknownChallenge }
             throw APIError.accountDisabled
         }
         // §7.2 step 25, atomically with spending the challenge and opening the session: the
@@ -93,7 +98,7 @@ extension PasskeySignIn: PasskeyAssertions {
                 userVerified: verified.userVerified, verifiedAt: at)
         }
         switch try await store.completeAuthentication(
-            challenge: ceremony.challenge, now: at, credentialID: stored.id, signCount: verified.signCount,
+            spending: spentKey, until: ceremony.expiresAt, now: at, credentialID: stored.id, signCount: verified.signCount,
             backupState: verified.backupState, userVerified: verified.userVerified, session: session, renewing: renewing,
             signedIn: self.context.event(
                 stored.userHandle, renewing ? "reauthenticated" : "sign_in", at: at, ["method": "passkey", "credential": credentialID]),
@@ -130,14 +135,33 @@ extension PasskeySignIn: PasskeyAssertions {
         return Self.challengeBytes(response.clientData)
     }
 
-    /// The pending ceremony named by the challenge inside clientDataJSON (a read; the finishing
-    /// write spends it, or the refusal does). A challenge that was never issued, was already
-    /// used, expired, or belongs to the other kind of ceremony is `unknown_challenge`.
+    /// The pending stored (registration) ceremony named by the challenge inside clientDataJSON
+    /// (a read; the finishing write spends it, or the refusal does). A challenge that was never
+    /// issued, was already used, expired, or belongs to the other kind of ceremony is
+    /// `unknown_challenge`.
     func pendingCeremony(_ clientData: CollectedClientData, kind: CeremonyKind) async throws -> CeremonyRecord {
         guard let challenge = Self.challengeBytes(clientData),
               let ceremony = try await store.ceremony(challenge: challenge, kind: kind, now: now())
         else { throw APIError.unknownChallenge }
         return ceremony
+    }
+
+    /// The sign-in ceremony sealed in the challenge clientDataJSON names, unless it does not
+    /// open or has expired (then `unknown_challenge`). Whether it was spent is the finishing
+    /// write's question, or the refusal's.
+    func openedCeremony(_ clientData: CollectedClientData) -> CeremonyRecord? {
+        guard let challenge = Self.challengeBytes(clientData), let ceremony = seal.open(challenge),
+              now() < ceremony.expiresAt
+        else { return nil }
+        return ceremony
+    }
+
+    /// Seals a sign-in's ceremony into the challenge its options carry.
+    func sealed(_ ceremony: CeremonyRecord) throws -> [UInt8] {
+        do { return try seal.seal(ceremony) } catch {
+            logger.error("a sign-in ceremony could not be sealed", metadata: ["error": "\(error)"])
+            throw APIError.internalError
+        }
     }
 
     /// The challenge clientDataJSON names, when it can be one this server issued (base64url, at

@@ -18,12 +18,15 @@ public final class PasskeySignIn: Sendable {
     let userLimiter: RateLimiter
     /// Imported public keys of recently used credentials.
     let keys = PublicKeyCache(capacity: 10_000)
+    /// Seals a sign-in's ceremony into its challenge (nothing is stored at initialize).
+    let seal: SealedCeremony
 
     public init(context: UseCaseContext, sessions: Sessions, store: any PasskeyStore) {
         self.context = context
         self.sessions = sessions
         self.store = store
         self.userLimiter = RateLimiter(perMinute: context.configuration.rateLimitPerUser)
+        self.seal = SealedCeremony(serverSecret: context.serverSecret)
     }
 
     public var configuration: ServerConfiguration { context.configuration }
@@ -305,17 +308,17 @@ public final class PasskeySignIn: Sendable {
                 userHandle = user.handle
                 allow = credentials.map { .init(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports)) }
             } else {
-                // No such account, or one without passkeys: a list that looks like a real one.
-                userHandle = user?.handle
+                // No such account, or one without passkeys: a list that looks like a real one, and
+                // a handle as long as a real one in the sealed challenge.
+                userHandle = user?.handle ?? DecoyCredentials.handle(secret: serverSecret, nameKey: name.key)
                 allow = DecoyCredentials.list(secret: serverSecret, nameKey: name.key).map {
                     .init(id: Base64URL.encode($0.id), transports: Self.transportList($0.transports))
                 }
             }
         }
         let created = now()
-        let challenge = CeremonyChallenge.make(at: created)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .authentication, userHandle: userHandle, userName: nil, displayName: nil,
+        let challenge = try sealed(CeremonyRecord(
+            challenge: [], kind: .authentication, userHandle: userHandle, userName: nil, displayName: nil,
             isNewUser: false, userVerification: userVerification.rawValue,
             allowCredentialIDs: (allow ?? []).compactMap { Base64URL.decode($0.id) }, algorithms: [],
             createdAt: created, expiresAt: created.addingTimeInterval(configuration.challengeTTL)))
