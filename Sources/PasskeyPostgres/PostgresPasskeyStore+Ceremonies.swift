@@ -27,13 +27,14 @@ extension PostgresPasskeyStore {
         static let types: [PostgresDataType] = [.bytea]
     }
 
-    /// `completeAuthentication`'s statement. $1 the challenge's spent key, $33 its expiry, $2 now, $3 the new count, $4 backup
-    /// state, $5 user verified, $6 the credential; $7–$17 the session's columns, $18 renewing
-    /// (a step-up whose session is gone records no sign-in, and the third column says so; a
-    /// step-up's $11 is the passkey that now stands for the session, or null to keep its own);
-    /// $19–$25 the sign-in event (present, user, type, at, ip, user agent, details) and
-    /// $26–$32 the regression event, alike. The fourth column says whether the passkey is still
-    /// there (deleted since it was read: no regression, and the spent challenge stands).
+    /// `completeAuthentication`'s statement. $1 the challenge's spent key, $33 its expiry, $2
+    /// now, $3 the new count, $4 backup state, $5 user verified, $6 the credential; $7–$17 the
+    /// session's columns, $18 renewing (a step-up whose session is gone records no sign-in, and
+    /// the third column says so; a step-up's $11 is the passkey that now stands for the session,
+    /// or null to keep its own); $19–$25 the sign-in event (present, user, type, at, ip, user
+    /// agent, details) and $26–$32 the regression event, alike. The fourth column says whether
+    /// the passkey is still there (deleted since it was read: no regression, and the spent
+    /// challenge stands).
     enum CompleteAuthenticationSQL: PreparedSQL {
         static let name = "passkey_complete_authentication"
         static let sql = """

@@ -15,8 +15,8 @@ extension PasskeySignIn: PasskeyAssertions {
     }
 
     /// `authentication_finalize`: decode, open the sealed ceremony, find the credential, run
-    /// §7.2, then spend the challenge, update the counter and start a session atomically. A refused counter marks the
-    /// credential possibly cloned and changes nothing else.
+    /// §7.2, then spend the challenge, update the counter and start a session atomically. A
+    /// refused counter marks the credential possibly cloned and changes nothing else.
     func authentication(body: [UInt8]) async throws -> (CeremonyResult, token: String) {
         let response: AuthenticationResponse
         do {
