@@ -233,9 +233,9 @@ extension PostgresPasskeyStore {
         let count = Int64(signCount)
         let sessionRow = try SessionRow(session)
         // One statement, so one round trip and its own transaction: spend the challenge; when it
-        // was not spent before, compare-and-set the counter (§7.2 step 25); when that applied, open the
-        // session and record the sign-in, else mark the credential possibly cloned and record
-        // the regression. Each step sees the previous one only through its RETURNING rows; the
+        // was not spent before, compare-and-set the counter (§7.2 step 25); when that applied,
+        // open the session and record the sign-in, else mark the credential possibly cloned and
+        // record the regression. Each step sees the previous one only through its RETURNING rows; the
         // two UPDATEs of the credential exclude each other (NOT EXISTS applied). Six round trips
         // (BEGIN … COMMIT) before, the most expensive part of a finalize on PostgreSQL.
         // A prepared statement: parsed and planned once per connection.

@@ -190,16 +190,8 @@ struct CeremonyRow {
         invitationHash = c.invitationHash.map { ByteBuffer(bytes: $0) }
     }
 
-    static let columnCount = columns.split(separator: ",").count
-    static func columns(of alias: String) -> String { qualified(columns, alias) }
-
     static func record(_ row: PostgresRandomAccessRow) throws -> CeremonyRecord {
-        try record(row, from: 0)
-    }
-
-    /// The ceremony in a joined row whose ceremony columns start at `first`.
-    static func record(_ row: PostgresRandomAccessRow, from first: Int) throws -> CeremonyRecord {
-        var c = Cursor(row, from: first)
+        var c = Cursor(row, from: 0)
         let challenge = try c.bytes()
         guard let kind = CeremonyKind(rawValue: try c.next(String.self)) else {
             throw StoreError.database("ceremonies.kind holds an unknown kind")

@@ -89,7 +89,6 @@ extension CeremonyRecord {
         challenge, kind, user_handle, user_name, display_name, is_new_user, user_verification, \
         allow_credential_ids, algorithms, created_at, expires_at, conditional, resident_key, session_hash, invitation_hash
         """
-    static func columns(of alias: String) -> String { qualified(columns, alias) }
 
     init(row: SQLiteRow) throws {
         guard let kind = CeremonyKind(rawValue: row.text(1)) else {
